@@ -1,0 +1,80 @@
+#include "common/service_host.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <signal.h>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+
+namespace labgate {
+
+absl::StatusOr<std::unique_ptr<ServiceHost>> ServiceHost::Start(
+    const std::string& listen_address, const std::vector<grpc::Service*>& services) {
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+
+  std::unique_ptr<ServiceHost> host(new ServiceHost());
+  grpc::ServerBuilder builder;
+  if (!listen_address.empty()) {
+    builder.AddListeningPort(listen_address, grpc::InsecureServerCredentials(), &host->port_);
+  }
+  builder.SetMaxReceiveMessageSize(16 * 1024 * 1024);
+  builder.SetMaxSendMessageSize(64 * 1024 * 1024);
+  for (grpc::Service* service : services) builder.RegisterService(service);
+  host->server_ = builder.BuildAndStart();
+  if (host->server_ == nullptr || (!listen_address.empty() && host->port_ == 0)) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", listen_address, " (address in use or invalid)"));
+  }
+  return host;
+}
+
+ServiceHost::~ServiceHost() { Shutdown(std::chrono::milliseconds(0)); }
+
+std::shared_ptr<grpc::Channel> ServiceHost::InProcessChannel() {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(64 * 1024 * 1024);
+  return server_->InProcessChannel(args);
+}
+
+void ServiceHost::SetServing(const std::string& service_name, bool serving) {
+  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
+  if (health == nullptr) return;
+  health->SetServingStatus(service_name, serving);
+  health->SetServingStatus(serving);
+}
+
+void ServiceHost::Shutdown(std::chrono::milliseconds grace) {
+  if (shut_down_ || server_ == nullptr) return;
+  shut_down_ = true;
+  if (auto* health = server_->GetHealthCheckService()) health->Shutdown();
+  server_->Shutdown(std::chrono::system_clock::now() + grace);
+  server_->Wait();
+}
+
+namespace {
+sigset_t ShutdownSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  return set;
+}
+}  // namespace
+
+void BlockShutdownSignals() {
+  sigset_t set = ShutdownSignals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+}
+
+int WaitForShutdownSignal() {
+  sigset_t set = ShutdownSignals();
+  int signal_number = 0;
+  while (sigwait(&set, &signal_number) != 0) {
+  }
+  return signal_number;
+}
+
+}  // namespace labgate

@@ -1,0 +1,49 @@
+// Hosts gRPC services on one server with health checking and reflection. Used by each
+// standalone service binary and by the gateway's embedded mode.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace labgate {
+
+class ServiceHost {
+ public:
+  // Starts a server for `services` (not owned; they must outlive the host). An empty
+  // `listen_address` serves in-process only. "127.0.0.1:0" picks a free port.
+  static absl::StatusOr<std::unique_ptr<ServiceHost>> Start(
+      const std::string& listen_address, const std::vector<grpc::Service*>& services);
+
+  ~ServiceHost();
+
+  // The bound port, or 0 when in-process only.
+  int port() const { return port_; }
+  grpc::Server* server() { return server_.get(); }
+  std::shared_ptr<grpc::Channel> InProcessChannel();
+
+  // Reports `service_name` (and the overall "") in grpc.health.v1.
+  void SetServing(const std::string& service_name, bool serving);
+
+  // Stops accepting calls and waits up to `grace` for calls in flight.
+  void Shutdown(std::chrono::milliseconds grace);
+
+ private:
+  ServiceHost() = default;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  bool shut_down_ = false;
+};
+
+// Call first in main(), before any thread starts, so that SIGINT/SIGTERM are only
+// seen by WaitForShutdownSignal().
+void BlockShutdownSignals();
+// Blocks until SIGINT or SIGTERM arrives; returns the signal number.
+int WaitForShutdownSignal();
+
+}  // namespace labgate
