@@ -34,7 +34,7 @@ class LogLine {
 }  // namespace labgate
 
 // LG_LOG(kInfo) << "listening on " << addr;
-#define LG_LOG(level)                                         \
-  if (!::labgate::LogEnabled(::labgate::LogLevel::level)) {   \
-  } else                                                      \
+#define LG_LOG(level)                                       \
+  if (!::labgate::LogEnabled(::labgate::LogLevel::level)) { \
+  } else                                                    \
     ::labgate::internal::LogLine(::labgate::LogLevel::level).stream()

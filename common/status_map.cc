@@ -57,24 +57,42 @@ absl::Status FromGrpcStatus(const grpc::Status& status) {
 
 std::string_view StatusCodeName(absl::StatusCode code) {
   switch (code) {
-    case AC::kOk: return "OK";
-    case AC::kCancelled: return "CANCELLED";
-    case AC::kUnknown: return "UNKNOWN";
-    case AC::kInvalidArgument: return "INVALID_ARGUMENT";
-    case AC::kDeadlineExceeded: return "DEADLINE_EXCEEDED";
-    case AC::kNotFound: return "NOT_FOUND";
-    case AC::kAlreadyExists: return "ALREADY_EXISTS";
-    case AC::kPermissionDenied: return "PERMISSION_DENIED";
-    case AC::kResourceExhausted: return "RESOURCE_EXHAUSTED";
-    case AC::kFailedPrecondition: return "FAILED_PRECONDITION";
-    case AC::kAborted: return "ABORTED";
-    case AC::kOutOfRange: return "OUT_OF_RANGE";
-    case AC::kUnimplemented: return "UNIMPLEMENTED";
-    case AC::kInternal: return "INTERNAL";
-    case AC::kUnavailable: return "UNAVAILABLE";
-    case AC::kDataLoss: return "DATA_LOSS";
-    case AC::kUnauthenticated: return "UNAUTHENTICATED";
-    default: return "UNKNOWN";
+    case AC::kOk:
+      return "OK";
+    case AC::kCancelled:
+      return "CANCELLED";
+    case AC::kUnknown:
+      return "UNKNOWN";
+    case AC::kInvalidArgument:
+      return "INVALID_ARGUMENT";
+    case AC::kDeadlineExceeded:
+      return "DEADLINE_EXCEEDED";
+    case AC::kNotFound:
+      return "NOT_FOUND";
+    case AC::kAlreadyExists:
+      return "ALREADY_EXISTS";
+    case AC::kPermissionDenied:
+      return "PERMISSION_DENIED";
+    case AC::kResourceExhausted:
+      return "RESOURCE_EXHAUSTED";
+    case AC::kFailedPrecondition:
+      return "FAILED_PRECONDITION";
+    case AC::kAborted:
+      return "ABORTED";
+    case AC::kOutOfRange:
+      return "OUT_OF_RANGE";
+    case AC::kUnimplemented:
+      return "UNIMPLEMENTED";
+    case AC::kInternal:
+      return "INTERNAL";
+    case AC::kUnavailable:
+      return "UNAVAILABLE";
+    case AC::kDataLoss:
+      return "DATA_LOSS";
+    case AC::kUnauthenticated:
+      return "UNAUTHENTICATED";
+    default:
+      return "UNKNOWN";
   }
 }
 

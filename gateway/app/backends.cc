@@ -1,0 +1,74 @@
+#include "gateway/app/backends.h"
+
+#include <grpcpp/create_channel.h>
+
+#include "common/log.h"
+#include "labgate/session/v1/session.grpc.pb.h"
+#include "session-service/session_service.h"
+
+namespace labgate::gateway {
+
+namespace session_v1 = labgate::session::v1;
+
+struct Backends::Embedded {
+  std::unique_ptr<labgate::session::SessionGrpcService> session;
+  std::unique_ptr<ServiceHost> host;
+  bool shut_down = false;
+};
+
+Backends::Backends() = default;
+Backends::~Backends() { Shutdown(std::chrono::milliseconds(2000)); }
+
+namespace {
+std::shared_ptr<grpc::Channel> RemoteChannel(const std::string& address) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(64 * 1024 * 1024);
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+}
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& options) {
+  std::unique_ptr<Backends> backends(new Backends());
+  backends->embedded_ = std::make_unique<Embedded>();
+  Embedded& embedded = *backends->embedded_;
+  std::vector<grpc::Service*> in_process;
+
+  if (options.session_addr.empty()) {
+    labgate::session::SessionServiceOptions session_options;
+    session_options.data_dir = options.data_dir;
+    auto session = labgate::session::CreateSessionService(session_options);
+    if (!session.ok()) return session.status();
+    embedded.session = std::move(*session);
+    in_process.push_back(embedded.session.get());
+  }
+
+  if (!in_process.empty()) {
+    auto host = ServiceHost::Start("", in_process);
+    if (!host.ok()) return host.status();
+    embedded.host = std::move(*host);
+  }
+
+  const std::string session_name = session_v1::SessionService::service_full_name();
+  if (options.session_addr.empty()) {
+    backends->channels_.Set(session_name, embedded.host->InProcessChannel());
+    LG_LOG(kInfo) << "session service: embedded, data in " << options.data_dir;
+  } else {
+    backends->channels_.Set(session_name, RemoteChannel(options.session_addr));
+    LG_LOG(kInfo) << "session service: " << options.session_addr;
+  }
+  return backends;
+}
+
+std::vector<const google::protobuf::ServiceDescriptor*> Backends::ToolServices() const {
+  // Naming a message of each file keeps its descriptors linked in.
+  return {session_v1::Session::descriptor()->file()->FindServiceByName("SessionService")};
+}
+
+void Backends::Shutdown(std::chrono::milliseconds grace) {
+  if (!embedded_ || embedded_->shut_down) return;
+  embedded_->shut_down = true;
+  if (embedded_->session) embedded_->session->Shutdown();
+  if (embedded_->host) embedded_->host->Shutdown(grace);
+}
+
+}  // namespace labgate::gateway

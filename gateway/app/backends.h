@@ -1,0 +1,39 @@
+// Wiring: for each labgate service, either host it in-process (embedded mode) or
+// connect to the remote address given on the command line.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/service_host.h"
+#include "gateway/backends/backend_channels.h"
+
+namespace labgate::gateway {
+
+struct BackendOptions {
+  std::string data_dir;      // embedded session store
+  std::string session_addr;  // empty = embedded
+};
+
+class Backends {
+ public:
+  static absl::StatusOr<std::unique_ptr<Backends>> Start(const BackendOptions& options);
+  ~Backends();
+
+  const BackendChannels& channels() const { return channels_; }
+  // The services whose annotated methods become tools.
+  std::vector<const google::protobuf::ServiceDescriptor*> ToolServices() const;
+  // Ends streams, drains in-process calls and stops the embedded services.
+  void Shutdown(std::chrono::milliseconds grace);
+
+ private:
+  struct Embedded;
+  Backends();
+  BackendChannels channels_;
+  std::unique_ptr<Embedded> embedded_;
+};
+
+}  // namespace labgate::gateway

@@ -1,0 +1,52 @@
+// Calls the gRPC method behind a tool: JSON arguments in, JSON result out, with no
+// per-tool code. Calls are asynchronous; nothing blocks the caller's thread.
+#pragma once
+
+#include <grpcpp/client_context.h>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "gateway/backends/backend_channels.h"
+#include "gateway/catalog/tool_catalog.h"
+
+namespace labgate::gateway {
+
+// Metadata key that names the client owning serial ports (one per MCP connection).
+inline constexpr char kOwnerMetadataKey[] = "labgate-owner";
+
+// A call in flight; Cancel() asks gRPC to abandon it (the callback still runs, with
+// CANCELLED).
+class PendingCall {
+ public:
+  void Cancel() { context_.TryCancel(); }
+
+ private:
+  friend class ToolInvoker;
+  grpc::ClientContext context_;
+};
+
+class ToolInvoker {
+ public:
+  explicit ToolInvoker(const BackendChannels* channels) : channels_(channels) {}
+
+  struct Options {
+    std::chrono::milliseconds deadline{30000};
+    std::string owner;
+  };
+  using Done = std::function<void(absl::StatusOr<nlohmann::json>)>;
+
+  // `done` runs exactly once, on a gRPC thread (or inline for argument errors, in
+  // which case nullptr is returned).
+  std::shared_ptr<PendingCall> Call(const ToolBinding& tool, const nlohmann::json& arguments,
+                                    const Options& options, Done done);
+
+ private:
+  const BackendChannels* channels_;
+};
+
+}  // namespace labgate::gateway

@@ -1,0 +1,61 @@
+#include "gateway/catalog/tool_catalog.h"
+
+#include "absl/strings/str_cat.h"
+#include "gateway/catalog/tool_schema.h"
+#include "labgate/mcp/v1/annotations.pb.h"
+
+namespace labgate::gateway {
+
+nlohmann::json ToolBinding::ToJson() const {
+  nlohmann::json tool = {{"name", name}, {"inputSchema", input_schema}};
+  if (!title.empty()) tool["title"] = title;
+  if (!description.empty()) tool["description"] = description;
+  if (!output_schema.is_null()) tool["outputSchema"] = output_schema;
+  if (!annotations.empty()) tool["annotations"] = annotations;
+  return tool;
+}
+
+absl::StatusOr<std::unique_ptr<ToolCatalog>> ToolCatalog::FromServices(
+    const std::vector<const google::protobuf::ServiceDescriptor*>& services) {
+  auto catalog = std::make_unique<ToolCatalog>();
+  for (const auto* service : services) {
+    for (int i = 0; i < service->method_count(); ++i) {
+      const auto* method = service->method(i);
+      if (!method->options().HasExtension(labgate::mcp::v1::tool)) continue;
+      const auto& options = method->options().GetExtension(labgate::mcp::v1::tool);
+      if (method->client_streaming() || method->server_streaming()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(method->full_name(), " is streaming and cannot be a tool"));
+      }
+      ToolBinding binding;
+      binding.name = options.name().empty() ? method->name() : options.name();
+      binding.title = options.title();
+      binding.description = options.description();
+      binding.annotations = nlohmann::json::object();
+      if (!options.title().empty()) binding.annotations["title"] = options.title();
+      binding.annotations["readOnlyHint"] = options.read_only_hint();
+      binding.annotations["destructiveHint"] = options.destructive_hint();
+      binding.annotations["idempotentHint"] = options.idempotent_hint();
+      binding.annotations["openWorldHint"] = options.open_world_hint();
+      binding.input_schema = MessageSchema(method->input_type(), SchemaRole::kInput);
+      binding.output_schema = MessageSchema(method->output_type(), SchemaRole::kOutput);
+      binding.method = method;
+      binding.grpc_path = absl::StrCat("/", service->full_name(), "/", method->name());
+      binding.service_name = service->full_name();
+      if (catalog->index_.count(binding.name) != 0) {
+        return absl::AlreadyExistsError(
+            absl::StrCat("duplicate tool name '", binding.name, "' on ", method->full_name()));
+      }
+      catalog->index_[binding.name] = catalog->tools_.size();
+      catalog->tools_.push_back(std::move(binding));
+    }
+  }
+  return catalog;
+}
+
+const ToolBinding* ToolCatalog::Find(const std::string& name) const {
+  auto it = index_.find(name);
+  return it == index_.end() ? nullptr : &tools_[it->second];
+}
+
+}  // namespace labgate::gateway

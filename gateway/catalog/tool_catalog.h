@@ -1,0 +1,48 @@
+// The MCP tools labgate offers, derived from (labgate.mcp.v1.tool) method options.
+#pragma once
+
+#include <google/protobuf/descriptor.h>
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace labgate::gateway {
+
+// One tool and the unary gRPC method behind it.
+struct ToolBinding {
+  std::string name;
+  std::string title;
+  std::string description;
+  nlohmann::json annotations;  // MCP ToolAnnotations
+  nlohmann::json input_schema;
+  nlohmann::json output_schema;
+  const google::protobuf::MethodDescriptor* method = nullptr;
+  std::string grpc_path;     // "/labgate.session.v1.SessionService/CreateSession"
+  std::string service_name;  // "labgate.session.v1.SessionService"
+
+  // The tool as it appears in tools/list.
+  nlohmann::json ToJson() const;
+};
+
+class ToolCatalog {
+ public:
+  // Collects every annotated method of `services`. Fails on a duplicate tool name or
+  // an annotated streaming method.
+  static absl::StatusOr<std::unique_ptr<ToolCatalog>> FromServices(
+      const std::vector<const google::protobuf::ServiceDescriptor*>& services);
+
+  const ToolBinding* Find(const std::string& name) const;
+  // In a stable order (service order, then declaration order).
+  const std::vector<ToolBinding>& tools() const { return tools_; }
+
+ private:
+  std::vector<ToolBinding> tools_;
+  std::map<std::string, size_t> index_;
+};
+
+}  // namespace labgate::gateway

@@ -1,0 +1,117 @@
+// labgate: the MCP gateway. With no service addresses it hosts every service
+// in-process, which is what an MCP client's config launches.
+#include <pthread.h>
+#include <signal.h>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <cstdlib>
+#include <iostream>
+#include <thread>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "common/log.h"
+#include "common/service_host.h"
+#include "gateway/app/backends.h"
+#include "gateway/catalog/tool_catalog.h"
+#include "gateway/mcp/mcp_server.h"
+#include "gateway/server/stdio_connection.h"
+
+ABSL_FLAG(bool, stdio, true, "Serve MCP over stdin/stdout (the default)");
+ABSL_FLAG(std::string, data_dir, "",
+          "Directory of the embedded session store (default $LABGATE_DATA_DIR, else "
+          "$HOME/.local/share/labgate)");
+ABSL_FLAG(std::string, session_addr, "",
+          "HOST:PORT of a labgate-session to use instead of the embedded one");
+ABSL_FLAG(std::string, log_level, "info", "debug, info, warning, error or off (logs go to stderr)");
+ABSL_FLAG(int64_t, max_message_bytes, 4 * 1024 * 1024, "Largest accepted stdio message");
+ABSL_FLAG(int64_t, call_timeout_ms, 30000, "Deadline of each backend call");
+ABSL_FLAG(int64_t, tools_page_size, 100, "Tools per tools/list page");
+
+namespace {
+
+std::string DefaultDataDir() {
+  if (const char* env = std::getenv("LABGATE_DATA_DIR"); env != nullptr && *env != '\0') {
+    return env;
+  }
+  if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+    return std::string(home) + "/.local/share/labgate";
+  }
+  return "./labgate-data";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  labgate::BlockShutdownSignals();
+  absl::SetProgramUsageMessage("MCP gateway for lab serial instruments, sessions and actions");
+  absl::ParseCommandLine(argc, argv);
+
+  labgate::LogLevel level;
+  if (!labgate::ParseLogLevel(absl::GetFlag(FLAGS_log_level), &level)) {
+    std::cerr << "labgate: --log-level must be debug, info, warning, error or off\n";
+    return 2;
+  }
+  labgate::SetLogLevel(level);
+
+  labgate::gateway::BackendOptions backend_options;
+  backend_options.data_dir = absl::GetFlag(FLAGS_data_dir);
+  if (backend_options.data_dir.empty()) backend_options.data_dir = DefaultDataDir();
+  backend_options.session_addr = absl::GetFlag(FLAGS_session_addr);
+  auto backends = labgate::gateway::Backends::Start(backend_options);
+  if (!backends.ok()) {
+    LG_LOG(kError) << "cannot start: " << std::string((backends.status().message()));
+    return 1;
+  }
+  auto catalog = labgate::gateway::ToolCatalog::FromServices((*backends)->ToolServices());
+  if (!catalog.ok()) {
+    LG_LOG(kError) << "bad tool catalog: " << std::string(catalog.status().message());
+    return 1;
+  }
+
+  labgate::gateway::ToolInvoker invoker(&(*backends)->channels());
+  labgate::gateway::McpServer server;
+  server.config.instructions = labgate::gateway::DefaultInstructions();
+  server.config.call_deadline = std::chrono::milliseconds(absl::GetFlag(FLAGS_call_timeout_ms));
+  server.config.tools_page_size = static_cast<size_t>(absl::GetFlag(FLAGS_tools_page_size));
+  server.catalog = catalog->get();
+  server.invoker = &invoker;
+
+  boost::asio::io_context io;
+  auto work = boost::asio::make_work_guard(io);
+  std::vector<std::thread> io_threads;
+  for (int i = 0; i < 2; ++i) io_threads.emplace_back([&io] { io.run(); });
+
+  labgate::gateway::StdioTransport::Options stdio_options;
+  stdio_options.max_message_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_max_message_bytes));
+  labgate::gateway::StdioConnection connection(&server, io, stdio_options);
+
+  // A signal ends input just as EOF does; the requests in flight still finish.
+  std::thread signal_thread([&connection] {
+    int signal_number = labgate::WaitForShutdownSignal();
+    if (signal_number == SIGTERM || signal_number == SIGINT) {
+      LG_LOG(kInfo) << "signal " << signal_number << ": shutting down";
+    }
+    connection.Interrupt();
+  });
+
+  connection.Start();
+  LG_LOG(kInfo) << "labgate " << server.config.version << " serving MCP on stdio with "
+                << (*catalog)->tools().size() << " tools";
+  connection.WaitForEndOfInput();
+  connection.Drain(std::chrono::seconds(10));
+
+  // Wake the signal thread if input ended by EOF.
+  pthread_kill(signal_thread.native_handle(), SIGTERM);
+  signal_thread.join();
+
+  (*backends)->Shutdown(std::chrono::seconds(5));
+  work.reset();
+  io.stop();
+  for (auto& thread : io_threads) thread.join();
+  LG_LOG(kInfo) << "labgate stopped";
+  return 0;
+}

@@ -1,0 +1,78 @@
+#include "gateway/server/stdio_connection.h"
+
+#include <boost/asio/post.hpp>
+#include <future>
+#include <thread>
+
+#include "common/log.h"
+#include "common/status_map.h"
+#include "gateway/jsonrpc/message.h"
+
+namespace labgate::gateway {
+
+StdioConnection::StdioConnection(const McpServer* server, boost::asio::io_context& io,
+                                 StdioTransport::Options options)
+    : strand_(boost::asio::make_strand(io)) {
+  session_ = std::make_shared<McpSession>(
+      server, strand_, [this](std::string payload) { Send(std::move(payload)); }, "stdio");
+  StdioTransport::Callbacks callbacks;
+  callbacks.on_frame = [this](Frame frame) { OnFrame(std::move(frame)); };
+  callbacks.on_error = [this](FrameError error) { OnFrameError(error); };
+  callbacks.on_eof = [this]() { Interrupt(); };
+  transport_ = std::make_unique<StdioTransport>(options, std::move(callbacks));
+}
+
+StdioConnection::~StdioConnection() { transport_->Stop(); }
+
+void StdioConnection::Start() { transport_->Start(); }
+
+void StdioConnection::OnFrame(Frame frame) {
+  reply_framing_.store(frame.framing);
+  // Parsing happens here on the reader thread; the session runs on its strand.
+  jsonrpc::IncomingMessage message = jsonrpc::ParseMessage(frame.payload);
+  boost::asio::post(strand_, [session = session_, message = std::move(message)]() mutable {
+    session->Handle(std::move(message));
+  });
+}
+
+void StdioConnection::OnFrameError(const FrameError& error) {
+  reply_framing_.store(error.framing);
+  LG_LOG(kWarning) << "stdio: " << error.message;
+  int error_code = error.kind == FrameError::Kind::kTooLarge ? jsonrpc_code::kInvalidRequest
+                                                             : jsonrpc_code::kParseError;
+  Send(jsonrpc::MakeError("null", error_code, error.message));
+}
+
+void StdioConnection::Send(std::string payload) {
+  transport_->Send(reply_framing_.load(), std::move(payload));
+}
+
+void StdioConnection::WaitForEndOfInput() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  ended_.wait(lock, [this] { return input_ended_; });
+}
+
+void StdioConnection::Interrupt() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  input_ended_ = true;
+  ended_.notify_all();
+}
+
+size_t StdioConnection::InFlightOnStrand() {
+  std::promise<size_t> count;
+  auto future = count.get_future();
+  boost::asio::post(strand_,
+                    [&count, session = session_]() { count.set_value(session->in_flight()); });
+  return future.get();
+}
+
+void StdioConnection::Drain(std::chrono::milliseconds timeout) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (InFlightOnStrand() > 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  boost::asio::post(strand_, [session = session_]() { session->Close(); });
+  transport_->Flush(timeout);
+}
+
+}  // namespace labgate::gateway

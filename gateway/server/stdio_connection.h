@@ -1,0 +1,48 @@
+// Binds the stdio transport to one MCP session: frames in, replies out in the framing
+// the client used.
+#pragma once
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/strand.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+
+#include "gateway/mcp/mcp_server.h"
+#include "gateway/mcp/mcp_session.h"
+#include "gateway/transport/stdio_transport.h"
+
+namespace labgate::gateway {
+
+class StdioConnection {
+ public:
+  StdioConnection(const McpServer* server, boost::asio::io_context& io,
+                  StdioTransport::Options options);
+  ~StdioConnection();
+
+  void Start();
+  // Blocks until stdin reaches EOF or `Interrupt()` is called.
+  void WaitForEndOfInput();
+  void Interrupt();
+  // Waits (up to `timeout`) for requests in flight to be answered, then flushes output.
+  void Drain(std::chrono::milliseconds timeout);
+
+ private:
+  void OnFrame(Frame frame);
+  void OnFrameError(const FrameError& error);
+  void Send(std::string payload);
+  size_t InFlightOnStrand();
+
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  std::shared_ptr<McpSession> session_;
+  std::unique_ptr<StdioTransport> transport_;
+  std::atomic<Framing> reply_framing_{Framing::kNewline};
+
+  std::mutex mutex_;
+  std::condition_variable ended_;
+  bool input_ended_ = false;
+};
+
+}  // namespace labgate::gateway
