@@ -1,0 +1,198 @@
+#include "gateway/jsonrpc/message.h"
+
+#include <exception>
+#include <optional>
+#include <utility>
+
+#include "common/status_map.h"
+#include "gateway/jsonrpc/json_scan.h"
+
+namespace labgate::gateway::jsonrpc {
+namespace {
+
+using Kind = IncomingMessage::Kind;
+using nlohmann::json;
+
+constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+
+IncomingMessage Invalid(IncomingMessage message, int code, std::string text) {
+  message.kind = Kind::kInvalid;
+  message.error_code = code;
+  message.error_message = std::move(text);
+  return message;
+}
+
+IncomingMessage ParseError(std::string text) {
+  return Invalid(IncomingMessage{}, jsonrpc_code::kParseError, "Parse error: " + std::move(text));
+}
+
+// nlohmann's what() starts with "[json.exception.parse_error.101] "; the rest is the useful
+// part ("parse error at line 1, column 7: syntax error while parsing ...").
+std::string DescribeJsonError(const std::exception& e) {
+  std::string_view what = e.what();
+  if (!what.empty() && what.front() == '[') {
+    size_t close = what.find("] ");
+    if (close != std::string_view::npos) what.remove_prefix(close + 2);
+  }
+  return std::string(what);
+}
+
+bool IsValidId(const json& id) { return id.is_string() || id.is_number(); }
+
+std::string IdText(std::string_view payload, const json& id) {
+  std::optional<std::string_view> raw = TopLevelMemberText(payload, "id");
+  return raw.has_value() ? std::string(*raw) : DumpJson(id);
+}
+
+void AppendId(std::string* out, std::string_view raw_id) {
+  out->append(raw_id.empty() ? std::string_view("null") : raw_id);
+}
+
+}  // namespace
+
+std::string DumpJson(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+IncomingMessage ParseMessage(std::string_view payload) {
+  try {
+    if (payload.substr(0, kByteOrderMark.size()) == kByteOrderMark) {
+      // nlohmann would silently skip it; JSON text must not start with one (RFC 8259 8.1).
+      return ParseError("byte order mark is not allowed");
+    }
+    if (NestingExceeds(payload, kMaxNestingDepth)) {
+      return ParseError("arrays and objects nest deeper than " + std::to_string(kMaxNestingDepth) +
+                        " levels");
+    }
+    IncomingMessage message;
+    try {
+      message.body = json::parse(payload.begin(), payload.end());
+    } catch (const json::exception& e) {
+      return ParseError(DescribeJsonError(e));
+    }
+    const json& body = message.body;
+    if (body.is_array()) {
+      return Invalid(std::move(message), jsonrpc_code::kInvalidRequest,
+                     "batch requests are not supported");
+    }
+    if (!body.is_object()) {
+      return Invalid(std::move(message), jsonrpc_code::kInvalidRequest,
+                     "a request must be a JSON object");
+    }
+
+    auto id = body.find("id");
+    const bool has_id = id != body.end();
+    if (!body.contains("jsonrpc") && body.contains("type")) {
+      if (has_id) message.raw_id = IdText(payload, *id);
+      message.kind = Kind::kLegacy;
+      return message;
+    }
+    if (has_id && IsValidId(*id)) message.raw_id = IdText(payload, *id);
+
+    auto version = body.find("jsonrpc");
+    if (version == body.end() || !version->is_string() ||
+        version->get_ref<const std::string&>() != "2.0") {
+      return Invalid(std::move(message), jsonrpc_code::kInvalidRequest,
+                     "\"jsonrpc\" must be exactly \"2.0\"");
+    }
+    if (has_id && !IsValidId(*id)) {
+      return Invalid(std::move(message), jsonrpc_code::kInvalidRequest,
+                     "\"id\" must be a string or a number");
+    }
+
+    auto method = body.find("method");
+    if (method != body.end()) {
+      if (!method->is_string()) {
+        return Invalid(std::move(message), jsonrpc_code::kInvalidRequest,
+                       "\"method\" must be a string");
+      }
+      message.method = method->get<std::string>();
+      auto params = body.find("params");
+      if (params != body.end() && !params->is_object() && !params->is_array()) {
+        return Invalid(std::move(message), jsonrpc_code::kInvalidParams,
+                       "\"params\" must be an object or an array");
+      }
+      message.kind = has_id ? Kind::kRequest : Kind::kNotification;
+      return message;
+    }
+
+    const bool has_result = body.contains("result");
+    auto error = body.find("error");
+    const bool has_error = error != body.end();
+    if (!has_result && !has_error) {
+      return Invalid(std::move(message), jsonrpc_code::kInvalidRequest,
+                     "missing \"method\" (or \"result\"/\"error\" for a response)");
+    }
+    if (!has_id) {
+      return Invalid(std::move(message), jsonrpc_code::kInvalidRequest,
+                     "a response needs an \"id\"");
+    }
+    if (has_result && has_error) {
+      return Invalid(std::move(message), jsonrpc_code::kInvalidRequest,
+                     "a response has either \"result\" or \"error\", not both");
+    }
+    if (has_error && !error->is_object()) {
+      return Invalid(std::move(message), jsonrpc_code::kInvalidRequest,
+                     "\"error\" must be an object");
+    }
+    message.kind = Kind::kResponse;
+    return message;
+  } catch (const std::exception& e) {
+    // Only allocation failure is expected here; the message is refused, not the process.
+    return ParseError(DescribeJsonError(e));
+  }
+}
+
+std::string MakeResult(std::string_view raw_id, const json& result) {
+  std::string body = DumpJson(result);
+  std::string out;
+  out.reserve(body.size() + raw_id.size() + 32);
+  out.append("{\"jsonrpc\":\"2.0\",\"id\":");
+  AppendId(&out, raw_id);
+  out.append(",\"result\":");
+  out.append(body);
+  out.push_back('}');
+  return out;
+}
+
+std::string MakeError(std::string_view raw_id, int code, std::string_view message,
+                      const json& data) {
+  std::string out = "{\"jsonrpc\":\"2.0\",\"id\":";
+  AppendId(&out, raw_id);
+  out.append(",\"error\":{\"code\":");
+  out.append(std::to_string(code));
+  out.append(",\"message\":");
+  out.append(DumpJson(json(std::string(message))));
+  if (!data.is_null()) {
+    out.append(",\"data\":");
+    out.append(DumpJson(data));
+  }
+  out.append("}}");
+  return out;
+}
+
+std::string MakeNotification(std::string_view method, const json& params) {
+  std::string out = "{\"jsonrpc\":\"2.0\",\"method\":";
+  out.append(DumpJson(json(std::string(method))));
+  if (!params.is_null()) {
+    out.append(",\"params\":");
+    out.append(DumpJson(params));
+  }
+  out.push_back('}');
+  return out;
+}
+
+std::string MakeRequest(std::string_view raw_id, std::string_view method, const json& params) {
+  std::string out = "{\"jsonrpc\":\"2.0\",\"id\":";
+  AppendId(&out, raw_id);
+  out.append(",\"method\":");
+  out.append(DumpJson(json(std::string(method))));
+  if (!params.is_null()) {
+    out.append(",\"params\":");
+    out.append(DumpJson(params));
+  }
+  out.push_back('}');
+  return out;
+}
+
+}  // namespace labgate::gateway::jsonrpc

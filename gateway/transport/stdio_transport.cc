@@ -1,0 +1,273 @@
+#include "gateway/transport/stdio_transport.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <csignal>
+#include <cstring>
+#include <string_view>
+#include <utility>
+
+#include "common/log.h"
+
+namespace labgate::gateway {
+namespace {
+
+constexpr size_t kReadBytes = 64 * 1024;
+// The writer coalesces small queued messages into one write of up to this size.
+constexpr size_t kBatchBytes = 64 * 1024;
+// Regular files never block, so they take large writes.
+constexpr size_t kRegularFileWriteBytes = 1024 * 1024;
+
+int MakeEventFd() {
+  int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (fd < 0) {
+    LG_LOG(kError) << "stdio transport: eventfd failed: " << std::strerror(errno);
+  }
+  return fd;
+}
+
+void Signal(int event_fd) {
+  if (event_fd < 0) return;
+  uint64_t one = 1;
+  ssize_t ignored = write(event_fd, &one, sizeof(one));
+  (void)ignored;  // the counter only has to become non-zero
+}
+
+// A write of at most PIPE_BUF bytes to a pipe that poll() reports writable does not block,
+// so the writer never sleeps anywhere but in poll(), where the destructor can wake it.
+size_t WriteChunkFor(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) return kRegularFileWriteBytes;
+  return PIPE_BUF;
+}
+
+}  // namespace
+
+StdioTransport::StdioTransport(Options options, Callbacks callbacks)
+    : options_(options),
+      callbacks_(std::move(callbacks)),
+      decoder_(options.max_message_bytes),
+      reader_wake_fd_(MakeEventFd()),
+      writer_wake_fd_(MakeEventFd()),
+      write_chunk_bytes_(WriteChunkFor(options.output_fd)) {}
+
+StdioTransport::~StdioTransport() {
+  Stop();
+  bool started;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    started = started_;
+  }
+  if (started && !Flush(options_.shutdown_drain_timeout)) {
+    size_t left = queued_output_bytes();
+    if (left > 0) {
+      LG_LOG(kWarning) << "stdio transport: dropping " << left << " unwritten bytes";
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    writer_quit_ = true;
+  }
+  work_cv_.notify_all();
+  Signal(writer_wake_fd_);
+  if (reader_.joinable()) reader_.join();
+  if (writer_.joinable()) writer_.join();
+  if (reader_wake_fd_ >= 0) close(reader_wake_fd_);
+  if (writer_wake_fd_ >= 0) close(writer_wake_fd_);
+}
+
+void StdioTransport::Start() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (started_) return;
+    started_ = true;
+  }
+  writer_ = std::thread(&StdioTransport::WriterLoop, this);
+  reader_ = std::thread(&StdioTransport::ReaderLoop, this);
+}
+
+void StdioTransport::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  progress_cv_.notify_all();
+  Signal(reader_wake_fd_);
+}
+
+bool StdioTransport::stopping() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stopping_;
+}
+
+void StdioTransport::Send(Framing framing, std::string payload) {
+  std::string frame;
+  if (framing == Framing::kNewline) {
+    payload.push_back('\n');  // avoids copying the payload
+    frame = std::move(payload);
+  } else {
+    frame = EncodeFrame(framing, payload);
+  }
+  bool log_drop = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (output_failed_ || writer_quit_) {
+      log_drop = !logged_drop_;
+      logged_drop_ = true;
+    } else {
+      queued_bytes_ += frame.size();
+      accepted_total_ += frame.size();
+      queue_.push_back(std::move(frame));
+    }
+  }
+  if (log_drop) {
+    LG_LOG(kWarning) << "stdio transport: output is closed; dropping protocol messages";
+    return;
+  }
+  work_cv_.notify_one();
+}
+
+bool StdioTransport::Flush(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  const uint64_t target = accepted_total_;
+  progress_cv_.wait_for(lock, timeout, [&] { return written_total_ + dropped_total_ >= target; });
+  return written_total_ >= target;
+}
+
+size_t StdioTransport::queued_output_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queued_bytes_;
+}
+
+bool StdioTransport::output_failed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return output_failed_;
+}
+
+uint64_t StdioTransport::input_bytes_read() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return input_bytes_read_;
+}
+
+bool StdioTransport::WaitForOutputRoom() {
+  std::unique_lock<std::mutex> lock(mu_);
+  progress_cv_.wait(lock,
+                    [&] { return stopping_ || queued_bytes_ <= options_.output_high_watermark; });
+  return !stopping_;
+}
+
+void StdioTransport::ReaderLoop() {
+  auto on_frame = [this](Frame frame) {
+    if (callbacks_.on_frame && !stopping()) callbacks_.on_frame(std::move(frame));
+  };
+  auto on_error = [this](FrameError error) {
+    if (callbacks_.on_error && !stopping()) callbacks_.on_error(std::move(error));
+  };
+  std::string buffer(kReadBytes, '\0');
+  while (WaitForOutputRoom()) {
+    pollfd fds[2] = {{options_.input_fd, POLLIN, 0}, {reader_wake_fd_, POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      LG_LOG(kError) << "stdio transport: poll on input failed: " << std::strerror(errno);
+      break;
+    }
+    if (fds[1].revents != 0) return;  // Stop()
+    if (fds[0].revents == 0) continue;
+    ssize_t n = read(options_.input_fd, buffer.data(), buffer.size());
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
+      LG_LOG(kError) << "stdio transport: reading input failed: " << std::strerror(errno);
+      break;
+    }
+    if (n == 0) break;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      input_bytes_read_ += static_cast<uint64_t>(n);
+    }
+    decoder_.Feed(std::string_view(buffer.data(), static_cast<size_t>(n)), on_frame, on_error);
+  }
+  if (stopping()) return;
+  decoder_.Finish(on_frame, on_error);
+  if (callbacks_.on_eof && !stopping()) callbacks_.on_eof();
+}
+
+void StdioTransport::WriterLoop() {
+  // A write to a closed pipe must come back as EPIPE rather than kill the process, whatever
+  // main did with SIGPIPE. The signal is raised on the writing thread, so blocking it here
+  // is enough.
+  sigset_t sigpipe;
+  sigemptyset(&sigpipe);
+  sigaddset(&sigpipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &sigpipe, nullptr);
+
+  std::string batch;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      work_cv_.wait(lock, [&] { return writer_quit_ || !queue_.empty(); });
+      if (writer_quit_) return;
+      batch = std::move(queue_.front());
+      queue_.pop_front();
+      while (!queue_.empty() && batch.size() + queue_.front().size() <= kBatchBytes) {
+        batch += queue_.front();
+        queue_.pop_front();
+      }
+    }
+    if (!WriteAll(batch)) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (writer_quit_) return;
+    }
+  }
+}
+
+bool StdioTransport::WriteAll(std::string_view data) {
+  while (!data.empty()) {
+    pollfd fds[2] = {{options_.output_fd, POLLOUT, 0}, {writer_wake_fd_, POLLIN, 0}};
+    if (poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      MarkOutputFailed(errno);
+      return false;
+    }
+    if (fds[1].revents != 0) return false;  // the destructor gave up on the queue
+    if (fds[0].revents == 0) continue;
+    ssize_t n = write(options_.output_fd, data.data(), std::min(data.size(), write_chunk_bytes_));
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
+      MarkOutputFailed(errno);
+      return false;
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      queued_bytes_ -= static_cast<size_t>(n);
+      written_total_ += static_cast<uint64_t>(n);
+    }
+    progress_cv_.notify_all();
+  }
+  return true;
+}
+
+void StdioTransport::MarkOutputFailed(int error) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (output_failed_) return;
+    output_failed_ = true;
+    logged_drop_ = true;
+    dropped_total_ += queued_bytes_;
+    queued_bytes_ = 0;
+    queue_.clear();
+  }
+  progress_cv_.notify_all();
+  LG_LOG(kError) << "stdio transport: writing output failed (" << std::strerror(error)
+                 << "); dropping further protocol messages";
+}
+
+}  // namespace labgate::gateway

@@ -1,0 +1,103 @@
+// The stdio transport: a reader thread decodes frames from input_fd and a writer thread
+// writes queued frames to output_fd. Both block only in poll(), next to an eventfd that
+// Stop() and the destructor signal, so shutdown never waits on a silent peer. poll() rather
+// than epoll because stdin may be a regular file or /dev/null, which epoll cannot watch.
+//
+// Backpressure: while more than output_high_watermark bytes wait to be written, the reader
+// stops reading input, so a client that does not read its replies cannot grow our memory.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "gateway/transport/frame_decoder.h"
+#include "gateway/transport/framing.h"
+#include "gateway/transport/transport.h"
+
+namespace labgate::gateway {
+
+class StdioTransport : public Transport {
+ public:
+  struct Options {
+    int input_fd = 0;
+    int output_fd = 1;
+    size_t max_message_bytes = 4 * 1024 * 1024;
+    size_t output_high_watermark = 8 * 1024 * 1024;
+    // How long the destructor keeps writing queued output before it gives up on it.
+    std::chrono::milliseconds shutdown_drain_timeout{2000};
+  };
+  struct Callbacks {  // called on the reader thread, in order
+    std::function<void(Frame)> on_frame;
+    std::function<void(FrameError)> on_error;
+    std::function<void()> on_eof;  // end of input or a read error; not called after Stop()
+  };
+
+  StdioTransport(Options options, Callbacks callbacks);
+  // Stops reading, writes what is queued (up to shutdown_drain_timeout) and joins both
+  // threads. Must not run on the reader thread (that is, inside a callback).
+  ~StdioTransport() override;
+  StdioTransport(const StdioTransport&) = delete;
+  StdioTransport& operator=(const StdioTransport&) = delete;
+
+  // Starts the reader and writer threads. Only the first call has an effect.
+  void Start();
+  // Queues one message for the writer thread; dropped once the output has failed.
+  void Send(Framing framing, std::string payload) override;
+  // Waits until everything queued so far has been written, or the output failed, up to
+  // timeout. True when it was all written.
+  bool Flush(std::chrono::milliseconds timeout);
+  // Stops reading: no callback runs after it returns, except one already in progress. The
+  // writer keeps writing queued output, and output sent later, until destruction.
+  void Stop();
+  // Bytes accepted by Send and not yet written.
+  size_t queued_output_bytes() const;
+  // True once a write failed (EPIPE, EIO, ...); output is dropped from then on.
+  bool output_failed() const;
+  // Bytes read from input_fd so far.
+  uint64_t input_bytes_read() const;
+
+ private:
+  void ReaderLoop();
+  void WriterLoop();
+  // Backpressure: waits while the output queue is above the watermark. False when stopping.
+  bool WaitForOutputRoom();
+  // Writes all of data; false when the output failed or the writer was told to quit.
+  bool WriteAll(std::string_view data);
+  void MarkOutputFailed(int error);
+  bool stopping() const;
+
+  const Options options_;
+  const Callbacks callbacks_;
+  FrameDecoder decoder_;  // reader thread only
+  // eventfds: readable once Stop() (reader) or the destructor (writer) wants the thread out.
+  int reader_wake_fd_ = -1;
+  int writer_wake_fd_ = -1;
+  size_t write_chunk_bytes_;
+  std::thread reader_;
+  std::thread writer_;
+
+  mutable std::mutex mu_;
+  std::condition_variable work_cv_;      // the writer waits for output
+  std::condition_variable progress_cv_;  // the reader and Flush wait for output to drain
+  bool started_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool writer_quit_ ABSL_GUARDED_BY(mu_) = false;
+  bool output_failed_ ABSL_GUARDED_BY(mu_) = false;
+  bool logged_drop_ ABSL_GUARDED_BY(mu_) = false;
+  std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);
+  size_t queued_bytes_ ABSL_GUARDED_BY(mu_) = 0;  // queue_ plus the batch being written
+  uint64_t accepted_total_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t written_total_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t dropped_total_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t input_bytes_read_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace labgate::gateway
