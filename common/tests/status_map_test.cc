@@ -1,0 +1,43 @@
+#include "common/status_map.h"
+
+#include <gtest/gtest.h>
+
+namespace labgate {
+namespace {
+
+TEST(StatusMapTest, EveryCodeRoundTripsThroughGrpc) {
+  for (int code = 0; code <= 16; ++code) {
+    absl::Status status(static_cast<absl::StatusCode>(code), code == 0 ? "" : "why");
+    grpc::Status wire = ToGrpcStatus(status);
+    EXPECT_EQ(static_cast<int>(wire.error_code()), code);
+    absl::Status back = FromGrpcStatus(wire);
+    EXPECT_EQ(back.code(), status.code());
+    if (code != 0) EXPECT_EQ(std::string(back.message()), "why");
+  }
+}
+
+TEST(StatusMapTest, ProtocolErrorsUseJsonRpcCodes) {
+  EXPECT_EQ(MappingFor(absl::StatusCode::kInvalidArgument).jsonrpc_code,
+            jsonrpc_code::kInvalidParams);
+  EXPECT_EQ(MappingFor(absl::StatusCode::kNotFound).jsonrpc_code, jsonrpc_code::kResourceNotFound);
+  EXPECT_EQ(MappingFor(absl::StatusCode::kUnimplemented).jsonrpc_code,
+            jsonrpc_code::kMethodNotFound);
+  EXPECT_EQ(MappingFor(absl::StatusCode::kInternal).jsonrpc_code, jsonrpc_code::kInternalError);
+  EXPECT_TRUE(MappingFor(absl::StatusCode::kUnavailable).retryable);
+  EXPECT_FALSE(MappingFor(absl::StatusCode::kInvalidArgument).retryable);
+}
+
+TEST(StatusMapTest, ToolErrorTextNamesTheCodeAndKeepsTheMessage) {
+  EXPECT_EQ(ToolErrorText(absl::NotFoundError("session 'x' not found")),
+            "NOT_FOUND: session 'x' not found");
+  EXPECT_EQ(ToolErrorText(absl::FailedPreconditionError("Port is already open")),
+            "FAILED_PRECONDITION: Port is already open");
+}
+
+TEST(StatusMapTest, UnknownGrpcCodesBecomeUnknown) {
+  grpc::Status odd(static_cast<grpc::StatusCode>(99), "strange");
+  EXPECT_EQ(FromGrpcStatus(odd).code(), absl::StatusCode::kUnknown);
+}
+
+}  // namespace
+}  // namespace labgate
