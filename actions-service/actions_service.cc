@@ -1,0 +1,89 @@
+#include "actions-service/actions_service.h"
+
+#include <utility>
+
+#include "actions-service/struct_json.h"
+#include "common/status_map.h"
+
+namespace labgate::actions {
+namespace {
+
+grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
+                                     const absl::Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpcStatus(status));
+  return reactor;
+}
+
+absl::Status ShuttingDown() { return absl::UnavailableError("labgate-actions is shutting down"); }
+
+}  // namespace
+
+void ContractToProto(const ActionContract& contract, v1::ActionContract* out) {
+  out->set_skill(contract.skill);
+  out->set_action(contract.action);
+  out->set_title(contract.title);
+  out->set_category(contract.category);
+  out->set_description(contract.description);
+  out->set_boundary_notice(contract.boundary_notice);
+  out->set_uncertainty(contract.uncertainty);
+  out->set_input_schema_json(contract.input_schema_json);
+  out->set_output_schema_json(contract.output_schema_json);
+}
+
+void ResultToProto(const ActionResult& result, v1::InvokeActionResponse* out) {
+  out->set_action(result.action);
+  out->set_boundary_notice(result.boundary_notice);
+  out->set_uncertainty(result.uncertainty);
+  for (const std::string& assumption : result.assumptions) out->add_assumptions(assumption);
+  absl::StatusOr<google::protobuf::Struct> output = JsonToStruct(result.output);
+  if (output.ok()) *out->mutable_output() = *std::move(output);
+}
+
+ActionsGrpcService::ActionsGrpcService(std::shared_ptr<const ActionRegistry> registry)
+    : registry_(std::move(registry)) {}
+
+void ActionsGrpcService::Shutdown() { shut_down_.store(true); }
+
+grpc::ServerUnaryReactor* ActionsGrpcService::ListActions(grpc::CallbackServerContext* context,
+                                                          const v1::ListActionsRequest*,
+                                                          v1::ListActionsResponse* response) {
+  if (shut_down_.load()) return FinishWith(context, ShuttingDown());
+  for (const ActionContract& contract : registry_->List()) {
+    ContractToProto(contract, response->add_actions());
+  }
+  return FinishWith(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* ActionsGrpcService::GetAction(grpc::CallbackServerContext* context,
+                                                        const v1::GetActionRequest* request,
+                                                        v1::ActionContract* response) {
+  if (shut_down_.load()) return FinishWith(context, ShuttingDown());
+  absl::StatusOr<const ActionContract*> contract = registry_->Get(request->action());
+  if (!contract.ok()) return FinishWith(context, contract.status());
+  ContractToProto(**contract, response);
+  return FinishWith(context, absl::OkStatus());
+}
+
+grpc::ServerUnaryReactor* ActionsGrpcService::InvokeAction(grpc::CallbackServerContext* context,
+                                                           const v1::InvokeActionRequest* request,
+                                                           v1::InvokeActionResponse* response) {
+  if (shut_down_.load()) return FinishWith(context, ShuttingDown());
+  // Runs inline: the handler is deterministic CPU work measured in microseconds.
+  absl::StatusOr<ActionResult> result =
+      registry_->Invoke(request->action(), StructToJson(request->input()));
+  if (!result.ok()) return FinishWith(context, result.status());
+  ResultToProto(*result, response);
+  return FinishWith(context, absl::OkStatus());
+}
+
+absl::StatusOr<std::unique_ptr<ActionsGrpcService>> CreateActionsService(
+    const ActionsServiceOptions& options) {
+  absl::StatusOr<std::unique_ptr<ActionRegistry>> registry =
+      ActionRegistry::CreateBuiltin(options.contracts_dir);
+  if (!registry.ok()) return registry.status();
+  return std::make_unique<ActionsGrpcService>(
+      std::shared_ptr<const ActionRegistry>(*std::move(registry)));
+}
+
+}  // namespace labgate::actions

@@ -1,0 +1,48 @@
+// Small text helpers shared by the rule-based handlers. Matching is ASCII
+// case-insensitive and byte-based, so UTF-8 text (emoji, CJK, RTL) passes through intact.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace labgate::actions {
+
+// ASCII letters lowered; every other byte unchanged (so offsets match the input).
+std::string AsciiLower(std::string_view text);
+
+// `needle` must already be lower case.
+bool ContainsLower(std::string_view lowered_text, std::string_view needle);
+bool ContainsAnyLower(std::string_view lowered_text, const std::vector<std::string_view>& needles);
+
+// True when `needle` (lower case) occurs where a word starts (not preceded by a letter or
+// digit), so "harm" matches "harmed" but not "pharmacy".
+bool ContainsWordStart(std::string_view lowered_text, std::string_view needle);
+
+// True when `needle` (lower case) occurs as a whole word or phrase, or with a plural "s".
+bool ContainsWord(std::string_view lowered_text, std::string_view needle);
+
+// Replaces every case-insensitive whole-word occurrence of `needle` (lower case) with
+// `replacement`, capitalising the replacement where the match started with a capital.
+// Returns the count.
+size_t ReplaceAllIgnoringCase(std::string& text, std::string_view needle,
+                              std::string_view replacement);
+
+// Crisis language: "suicid", "self-harm", "end my life", "no point", "don't want to be
+// here" (with ' or ’ or no apostrophe), plus "self harm", "kill myself", "want to die".
+bool ContainsCrisisLanguage(std::string_view text);
+
+// The high-risk escalation tier: emergency services, a 24/7 crisis line, a trusted person.
+std::vector<std::string> CrisisEscalationGuidance();
+
+// `text` cut to at most `max_bytes` on a UTF-8 boundary, with "..." when cut. For echoing
+// inputs in assumptions without copying a 100 KB message.
+std::string Excerpt(std::string_view text, size_t max_bytes = 60);
+
+// Whitespace-separated tokens.
+size_t CountWords(std::string_view text);
+// Runs of text ending in '.', '!' or '?' (or the end); at least 1 for non-blank text.
+size_t CountSentences(std::string_view text);
+
+}  // namespace labgate::actions
