@@ -1,0 +1,109 @@
+// labgate-session: the session service on its own gRPC port.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "common/log.h"
+#include "common/service_host.h"
+#include "session-service/session_service.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:50052", "HOST:PORT to serve gRPC on (port 0 picks one)");
+ABSL_FLAG(std::string, data_dir, "",
+          "Directory holding sessions.db (default: $LABGATE_DATA_DIR, else ./data)");
+ABSL_FLAG(std::string, port_file, "", "Write the bound port number to this file once serving");
+ABSL_FLAG(std::string, log_level, "info", "debug, info, warning, error or off");
+
+namespace {
+
+constexpr auto kDrainGrace = std::chrono::seconds(5);
+
+std::string DataDir() {
+  std::string dir = absl::GetFlag(FLAGS_data_dir);
+  if (!dir.empty()) return dir;
+  if (const char* env = std::getenv("LABGATE_DATA_DIR"); env != nullptr && *env != '\0') {
+    return env;
+  }
+  return "./data";
+}
+
+// The documented spellings are --data-dir and --port-file; absl flags are identifiers,
+// so dashes in a flag's name become underscores before parsing.
+std::vector<std::string> NormaliseFlagNames(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  for (size_t i = 1; i < args.size(); ++i) {
+    std::string& arg = args[i];
+    if (arg == "--") break;
+    if (arg.rfind("--", 0) != 0) continue;
+    size_t name_end = std::min(arg.find('='), arg.size());
+    std::replace(arg.begin() + 2, arg.begin() + static_cast<std::ptrdiff_t>(name_end), '-', '_');
+  }
+  return args;
+}
+
+bool WritePortFile(const std::string& path, int port) {
+  // Write then rename, so a reader polling for the file never sees it half written.
+  std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary, std::ios::trunc);
+    out << port << "\n";
+    if (!out.good()) return false;
+  }
+  return std::rename(temporary.c_str(), path.c_str()) == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  labgate::BlockShutdownSignals();
+  std::vector<std::string> args = NormaliseFlagNames(argc, argv);
+  std::vector<char*> arg_pointers;
+  for (std::string& arg : args) arg_pointers.push_back(arg.data());
+  absl::ParseCommandLine(static_cast<int>(arg_pointers.size()), arg_pointers.data());
+
+  labgate::LogLevel level;
+  if (!labgate::ParseLogLevel(absl::GetFlag(FLAGS_log_level), &level)) {
+    LG_LOG(kError) << "unknown --log-level '" << absl::GetFlag(FLAGS_log_level) << "'";
+    return 2;
+  }
+  labgate::SetLogLevel(level);
+
+  labgate::session::SessionServiceOptions options;
+  options.data_dir = DataDir();
+  auto service = labgate::session::CreateSessionService(options);
+  if (!service.ok()) {
+    LG_LOG(kError) << "labgate-session: cannot open the session database in '" << options.data_dir
+                   << "': " << std::string(service.status().message());
+    return 1;
+  }
+
+  const std::string listen = absl::GetFlag(FLAGS_listen);
+  auto host = labgate::ServiceHost::Start(listen, {service->get()});
+  if (!host.ok()) {
+    LG_LOG(kError) << "labgate-session: " << std::string(host.status().message());
+    (*service)->Shutdown();
+    return 1;
+  }
+  (*host)->SetServing(labgate::session::kSessionServiceName, true);
+
+  const std::string bound =
+      listen.substr(0, listen.rfind(':') + 1) + std::to_string((*host)->port());
+  LG_LOG(kInfo) << "labgate-session listening on " << bound << " (data dir " << options.data_dir
+                << ")";
+  const std::string port_file = absl::GetFlag(FLAGS_port_file);
+  if (!port_file.empty() && !WritePortFile(port_file, (*host)->port())) {
+    LG_LOG(kError) << "labgate-session: cannot write port file " << port_file;
+  }
+
+  int signal_number = labgate::WaitForShutdownSignal();
+  LG_LOG(kInfo) << "labgate-session: signal " << signal_number << ", draining";
+  (*service)->FinishWatchStreams();
+  (*host)->Shutdown(kDrainGrace);
+  (*service)->Shutdown();
+  LG_LOG(kInfo) << "labgate-session: stopped";
+  return 0;
+}

@@ -1,0 +1,21 @@
+#include "session-service/session_service.h"
+
+#include <utility>
+
+#include "session-service/store/sqlite_session_store.h"
+
+namespace labgate::session {
+
+absl::StatusOr<std::unique_ptr<SessionGrpcService>> CreateSessionService(
+    const SessionServiceOptions& options) {
+  SqliteSessionStoreOptions store_options;
+  store_options.data_dir = options.data_dir;
+  store_options.busy_timeout_ms = options.busy_timeout_ms;
+  store_options.reader_threads = options.reader_threads;
+  absl::StatusOr<std::unique_ptr<SqliteSessionStore>> store =
+      SqliteSessionStore::Open(store_options);
+  if (!store.ok()) return store.status();
+  return std::make_unique<SessionGrpcService>(std::move(*store));
+}
+
+}  // namespace labgate::session

@@ -1,0 +1,27 @@
+// Entry point for hosting the session service: the standalone labgate-session binary
+// and the gateway's embedded mode both build it through CreateSessionService().
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "session-service/session_grpc_service.h"
+
+namespace labgate::session {
+
+// The name grpc.health.v1 reports the service under.
+inline constexpr char kSessionServiceName[] = "labgate.session.v1.SessionService";
+
+struct SessionServiceOptions {
+  std::string data_dir;  // holds sessions.db; created if missing
+  int busy_timeout_ms = 5000;
+  int reader_threads = 2;
+};
+
+// Opens (and migrates) <data_dir>/sessions.db. Register the result on a server, then
+// at exit: FinishWatchStreams(), shut the server down, and call Shutdown().
+absl::StatusOr<std::unique_ptr<SessionGrpcService>> CreateSessionService(
+    const SessionServiceOptions& options);
+
+}  // namespace labgate::session

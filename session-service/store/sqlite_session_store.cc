@@ -1,0 +1,326 @@
+#include "session-service/store/sqlite_session_store.h"
+
+#include <filesystem>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "session-service/store/feature_tags.h"
+#include "session-service/store/migrations.h"
+#include "session-service/store/sqlite_read_ops.h"
+#include "session-service/store/sqlite_write_ops.h"
+#include "session-service/store/validation.h"
+
+namespace labgate::session {
+
+class SqliteSessionStore::WriteRequest {
+ public:
+  virtual ~WriteRequest() = default;
+  // Runs inside the batch transaction under a savepoint.
+  virtual absl::Status Execute(SqliteConnection& db, const WriteTime& now) = 0;
+  // Called once after the batch: `status` is this request's own error, or the
+  // transaction's; OK means the change is committed.
+  virtual void Complete(const absl::Status& status, EventHub& events) = 0;
+};
+
+namespace {
+
+using WriteRequest = SqliteSessionStore::WriteRequest;
+
+absl::Status ShutDownError() { return absl::UnavailableError("session store is shut down"); }
+
+class CreateRequest : public WriteRequest {
+ public:
+  CreateRequest(CreateSessionParams params, StoreCallback<SessionRecord> done)
+      : params_(std::move(params)), done_(std::move(done)) {}
+  absl::Status Execute(SqliteConnection& db, const WriteTime& now) override {
+    absl::StatusOr<SessionRecord> created = InsertSession(db, params_, now);
+    if (!created.ok()) return created.status();
+    session_ = std::move(*created);
+    return absl::OkStatus();
+  }
+  void Complete(const absl::Status& status, EventHub& events) override {
+    if (!status.ok()) return done_(status);
+    done_(session_);
+    events.Publish({SessionEventRecord::Type::kCreated, session_, std::nullopt});
+  }
+
+ private:
+  CreateSessionParams params_;
+  StoreCallback<SessionRecord> done_;
+  SessionRecord session_;
+};
+
+class CloseRequest : public WriteRequest {
+ public:
+  CloseRequest(std::string session_id, StoreCallback<SessionRecord> done)
+      : session_id_(std::move(session_id)), done_(std::move(done)) {}
+  absl::Status Execute(SqliteConnection& db, const WriteTime& now) override {
+    absl::StatusOr<SessionRecord> closed = MarkSessionClosed(db, session_id_, now, &changed_);
+    if (!closed.ok()) return closed.status();
+    session_ = std::move(*closed);
+    return absl::OkStatus();
+  }
+  void Complete(const absl::Status& status, EventHub& events) override {
+    if (!status.ok()) return done_(status);
+    done_(session_);
+    // Closing twice is harmless and does not announce a second close.
+    if (changed_) events.Publish({SessionEventRecord::Type::kClosed, session_, std::nullopt});
+  }
+
+ private:
+  std::string session_id_;
+  StoreCallback<SessionRecord> done_;
+  SessionRecord session_;
+  bool changed_ = false;
+};
+
+class AppendRequest : public WriteRequest {
+ public:
+  AppendRequest(AppendParams params, StoreCallback<MessageRecord> done)
+      : params_(std::move(params)), done_(std::move(done)) {}
+  absl::Status Execute(SqliteConnection& db, const WriteTime& now) override {
+    absl::StatusOr<AppendResult> appended = InsertMessage(db, params_, now);
+    if (!appended.ok()) return appended.status();
+    result_ = std::move(*appended);
+    return absl::OkStatus();
+  }
+  void Complete(const absl::Status& status, EventHub& events) override {
+    if (!status.ok()) return done_(status);
+    done_(result_.message);
+    events.Publish({SessionEventRecord::Type::kAppended, std::move(result_.session),
+                    std::move(result_.message)});
+  }
+
+ private:
+  AppendParams params_;
+  StoreCallback<MessageRecord> done_;
+  AppendResult result_;
+};
+
+// Runs `query` on a reader connection inside one read transaction.
+template <typename T, typename Query>
+void RunRead(ReaderPool& pool, Query query, StoreCallback<T> done) {
+  auto shared_done = std::make_shared<StoreCallback<T>>(std::move(done));
+  bool queued = pool.Submit([query = std::move(query), shared_done](SqliteConnection& db) {
+    absl::Status begin = db.Run("BEGIN");
+    if (!begin.ok()) return (*shared_done)(begin);
+    absl::StatusOr<T> result = query(db);
+    if (absl::Status end = db.Run("COMMIT"); !end.ok()) {
+      db.Run("ROLLBACK").IgnoreError();
+      if (result.ok()) result = end;
+    }
+    (*shared_done)(std::move(result));
+  });
+  if (!queued) (*shared_done)(ShutDownError());
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(
+    const SqliteSessionStoreOptions& options) {
+  if (options.data_dir.empty()) return absl::InvalidArgumentError("data_dir is required");
+  std::error_code error;
+  std::filesystem::create_directories(options.data_dir, error);
+  if (error) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot create data directory '", options.data_dir, "': ", error.message()));
+  }
+  std::string path = (std::filesystem::path(options.data_dir) / kDatabaseFileName).string();
+
+  SqliteConnection::Options writer_options;
+  writer_options.busy_timeout_ms = options.busy_timeout_ms;
+  absl::StatusOr<std::unique_ptr<SqliteConnection>> writer =
+      SqliteConnection::Open(path, writer_options);
+  if (!writer.ok()) return writer.status();
+  if (absl::Status migrated = MigrateSchema(**writer, LatestSchemaVersion()); !migrated.ok()) {
+    return migrated;
+  }
+
+  SqliteConnection::Options reader_options = writer_options;
+  reader_options.read_only = true;
+  std::vector<std::unique_ptr<SqliteConnection>> readers;
+  for (int i = 0; i < std::max(1, options.reader_threads); ++i) {
+    absl::StatusOr<std::unique_ptr<SqliteConnection>> reader =
+        SqliteConnection::Open(path, reader_options);
+    if (!reader.ok()) return reader.status();
+    readers.push_back(std::move(*reader));
+  }
+  return std::unique_ptr<SqliteSessionStore>(
+      new SqliteSessionStore(std::move(path), std::max<size_t>(1, options.max_batch),
+                             std::move(*writer), std::move(readers)));
+}
+
+SqliteSessionStore::SqliteSessionStore(std::string database_path, size_t max_batch,
+                                       std::unique_ptr<SqliteConnection> writer,
+                                       std::vector<std::unique_ptr<SqliteConnection>> readers)
+    : database_path_(std::move(database_path)),
+      max_batch_(max_batch),
+      writer_connection_(std::move(writer)),
+      readers_(std::move(readers)) {
+  writer_thread_ = std::thread([this] { WriterLoop(); });
+}
+
+SqliteSessionStore::~SqliteSessionStore() { Shutdown(); }
+
+void SqliteSessionStore::Shutdown() {
+  std::lock_guard<std::mutex> shutdown_lock(shutdown_mu_);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  wake_writer_.notify_all();
+  if (writer_thread_.joinable()) writer_thread_.join();
+  readers_.Shutdown();
+  writer_connection_.reset();  // closing the last connection checkpoints the WAL
+}
+
+void SqliteSessionStore::EnqueueWrite(std::unique_ptr<WriteRequest> request) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!stopping_) {
+      queue_.push_back(std::move(request));
+      request = nullptr;
+    }
+  }
+  if (request != nullptr) return request->Complete(ShutDownError(), events_);
+  wake_writer_.notify_one();
+}
+
+void SqliteSessionStore::WriterLoop() {
+  for (;;) {
+    std::deque<std::unique_ptr<WriteRequest>> batch;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      wake_writer_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping and drained
+      while (!queue_.empty() && batch.size() < max_batch_) {
+        batch.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+    }
+    CommitBatch(batch);
+  }
+}
+
+void SqliteSessionStore::CommitBatch(std::deque<std::unique_ptr<WriteRequest>>& batch) {
+  SqliteConnection& db = *writer_connection_;
+  std::vector<absl::Status> outcomes(batch.size());
+  WriteTime now = WriteTime::Now();
+  absl::Status transaction = db.Run("BEGIN IMMEDIATE");
+  for (size_t i = 0; transaction.ok() && i < batch.size(); ++i) {
+    transaction = db.Run("SAVEPOINT write_request");
+    if (!transaction.ok()) break;
+    outcomes[i] = batch[i]->Execute(db, now);
+    if (outcomes[i].ok()) {
+      transaction = db.Run("RELEASE write_request");
+    } else if (sqlite3_get_autocommit(db.handle())) {
+      transaction = outcomes[i];  // SQLite rolled the whole transaction back (I/O, full)
+    } else {
+      transaction = db.Run("ROLLBACK TO write_request");
+      if (transaction.ok()) transaction = db.Run("RELEASE write_request");
+    }
+  }
+  if (transaction.ok()) transaction = db.Run("COMMIT");
+  if (transaction.ok()) {
+    committed_transactions_.fetch_add(1);
+  } else {
+    LG_LOG(kWarning) << "session store: batch of " << batch.size()
+                     << " writes failed: " << std::string(transaction.message());
+    if (!sqlite3_get_autocommit(db.handle())) db.Run("ROLLBACK").IgnoreError();
+  }
+  for (size_t i = 0; i < batch.size(); ++i) {
+    batch[i]->Complete(outcomes[i].ok() ? transaction : outcomes[i], events_);
+  }
+}
+
+void SqliteSessionStore::CreateSession(CreateSessionParams params,
+                                       StoreCallback<SessionRecord> done) {
+  if (absl::Status valid = ValidateCreate(params); !valid.ok()) return done(valid);
+  EnqueueWrite(std::make_unique<CreateRequest>(std::move(params), std::move(done)));
+}
+
+void SqliteSessionStore::CloseSession(std::string session_id, StoreCallback<SessionRecord> done) {
+  if (absl::Status valid = ValidateSessionId(session_id); !valid.ok()) return done(valid);
+  EnqueueWrite(std::make_unique<CloseRequest>(std::move(session_id), std::move(done)));
+}
+
+void SqliteSessionStore::AppendMessage(AppendParams params, StoreCallback<MessageRecord> done) {
+  if (absl::Status valid = ValidateAppend(params); !valid.ok()) return done(valid);
+  EnqueueWrite(
+      std::make_unique<AppendRequest>(NormaliseAppend(std::move(params)), std::move(done)));
+}
+
+void SqliteSessionStore::GetSession(std::string session_id, StoreCallback<SessionRecord> done) {
+  if (absl::Status valid = ValidateSessionId(session_id); !valid.ok()) return done(valid);
+  RunRead<SessionRecord>(
+      readers_, [id = std::move(session_id)](SqliteConnection& db) { return ReadSession(db, id); },
+      std::move(done));
+}
+
+void SqliteSessionStore::ListSessions(ListSessionsQuery query,
+                                      StoreCallback<std::vector<SessionRecord>> done) {
+  absl::StatusOr<int32_t> limit = EffectiveLimit(query.limit);
+  if (!limit.ok()) return done(limit.status());
+  RunRead<std::vector<SessionRecord>>(
+      readers_,
+      [include_closed = query.include_closed, limit = *limit](SqliteConnection& db) {
+        return ReadSessions(db, include_closed, limit);
+      },
+      std::move(done));
+}
+
+void SqliteSessionStore::QueryMessages(MessageQuery query, StoreCallback<MessagePage> done) {
+  if (absl::Status valid = ValidateSessionId(query.session_id); !valid.ok()) return done(valid);
+  absl::StatusOr<int32_t> limit = EffectiveLimit(query.limit);
+  if (!limit.ok()) return done(limit.status());
+  query.limit = *limit;
+  if (query.feature.has_value()) {
+    std::vector<std::string> tags = NormaliseFeatureTags(*query.feature);
+    if (tags.size() > 1) {
+      return done(absl::InvalidArgumentError("feature must be a single tag"));
+    }
+    query.feature = tags.empty() ? std::nullopt : std::optional<std::string>(tags[0]);
+  }
+  if (query.role.has_value() && query.role->empty()) query.role.reset();
+  if (query.direction.has_value() && query.direction->empty()) query.direction.reset();
+  RunRead<MessagePage>(
+      readers_,
+      [query = std::move(query)](SqliteConnection& db) { return ReadMessages(db, query); },
+      std::move(done));
+}
+
+void SqliteSessionStore::ExportSession(std::string session_id,
+                                       StoreCallback<SessionExportRecord> done) {
+  if (absl::Status valid = ValidateSessionId(session_id); !valid.ok()) return done(valid);
+  RunRead<SessionExportRecord>(
+      readers_, [id = std::move(session_id)](SqliteConnection& db) { return ReadExport(db, id); },
+      std::move(done));
+}
+
+void SqliteSessionStore::FeatureIndex(std::string session_id,
+                                      StoreCallback<std::map<std::string, int64_t>> done) {
+  if (absl::Status valid = ValidateSessionId(session_id); !valid.ok()) return done(valid);
+  RunRead<std::map<std::string, int64_t>>(
+      readers_,
+      [id = std::move(session_id)](SqliteConnection& db) { return ReadFeatureIndex(db, id); },
+      std::move(done));
+}
+
+void SqliteSessionStore::SessionStats(std::string session_id,
+                                      StoreCallback<SessionStatsRecord> done) {
+  if (absl::Status valid = ValidateSessionId(session_id); !valid.ok()) return done(valid);
+  RunRead<SessionStatsRecord>(
+      readers_, [id = std::move(session_id)](SqliteConnection& db) { return ReadStats(db, id); },
+      std::move(done));
+}
+
+uint64_t SqliteSessionStore::Subscribe(std::string session_id, EventCallback callback) {
+  return events_.Subscribe(std::move(session_id), std::move(callback));
+}
+
+void SqliteSessionStore::Unsubscribe(uint64_t subscription_id) {
+  events_.Unsubscribe(subscription_id);
+}
+
+}  // namespace labgate::session

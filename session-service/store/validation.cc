@@ -1,0 +1,54 @@
+#include "session-service/store/validation.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "session-service/store/feature_tags.h"
+
+namespace labgate::session {
+
+absl::Status ValidateSessionId(const std::string& session_id) {
+  if (session_id.empty()) return absl::InvalidArgumentError("session_id is required");
+  return absl::OkStatus();
+}
+
+absl::Status ValidateCreate(const CreateSessionParams& params) {
+  if (params.device_id.empty()) return absl::InvalidArgumentError("device_id is required");
+  return absl::OkStatus();
+}
+
+absl::Status ValidateAppend(const AppendParams& params) {
+  if (absl::Status status = ValidateSessionId(params.session_id); !status.ok()) return status;
+  if (params.content.empty()) return absl::InvalidArgumentError("content is required");
+  if (params.content.size() > kMaxContentBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("content is ", params.content.size(),
+                                                   " bytes; the limit is ", kMaxContentBytes,
+                                                   " bytes (1 MiB)"));
+  }
+  if (params.latency_ms.has_value() && *params.latency_ms < 0) {
+    return absl::InvalidArgumentError("latency_ms must not be negative");
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int32_t> EffectiveLimit(int32_t limit) {
+  if (limit < 0) return absl::InvalidArgumentError("limit must not be negative");
+  if (limit == 0) return kDefaultLimit;
+  return limit > kMaxLimit ? kMaxLimit : limit;
+}
+
+AppendParams NormaliseAppend(AppendParams params) {
+  if (params.role.empty()) params.role = "tool";
+  if (params.direction.has_value() && params.direction->empty()) params.direction.reset();
+  if (params.features.has_value()) {
+    std::string joined = JoinFeatureTags(NormaliseFeatureTags(*params.features));
+    if (joined.empty()) {
+      params.features.reset();
+    } else {
+      params.features = std::move(joined);
+    }
+  }
+  return params;
+}
+
+}  // namespace labgate::session
