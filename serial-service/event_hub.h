@@ -1,0 +1,47 @@
+// Fans port events (received data, opened, closed, auto_close, error) out to the
+// Subscribe streams of that port name. Keyed by name, so a subscription outlives
+// closes and reopens of its port.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+
+namespace labgate::serial {
+
+struct PortEventRecord {
+  enum class Type { kData, kOpened, kClosed, kAutoClose, kError, kReconfigured };
+  Type type = Type::kData;
+  std::string port_name;
+  std::string data;  // kData: raw bytes
+  std::string reason;
+  int64_t idle_ms = 0;
+  int64_t idle_close_count = 0;
+};
+
+class PortEventSink {
+ public:
+  virtual ~PortEventSink() = default;
+  // Called on the port's worker thread. Must not block. May still be called shortly
+  // after Unsubscribe returns.
+  virtual void OnPortEvent(const PortEventRecord& event) = 0;
+};
+
+class EventHub {
+ public:
+  void Subscribe(const std::string& port_name, std::shared_ptr<PortEventSink> sink);
+  void Unsubscribe(const std::string& port_name, const PortEventSink* sink);
+  bool HasSubscribers(const std::string& port_name) const;
+  void Publish(const PortEventRecord& event);
+
+ private:
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::vector<std::shared_ptr<PortEventSink>>> sinks_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace labgate::serial

@@ -1,0 +1,90 @@
+// labgate-serial: the serial service on its own gRPC server, with health checking
+// and reflection. Drains and exits 0 on SIGTERM/SIGINT.
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "common/service_host.h"
+#include "serial-service/serial_service.h"
+
+ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "HOST:PORT to serve gRPC on (port 0 picks one)");
+ABSL_FLAG(std::string, port_file, "",
+          "If set, write the bound port number to this file once the server is up");
+ABSL_FLAG(std::string, log_level, "info", "debug, info, warning, error or off");
+
+namespace {
+
+constexpr char kServiceName[] = "labgate.serial.v1.SerialService";
+
+// "HOST:PORT" with the port replaced by the one actually bound.
+std::string BoundAddress(const std::string& listen, int port) {
+  const size_t colon = listen.rfind(':');
+  const std::string host = colon == std::string::npos ? listen : listen.substr(0, colon);
+  return absl::StrCat(host, ":", port);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  labgate::BlockShutdownSignals();
+  absl::SetProgramUsageMessage("labgate-serial --listen HOST:PORT [--port-file FILE]");
+  absl::ParseCommandLine(argc, argv);
+
+  labgate::LogLevel level;
+  if (!labgate::ParseLogLevel(absl::GetFlag(FLAGS_log_level), &level)) {
+    std::fprintf(stderr, "labgate-serial: bad --log-level %s\n",
+                 absl::GetFlag(FLAGS_log_level).c_str());
+    return 2;
+  }
+  labgate::SetLogLevel(level);
+
+  absl::StatusOr<std::unique_ptr<labgate::serial::SerialGrpcService>> service =
+      labgate::serial::CreateSerialService(labgate::serial::SerialServiceOptions{});
+  if (!service.ok()) {
+    LG_LOG(kError) << "cannot create the serial service: "
+                   << std::string(service.status().message());
+    return 1;
+  }
+  const std::string listen = absl::GetFlag(FLAGS_listen);
+  absl::StatusOr<std::unique_ptr<labgate::ServiceHost>> host =
+      labgate::ServiceHost::Start(listen, {service->get()});
+  if (!host.ok()) {
+    LG_LOG(kError) << std::string(host.status().message());
+    return 1;
+  }
+  (*host)->SetServing(kServiceName, true);
+
+  const std::string port_file = absl::GetFlag(FLAGS_port_file);
+  if (!port_file.empty()) {
+    // Write then rename, so a reader never sees a partial number.
+    const std::string temporary = port_file + ".tmp";
+    {
+      std::ofstream out(temporary, std::ios::trunc);
+      out << (*host)->port() << "\n";
+      if (!out) {
+        LG_LOG(kError) << "cannot write --port-file " << port_file;
+        return 1;
+      }
+    }
+    if (std::rename(temporary.c_str(), port_file.c_str()) != 0) {
+      LG_LOG(kError) << "cannot write --port-file " << port_file;
+      return 1;
+    }
+  }
+  LG_LOG(kInfo) << "labgate-serial listening on " << BoundAddress(listen, (*host)->port());
+
+  const int signal_number = labgate::WaitForShutdownSignal();
+  LG_LOG(kInfo) << "signal " << signal_number << ": draining";
+  (*host)->SetServing(kServiceName, false);
+  (*service)->Shutdown();
+  (*host)->Shutdown(std::chrono::seconds(5));
+  host->reset();
+  service->reset();
+  LG_LOG(kInfo) << "labgate-serial stopped";
+  return 0;
+}

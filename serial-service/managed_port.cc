@@ -1,0 +1,323 @@
+#include "serial-service/managed_port.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+
+namespace labgate::serial {
+
+std::shared_ptr<ManagedPort> ManagedPort::Create(std::string name, std::string owner,
+                                                 std::unique_ptr<SerialPort> backend,
+                                                 PortSettings settings, PortEnvironment env) {
+  std::shared_ptr<ManagedPort> port(new ManagedPort(
+      std::move(name), std::move(owner), std::move(backend), std::move(settings), std::move(env)));
+  ManagedPort* raw = port.get();
+  // The idle hook may use `raw`: worker_ is destroyed (and joined) before any other member.
+  port->worker_ = std::make_unique<PortWorker>(
+      "serial-port", [raw] { raw->PollForSubscribers(); }, raw->env_.poll_period_ms);
+  return port;
+}
+
+ManagedPort::ManagedPort(std::string name, std::string owner, std::unique_ptr<SerialPort> backend,
+                         PortSettings settings, PortEnvironment env)
+    : name_(std::move(name)),
+      owner_(std::move(owner)),
+      env_(std::move(env)),
+      backend_(std::move(backend)),
+      settings_(std::move(settings)) {}
+
+ManagedPort::~ManagedPort() = default;
+
+PortState ManagedPort::state() const {
+  absl::MutexLock lock(&mu_);
+  return state_;
+}
+
+PortSnapshot ManagedPort::Snapshot() const {
+  const int64_t now = env_.clock->NowMs();
+  absl::MutexLock lock(&mu_);
+  PortSnapshot snapshot;
+  snapshot.state = state_;
+  snapshot.settings = settings_;
+  snapshot.bytes_read_total = bytes_read_total_;
+  snapshot.bytes_written_total = bytes_written_total_;
+  if (state_ == PortState::kOpen || state_ == PortState::kError) {
+    snapshot.open_duration_ms = std::max<int64_t>(0, now - opened_at_ms_);
+    snapshot.last_activity_ms = std::max<int64_t>(0, now - last_activity_at_ms_);
+  }
+  snapshot.timeout_streak = timeout_streak_;
+  return snapshot;
+}
+
+void ManagedPort::Open(std::function<void(absl::Status)> done) {
+  worker_->Post([self = shared_from_this(), done = std::move(done)] { done(self->DoOpen()); });
+}
+
+void ManagedPort::Reconfigure(PortSettings settings,
+                              std::function<void(absl::StatusOr<PortSettings>)> done) {
+  worker_->Post([self = shared_from_this(), settings = std::move(settings),
+                 done = std::move(done)] { done(self->DoReconfigure(settings)); });
+}
+
+void ManagedPort::Write(std::string bytes, bool text_mode, int64_t timeout_ms,
+                        std::function<void(absl::StatusOr<WriteResult>)> done) {
+  worker_->Post([self = shared_from_this(), bytes = std::move(bytes), text_mode, timeout_ms,
+                 done = std::move(done)]() mutable {
+    done(self->DoWrite(std::move(bytes), text_mode, timeout_ms));
+  });
+}
+
+void ManagedPort::Read(ReadParams params, std::function<void(absl::StatusOr<ReadResult>)> done) {
+  worker_->Post(
+      [self = shared_from_this(), params, done = std::move(done)] { done(self->DoRead(params)); });
+}
+
+void ManagedPort::Close(std::string reason, std::function<void(std::string)> done) {
+  worker_->Post([self = shared_from_this(), reason = std::move(reason), done = std::move(done)] {
+    std::string result = self->DoClose(reason);
+    if (done) done(std::move(result));
+  });
+}
+
+absl::Status ManagedPort::DoOpen() {
+  PortSettings settings;
+  {
+    absl::MutexLock lock(&mu_);
+    settings = settings_;
+  }
+  absl::Status status = backend_->Open();
+  if (status.ok()) {
+    status = backend_->Configure(settings);
+    if (!status.ok()) backend_->Close();
+  }
+  if (!status.ok()) {
+    {
+      absl::MutexLock lock(&mu_);
+      state_ = PortState::kClosed;
+    }
+    env_.on_closed(name_, this);
+    return status;
+  }
+  {
+    const int64_t now = env_.clock->NowMs();
+    absl::MutexLock lock(&mu_);
+    state_ = PortState::kOpen;
+    opened_at_ms_ = now;
+    last_activity_at_ms_ = now;
+  }
+  LG_LOG(kInfo) << "opened " << name_ << " for " << owner_;
+  Publish(PortEventRecord::Type::kOpened);
+  return absl::OkStatus();
+}
+
+absl::Status ManagedPort::CheckUsable() const {
+  absl::MutexLock lock(&mu_);
+  switch (state_) {
+    case PortState::kOpen:
+      return absl::OkStatus();
+    case PortState::kError:
+      return absl::UnavailableError(absl::StrCat("device disconnected: ", name_));
+    case PortState::kOpening:
+    case PortState::kClosed:
+      break;
+  }
+  return absl::FailedPreconditionError(absl::StrCat("port ", name_, " is not open"));
+}
+
+absl::StatusOr<PortSettings> ManagedPort::DoReconfigure(const PortSettings& settings) {
+  if (absl::Status usable = CheckUsable(); !usable.ok()) return usable;
+  PortSettings previous;
+  {
+    absl::MutexLock lock(&mu_);
+    previous = settings_;
+  }
+  if (absl::Status status = backend_->Configure(settings); !status.ok()) {
+    if (absl::IsUnavailable(status)) {
+      EnterError(status);
+    } else {
+      backend_->Configure(previous).IgnoreError();
+    }
+    return status;
+  }
+  {
+    const int64_t now = env_.clock->NowMs();
+    absl::MutexLock lock(&mu_);
+    settings_ = settings;
+    bytes_read_total_ = 0;
+    bytes_written_total_ = 0;
+    timeout_streak_ = 0;
+    opened_at_ms_ = now;
+    last_activity_at_ms_ = now;
+  }
+  Publish(PortEventRecord::Type::kReconfigured);
+  return settings;
+}
+
+absl::StatusOr<WriteResult> ManagedPort::DoWrite(std::string bytes, bool text_mode,
+                                                 int64_t timeout_ms) {
+  if (absl::Status usable = CheckUsable(); !usable.ok()) return usable;
+  if (text_mode) {
+    std::string terminator;
+    {
+      absl::MutexLock lock(&mu_);
+      terminator = settings_.terminator;
+    }
+    if (!terminator.empty() && !absl::EndsWith(bytes, terminator)) bytes += terminator;
+  }
+  absl::StatusOr<size_t> wrote = backend_->Write(bytes, timeout_ms);
+  if (!wrote.ok()) {
+    if (absl::IsUnavailable(wrote.status())) EnterError(wrote.status());
+    return wrote.status();
+  }
+  const int64_t now = env_.clock->NowMs();
+  absl::MutexLock lock(&mu_);
+  bytes_written_total_ += static_cast<int64_t>(*wrote);
+  if (*wrote > 0) last_activity_at_ms_ = now;
+  return WriteResult{static_cast<int64_t>(*wrote), bytes_written_total_};
+}
+
+absl::StatusOr<size_t> ManagedPort::Receive(int64_t timeout_ms) {
+  char buffer[4096];
+  absl::StatusOr<size_t> got = backend_->Read(buffer, sizeof(buffer), timeout_ms);
+  if (!got.ok()) {
+    EnterError(got.status());
+    return got.status();
+  }
+  if (*got == 0) return got;
+  pending_.append(buffer, *got);
+  if (pending_.size() > kMaxPending) pending_.erase(0, pending_.size() - kMaxPending);
+  {
+    const int64_t now = env_.clock->NowMs();
+    absl::MutexLock lock(&mu_);
+    last_activity_at_ms_ = now;
+  }
+  Publish(PortEventRecord::Type::kData, std::string(buffer, *got));
+  return got;
+}
+
+ReadResult ManagedPort::Take(size_t count, size_t consumed, bool timed_out) {
+  ReadResult result;
+  result.data = pending_.substr(0, count);
+  pending_.erase(0, consumed);
+  result.timed_out = timed_out;
+  const int64_t now = env_.clock->NowMs();
+  absl::MutexLock lock(&mu_);
+  bytes_read_total_ += static_cast<int64_t>(consumed);
+  if (consumed > 0) last_activity_at_ms_ = now;
+  if (timed_out) {
+    ++timeout_streak_;
+  } else {
+    timeout_streak_ = 0;
+  }
+  result.bytes_read_total = bytes_read_total_;
+  return result;
+}
+
+absl::StatusOr<ReadResult> ManagedPort::DoRead(const ReadParams& params) {
+  if (absl::Status usable = CheckUsable(); !usable.ok()) return usable;
+  int64_t idle_ms = 0;
+  int64_t idle_for = 0;
+  std::string terminator;
+  {
+    const int64_t now = env_.clock->NowMs();
+    absl::MutexLock lock(&mu_);
+    idle_ms = settings_.idle_disconnect_ms;
+    idle_for = now - last_activity_at_ms_;
+    terminator = settings_.terminator;
+  }
+  if (idle_ms > 0 && idle_for >= idle_ms) {
+    CloseBackend(PortState::kClosed);
+    ReadResult result;
+    result.auto_closed = true;
+    result.idle_ms = idle_ms;
+    result.idle_close_count = env_.count_idle_close(name_);
+    {
+      absl::MutexLock lock(&mu_);
+      result.bytes_read_total = bytes_read_total_;
+    }
+    LG_LOG(kInfo) << "auto-closed idle port " << name_ << " after " << idle_for << " ms";
+    PortEventRecord event;
+    event.type = PortEventRecord::Type::kAutoClose;
+    event.port_name = name_;
+    event.reason = "idle_timeout";
+    event.idle_ms = idle_ms;
+    event.idle_close_count = result.idle_close_count;
+    env_.hub->Publish(event);
+    env_.on_closed(name_, this);
+    return result;
+  }
+
+  const size_t max = static_cast<size_t>(params.max_bytes);
+  const bool until_terminator = params.text_mode && !terminator.empty();
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(params.timeout_ms);
+  for (bool first = true;; first = false) {
+    if (until_terminator) {
+      const size_t at = pending_.find(terminator);
+      if (at != std::string::npos && at <= max) return Take(at, at + terminator.size(), false);
+      if (pending_.size() >= max) return Take(max, max, false);
+    } else if (!pending_.empty()) {
+      // Collect what else has already arrived; a failure shows on the next call.
+      if (pending_.size() < max) Receive(0).IgnoreError();
+      const size_t count = std::min(max, pending_.size());
+      return Take(count, count, false);
+    }
+    const int64_t left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             deadline - std::chrono::steady_clock::now())
+                             .count();
+    if (left <= 0 && !first) break;
+    absl::StatusOr<size_t> got = Receive(std::max<int64_t>(left, 0));
+    if (!got.ok()) return got.status();
+  }
+  // Timed out. A text read keeps nothing back: an unterminated line is returned as is.
+  const size_t count = until_terminator ? std::min(max, pending_.size()) : 0;
+  return Take(count, count, true);
+}
+
+std::string ManagedPort::DoClose(const std::string& reason) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (state_ == PortState::kClosed) return "already closed";
+  }
+  CloseBackend(PortState::kClosed);
+  LG_LOG(kInfo) << "closed " << name_ << " (" << reason << ")";
+  Publish(PortEventRecord::Type::kClosed, "", reason);
+  env_.on_closed(name_, this);
+  return "closed";
+}
+
+void ManagedPort::EnterError(const absl::Status& cause) {
+  LG_LOG(kWarning) << "port " << name_ << " lost its device: " << std::string(cause.message());
+  CloseBackend(PortState::kError);
+  Publish(PortEventRecord::Type::kError, "", "device disconnected");
+}
+
+void ManagedPort::CloseBackend(PortState new_state) {
+  backend_->Close();
+  pending_.clear();
+  absl::MutexLock lock(&mu_);
+  state_ = new_state;
+}
+
+void ManagedPort::PollForSubscribers() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (state_ != PortState::kOpen) return;
+  }
+  if (!env_.hub->HasSubscribers(name_)) return;
+  Receive(0).IgnoreError();
+}
+
+void ManagedPort::Publish(PortEventRecord::Type type, std::string data, std::string reason) {
+  PortEventRecord event;
+  event.type = type;
+  event.port_name = name_;
+  event.data = std::move(data);
+  event.reason = std::move(reason);
+  env_.hub->Publish(event);
+}
+
+}  // namespace labgate::serial

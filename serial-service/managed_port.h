@@ -1,0 +1,135 @@
+// One open port: its backend, settings, metrics and worker thread. Every device
+// call runs on the worker; the public methods only post work and return, and the
+// `done` callbacks run on the worker when the work is finished. Status and metrics
+// are answered from a snapshot without waiting behind a blocked read.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "serial-service/clock.h"
+#include "serial-service/event_hub.h"
+#include "serial-service/port_worker.h"
+#include "serial-service/serial_port.h"
+
+namespace labgate::serial {
+
+enum class PortState { kOpening, kOpen, kError, kClosed };
+
+// Largest write and read per call.
+inline constexpr int64_t kMaxTransferBytes = 64 * 1024;
+
+struct ReadParams {
+  int64_t max_bytes = 1024;
+  int64_t timeout_ms = 1000;
+  // Text reads stop at the terminator and strip it; binary reads return raw bytes.
+  bool text_mode = true;
+};
+
+struct ReadResult {
+  std::string data;
+  int64_t bytes_read_total = 0;
+  bool timed_out = false;
+  // The read found the port idle past idle_disconnect_ms and closed it instead.
+  bool auto_closed = false;
+  int64_t idle_ms = 0;
+  int64_t idle_close_count = 0;
+};
+
+struct WriteResult {
+  int64_t bytes_written = 0;
+  int64_t bytes_written_total = 0;
+};
+
+struct PortSnapshot {
+  PortState state = PortState::kClosed;
+  PortSettings settings;
+  int64_t bytes_read_total = 0;
+  int64_t bytes_written_total = 0;
+  int64_t open_duration_ms = 0;
+  int64_t last_activity_ms = 0;
+  int64_t timeout_streak = 0;
+};
+
+// What a port needs from the service around it.
+struct PortEnvironment {
+  Clock* clock = nullptr;
+  EventHub* hub = nullptr;
+  // Called on the worker once the port has closed (or failed to open), so the
+  // registry can drop it.
+  std::function<void(const std::string& name, const void* port)> on_closed;
+  // Counts an idle auto-close of `name` and returns its new total.
+  std::function<int64_t(const std::string& name)> count_idle_close;
+  // How often the worker polls the device for Subscribe while otherwise idle.
+  int poll_period_ms = 10;
+};
+
+class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
+ public:
+  // Bytes received and not yet read that the port keeps; the oldest go first.
+  static constexpr size_t kMaxPending = 1 << 20;
+
+  static std::shared_ptr<ManagedPort> Create(std::string name, std::string owner,
+                                             std::unique_ptr<SerialPort> backend,
+                                             PortSettings settings, PortEnvironment env);
+  ~ManagedPort();
+
+  const std::string& name() const { return name_; }
+  const std::string& owner() const { return owner_; }
+  PortSnapshot Snapshot() const;
+  PortState state() const;
+
+  void Open(std::function<void(absl::Status)> done);
+  void Reconfigure(PortSettings settings, std::function<void(absl::StatusOr<PortSettings>)> done);
+  // Text writes get the terminator appended when missing.
+  void Write(std::string bytes, bool text_mode, int64_t timeout_ms,
+             std::function<void(absl::StatusOr<WriteResult>)> done);
+  void Read(ReadParams params, std::function<void(absl::StatusOr<ReadResult>)> done);
+  // `done` gets "closed" or "already closed".
+  void Close(std::string reason, std::function<void(std::string)> done);
+
+ private:
+  ManagedPort(std::string name, std::string owner, std::unique_ptr<SerialPort> backend,
+              PortSettings settings, PortEnvironment env);
+
+  absl::Status DoOpen();
+  absl::StatusOr<PortSettings> DoReconfigure(const PortSettings& settings);
+  absl::StatusOr<WriteResult> DoWrite(std::string bytes, bool text_mode, int64_t timeout_ms);
+  absl::StatusOr<ReadResult> DoRead(const ReadParams& params);
+  std::string DoClose(const std::string& reason);
+  void PollForSubscribers();
+
+  // Worker only.
+  absl::Status CheckUsable() const;
+  // Reads once from the device into pending_; false with `status` on failure.
+  absl::StatusOr<size_t> Receive(int64_t timeout_ms);
+  void EnterError(const absl::Status& cause);
+  void CloseBackend(PortState new_state);
+  void Publish(PortEventRecord::Type type, std::string data = "", std::string reason = "");
+  ReadResult Take(size_t count, size_t consumed, bool timed_out);
+
+  const std::string name_;
+  const std::string owner_;
+  const PortEnvironment env_;
+  std::unique_ptr<SerialPort> backend_;  // worker only
+  std::string pending_;                  // worker only: received, not yet read
+
+  mutable absl::Mutex mu_;
+  PortState state_ ABSL_GUARDED_BY(mu_) = PortState::kOpening;
+  PortSettings settings_ ABSL_GUARDED_BY(mu_);
+  int64_t bytes_read_total_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t bytes_written_total_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t opened_at_ms_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t last_activity_at_ms_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t timeout_streak_ ABSL_GUARDED_BY(mu_) = 0;
+
+  // Last member: destroyed first, so its thread has stopped before the rest goes.
+  std::unique_ptr<PortWorker> worker_;
+};
+
+}  // namespace labgate::serial

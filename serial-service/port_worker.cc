@@ -1,0 +1,82 @@
+#include "serial-service/port_worker.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+
+namespace labgate::serial {
+
+struct PortWorker::State {
+  std::mutex mu;
+  std::condition_variable wake;
+  std::deque<Task> tasks;
+  std::function<void()> idle;
+  int idle_period_ms = 0;
+  bool stopping = false;
+};
+
+PortWorker::PortWorker(std::string name, std::function<void()> idle, int idle_period_ms)
+    : state_(std::make_shared<State>()) {
+  state_->idle = std::move(idle);
+  state_->idle_period_ms = idle_period_ms;
+  thread_ = std::thread(&PortWorker::Run, state_);
+  name.resize(std::min<size_t>(name.size(), 15));
+  pthread_setname_np(thread_.native_handle(), name.c_str());
+}
+
+PortWorker::~PortWorker() {
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->stopping = true;
+    state_->idle = nullptr;
+  }
+  state_->wake.notify_all();
+  if (thread_.get_id() == std::this_thread::get_id()) {
+    thread_.detach();
+  } else {
+    thread_.join();
+  }
+}
+
+void PortWorker::Post(Task task) {
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->tasks.push_back(std::move(task));
+  }
+  state_->wake.notify_one();
+}
+
+void PortWorker::Run(std::shared_ptr<State> state) {
+  std::unique_lock<std::mutex> lock(state->mu);
+  for (;;) {
+    if (!state->tasks.empty()) {
+      Task task = std::move(state->tasks.front());
+      state->tasks.pop_front();
+      lock.unlock();
+      task();
+      // Destroying the task may destroy the worker's owner; only `state` is used after.
+      task = nullptr;
+      lock.lock();
+      continue;
+    }
+    if (state->stopping) return;
+    if (state->idle && state->idle_period_ms > 0) {
+      const bool woken =
+          state->wake.wait_for(lock, std::chrono::milliseconds(state->idle_period_ms),
+                               [&] { return !state->tasks.empty() || state->stopping; });
+      if (woken || !state->idle) continue;
+      std::function<void()> idle = state->idle;
+      lock.unlock();
+      idle();
+      lock.lock();
+    } else {
+      state->wake.wait(lock, [&] { return !state->tasks.empty() || state->stopping; });
+    }
+  }
+}
+
+}  // namespace labgate::serial

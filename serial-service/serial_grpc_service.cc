@@ -1,0 +1,479 @@
+// The gRPC adapter: validates a call, picks the port, hands the work to that port's
+// worker and finishes the call from the worker's completion. Handlers never block.
+#include <atomic>
+#include <optional>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "common/status_map.h"
+#include "serial-service/data_encoding.h"
+#include "serial-service/libserialport_backend.h"
+#include "serial-service/port_registry.h"
+#include "serial-service/port_settings.h"
+#include "serial-service/port_worker.h"
+#include "serial-service/serial_service.h"
+#include "serial-service/stream_reactors.h"
+
+namespace labgate::serial {
+namespace {
+
+std::string OwnerOf(grpc::CallbackServerContext* context) {
+  const auto& metadata = context->client_metadata();
+  auto it = metadata.find(kOwnerMetadataKey);
+  if (it == metadata.end() || it->second.empty()) return kDefaultOwner;
+  return std::string(it->second.data(), it->second.size());
+}
+
+grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* context, const absl::Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpcStatus(status));
+  return reactor;
+}
+
+v1::PortState StateToProto(PortState state) {
+  switch (state) {
+    case PortState::kOpening:
+    case PortState::kOpen:
+      return v1::PORT_STATE_OPEN;
+    case PortState::kError:
+      return v1::PORT_STATE_ERROR;
+    case PortState::kClosed:
+      break;
+  }
+  return v1::PORT_STATE_CLOSED;
+}
+
+std::optional<std::string> OptionalName(bool has, const std::string& name) {
+  if (!has || name.empty()) return std::nullopt;
+  return name;
+}
+
+void FillDetails(const PortDetails& details, v1::PortDetails* out) {
+  out->set_port_name(details.port_name);
+  out->set_transport(TransportToProto(details.transport));
+  if (details.usb_vid >= 0) {
+    out->set_vid(absl::StrCat("0x", absl::Hex(details.usb_vid, absl::kZeroPad4)));
+    out->set_pid(absl::StrCat("0x", absl::Hex(details.usb_pid, absl::kZeroPad4)));
+  }
+  if (details.serial_number) out->set_serial_number(*details.serial_number);
+  if (details.manufacturer) out->set_manufacturer(*details.manufacturer);
+  if (details.product) out->set_product(*details.product);
+  if (details.description) out->set_description(*details.description);
+}
+
+PortDetails LoopbackDetails(const std::string& name) {
+  PortDetails details;
+  details.port_name = name;
+  details.transport = Transport::kLoopback;
+  details.description = "built-in loopback: reads back what is written";
+  return details;
+}
+
+class SerialServiceImpl final : public SerialGrpcService {
+ public:
+  explicit SerialServiceImpl(const SerialServiceOptions& options)
+      : clock_(options.clock != nullptr ? options.clock : SystemClock()),
+        queue_limit_(static_cast<size_t>(options.subscriber_queue_limit)),
+        registry_(options.port_factory ? options.port_factory : PortFactory(DefaultPortFactory),
+                  clock_, &hub_, options.poll_period_ms),
+        misc_worker_(std::make_unique<PortWorker>("serial-misc", nullptr, 0)) {}
+
+  ~SerialServiceImpl() override { Shutdown(); }
+
+  void Shutdown() override {
+    if (shutting_down_.exchange(true)) return;
+    registry_.CloseAll("service stopping", absl::Seconds(5));
+    tracker_.EndAll();
+  }
+
+  grpc::ServerUnaryReactor* ListPorts(grpc::CallbackServerContext* context,
+                                      const v1::ListPortsRequest*,
+                                      v1::ListPortsResponse* response) override {
+    if (shutting_down_) return Reply(context, ShuttingDown());
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    misc_worker_->Post([this, response, reactor] {
+      absl::StatusOr<std::vector<PortDetails>> ports = LibSerialPortBackend::ListPorts();
+      if (!ports.ok()) {
+        reactor->Finish(ToGrpcStatus(ports.status()));
+        return;
+      }
+      std::set<std::string> names;
+      for (const PortDetails& port : *ports) names.insert(port.port_name);
+      for (const std::string& name : registry_.OpenPortNames()) names.insert(name);
+      for (const std::string& name : names) response->add_ports()->set_port_name(name);
+      reactor->Finish(grpc::Status::OK);
+    });
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* ListPortsExtended(grpc::CallbackServerContext* context,
+                                              const v1::ListPortsExtendedRequest*,
+                                              v1::ListPortsExtendedResponse* response) override {
+    if (shutting_down_) return Reply(context, ShuttingDown());
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    misc_worker_->Post([this, response, reactor] {
+      absl::StatusOr<std::vector<PortDetails>> ports = LibSerialPortBackend::ListPorts();
+      if (!ports.ok()) {
+        reactor->Finish(ToGrpcStatus(ports.status()));
+        return;
+      }
+      std::set<std::string> listed;
+      for (const PortDetails& port : *ports) {
+        listed.insert(port.port_name);
+        FillDetails(port, response->add_ports());
+      }
+      for (const std::string& name : registry_.OpenPortNames()) {
+        if (listed.count(name) != 0) continue;
+        if (IsLoopbackName(name)) {
+          FillDetails(LoopbackDetails(name), response->add_ports());
+        } else {
+          absl::StatusOr<PortDetails> details = LibSerialPortBackend::Describe(name);
+          PortDetails fallback;
+          fallback.port_name = name;
+          FillDetails(details.ok() ? *details : fallback, response->add_ports());
+        }
+      }
+      reactor->Finish(grpc::Status::OK);
+    });
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* DescribePort(grpc::CallbackServerContext* context,
+                                         const v1::DescribePortRequest* request,
+                                         v1::DescribePortResponse* response) override {
+    if (shutting_down_) return Reply(context, ShuttingDown());
+    if (request->port_name().empty()) {
+      return Reply(context, absl::InvalidArgumentError(
+                                "port_name is required: a device path such as /dev/ttyUSB0, "
+                                "or loop://"));
+    }
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    misc_worker_->Post([this, request, response, reactor, owner = OwnerOf(context)] {
+      const std::string& name = request->port_name();
+      std::shared_ptr<ManagedPort> port = registry_.Find(name);
+      absl::StatusOr<PortDetails> details =
+          IsLoopbackName(name) ? LoopbackDetails(name) : LibSerialPortBackend::Describe(name);
+      if (!details.ok()) {
+        if (port == nullptr) {
+          reactor->Finish(ToGrpcStatus(details.status()));
+          return;
+        }
+        PortDetails fallback;
+        fallback.port_name = name;
+        details = fallback;
+      }
+      FillDetails(*details, response->mutable_port());
+      if (port == nullptr) {
+        response->set_state(v1::PORT_STATE_CLOSED);
+      } else {
+        const PortSnapshot snapshot = port->Snapshot();
+        response->set_state(StateToProto(snapshot.state));
+        SettingsToProto(snapshot.settings, response->mutable_settings());
+        response->set_owned_by_caller(port->owner() == owner);
+      }
+      reactor->Finish(grpc::Status::OK);
+    });
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* OpenPort(grpc::CallbackServerContext* context,
+                                     const v1::OpenPortRequest* request,
+                                     v1::OpenPortResponse* response) override {
+    if (shutting_down_) return Reply(context, ShuttingDown());
+    absl::StatusOr<PortSettings> settings = SettingsFromOpenRequest(*request);
+    if (!settings.ok()) return Reply(context, settings.status());
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    registry_.Open(OwnerOf(context), request->port_name(), *settings,
+                   [request, response, reactor, settings = *settings](absl::Status status) {
+                     if (!status.ok()) {
+                       reactor->Finish(ToGrpcStatus(status));
+                       return;
+                     }
+                     response->set_status("opened");
+                     response->set_port_name(request->port_name());
+                     SettingsToProto(settings, response->mutable_settings());
+                     reactor->Finish(grpc::Status::OK);
+                   });
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* ReconfigurePort(grpc::CallbackServerContext* context,
+                                            const v1::ReconfigurePortRequest* request,
+                                            v1::ReconfigurePortResponse* response) override {
+    if (shutting_down_) return Reply(context, ShuttingDown());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = registry_.Select(
+        OwnerOf(context), OptionalName(request->has_port_name(), request->port_name()), true);
+    if (!port.ok()) return Reply(context, port.status());
+    absl::StatusOr<PortSettings> settings =
+        ApplyReconfigure((*port)->Snapshot().settings, *request);
+    if (!settings.ok()) return Reply(context, settings.status());
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    (*port)->Reconfigure(*settings, [response, reactor,
+                                     name = (*port)->name()](absl::StatusOr<PortSettings> applied) {
+      if (!applied.ok()) {
+        reactor->Finish(ToGrpcStatus(applied.status()));
+        return;
+      }
+      response->set_status("reconfigured");
+      response->set_port_name(name);
+      SettingsToProto(*applied, response->mutable_settings());
+      reactor->Finish(grpc::Status::OK);
+    });
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* Write(grpc::CallbackServerContext* context,
+                                  const v1::WriteRequest* request,
+                                  v1::WriteResponse* response) override {
+    if (shutting_down_) return Reply(context, ShuttingDown());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = registry_.Select(
+        OwnerOf(context), OptionalName(request->has_port_name(), request->port_name()), true);
+    if (!port.ok()) return Reply(context, port.status());
+    absl::StatusOr<std::string> bytes = DecodeData(request->data(), request->encoding());
+    if (!bytes.ok()) return Reply(context, bytes.status());
+    if (static_cast<int64_t>(bytes->size()) > kMaxTransferBytes) {
+      return Reply(context, absl::InvalidArgumentError(absl::StrCat(
+                                "data is ", bytes->size(), " bytes; write takes at most ",
+                                kMaxTransferBytes, " bytes per call")));
+    }
+    int64_t timeout_ms = (*port)->Snapshot().settings.timeout_ms;
+    if (request->has_timeout_ms()) {
+      if (absl::Status status = ValidateTimeout(request->timeout_ms()); !status.ok()) {
+        return Reply(context, status);
+      }
+      timeout_ms = request->timeout_ms();
+    }
+    const bool text_mode =
+        request->encoding() == v1::ENCODING_UNSPECIFIED || request->encoding() == v1::ENCODING_TEXT;
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    (*port)->Write(std::move(*bytes), text_mode, timeout_ms,
+                   [response, reactor, name = (*port)->name()](absl::StatusOr<WriteResult> wrote) {
+                     if (!wrote.ok()) {
+                       reactor->Finish(ToGrpcStatus(wrote.status()));
+                       return;
+                     }
+                     response->set_bytes_written(wrote->bytes_written);
+                     response->set_bytes_written_total(wrote->bytes_written_total);
+                     response->set_port_name(name);
+                     reactor->Finish(grpc::Status::OK);
+                   });
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* Read(grpc::CallbackServerContext* context,
+                                 const v1::ReadRequest* request,
+                                 v1::ReadResponse* response) override {
+    if (shutting_down_) return Reply(context, ShuttingDown());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = registry_.Select(
+        OwnerOf(context), OptionalName(request->has_port_name(), request->port_name()), true);
+    if (!port.ok()) return Reply(context, port.status());
+    ReadParams params;
+    params.max_bytes = request->has_max_bytes() ? request->max_bytes() : kDefaultReadBytes;
+    if (absl::Status status = ValidateMaxBytes(params.max_bytes); !status.ok()) {
+      return Reply(context, status);
+    }
+    params.timeout_ms = (*port)->Snapshot().settings.timeout_ms;
+    if (request->has_timeout_ms()) {
+      if (absl::Status status = ValidateTimeout(request->timeout_ms()); !status.ok()) {
+        return Reply(context, status);
+      }
+      params.timeout_ms = request->timeout_ms();
+    }
+    const v1::Encoding encoding = request->encoding();
+    if (!v1::Encoding_IsValid(encoding)) {
+      return Reply(context,
+                   absl::InvalidArgumentError("encoding must be one of text, hex, base64"));
+    }
+    params.text_mode = encoding == v1::ENCODING_UNSPECIFIED || encoding == v1::ENCODING_TEXT;
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    (*port)->Read(params, [response, reactor, encoding,
+                           name = (*port)->name()](absl::StatusOr<ReadResult> result) {
+      if (!result.ok()) {
+        reactor->Finish(ToGrpcStatus(result.status()));
+        return;
+      }
+      response->set_port_name(name);
+      response->set_bytes_read_total(result->bytes_read_total);
+      if (result->auto_closed) {
+        response->set_event("auto_close");
+        response->set_reason("idle_timeout");
+        response->set_idle_ms(result->idle_ms);
+        response->set_idle_close_count(result->idle_close_count);
+        response->set_encoding(v1::ENCODING_TEXT);
+        reactor->Finish(grpc::Status::OK);
+        return;
+      }
+      EncodedData encoded = EncodeData(result->data, encoding);
+      response->set_data(std::move(encoded.data));
+      response->set_encoding(encoded.encoding);
+      response->set_bytes_read(static_cast<int64_t>(result->data.size()));
+      response->set_timed_out(result->timed_out);
+      reactor->Finish(grpc::Status::OK);
+    });
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* ClosePort(grpc::CallbackServerContext* context,
+                                      const v1::ClosePortRequest* request,
+                                      v1::ClosePortResponse* response) override {
+    if (shutting_down_) return Reply(context, ShuttingDown());
+    const std::string owner = OwnerOf(context);
+    std::optional<std::string> name = OptionalName(request->has_port_name(), request->port_name());
+    std::shared_ptr<ManagedPort> port;
+    if (name.has_value()) {
+      port = registry_.Find(*name);
+      if (port != nullptr && port->owner() != owner) {
+        return Reply(context, absl::FailedPreconditionError(
+                                  absl::StrCat("port ", *name, " is in use by another client")));
+      }
+    } else if (!registry_.OpenPortNamesOf(owner).empty()) {
+      absl::StatusOr<std::shared_ptr<ManagedPort>> selected = registry_.Select(owner, name, true);
+      if (!selected.ok()) return Reply(context, selected.status());
+      port = *selected;
+    }
+    if (port == nullptr) {
+      response->set_status("already closed");
+      response->set_port_name(name.value_or(""));
+      return Reply(context, absl::OkStatus());
+    }
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    response->set_port_name(port->name());
+    port->Close("closed by client", [response, reactor](std::string status) {
+      response->set_status(std::move(status));
+      reactor->Finish(grpc::Status::OK);
+    });
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* GetStatus(grpc::CallbackServerContext* context,
+                                      const v1::GetStatusRequest* request,
+                                      v1::GetStatusResponse* response) override {
+    if (shutting_down_) return Reply(context, ShuttingDown());
+    const std::string owner = OwnerOf(context);
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port =
+        Observe(owner, OptionalName(request->has_port_name(), request->port_name()));
+    if (!port.ok()) return Reply(context, port.status());
+    for (const std::string& name : registry_.OpenPortNames()) response->add_open_ports(name);
+    response->set_port_name(request->port_name());
+    if (*port == nullptr) {
+      response->set_status(v1::PORT_STATE_CLOSED);
+      return Reply(context, absl::OkStatus());
+    }
+    const PortSnapshot snapshot = (*port)->Snapshot();
+    response->set_port_name((*port)->name());
+    response->set_status(StateToProto(snapshot.state));
+    if (snapshot.state != PortState::kClosed) {
+      SettingsToProto(snapshot.settings, response->mutable_settings());
+    }
+    response->set_owned_by_caller((*port)->owner() == owner);
+    return Reply(context, absl::OkStatus());
+  }
+
+  grpc::ServerUnaryReactor* GetMetrics(grpc::CallbackServerContext* context,
+                                       const v1::GetMetricsRequest* request,
+                                       v1::GetMetricsResponse* response) override {
+    if (shutting_down_) return Reply(context, ShuttingDown());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port =
+        Observe(OwnerOf(context), OptionalName(request->has_port_name(), request->port_name()));
+    if (!port.ok()) return Reply(context, port.status());
+    const std::string name = *port != nullptr ? (*port)->name() : request->port_name();
+    response->set_port_name(name);
+    response->set_idle_close_count(registry_.IdleCloseCount(name));
+    if (*port == nullptr) {
+      response->set_state(v1::PORT_STATE_CLOSED);
+      return Reply(context, absl::OkStatus());
+    }
+    const PortSnapshot snapshot = (*port)->Snapshot();
+    response->set_state(StateToProto(snapshot.state));
+    response->set_bytes_read_total(snapshot.bytes_read_total);
+    response->set_bytes_written_total(snapshot.bytes_written_total);
+    response->set_open_duration_ms(snapshot.open_duration_ms);
+    response->set_last_activity_ms(snapshot.last_activity_ms);
+    response->set_timeout_streak(snapshot.timeout_streak);
+    return Reply(context, absl::OkStatus());
+  }
+
+  grpc::ServerWriteReactor<v1::PortEvent>* Subscribe(grpc::CallbackServerContext* context,
+                                                     const v1::SubscribeRequest* request) override {
+    if (request->port_name().empty() || shutting_down_) {
+      auto* reactor = new RejectedStream<v1::PortEvent>();
+      reactor->Finish(ToGrpcStatus(
+          shutting_down_ ? ShuttingDown()
+                         : absl::InvalidArgumentError("port_name is required for Subscribe")));
+      return reactor;
+    }
+    (void)context;
+    v1::PortEvent initial;
+    initial.set_port_name(request->port_name());
+    initial.set_reason("current state");
+    std::shared_ptr<ManagedPort> port = registry_.Find(request->port_name());
+    const PortState state = port != nullptr ? port->state() : PortState::kClosed;
+    initial.set_type(state == PortState::kError    ? v1::PortEvent::TYPE_ERROR
+                     : state == PortState::kClosed ? v1::PortEvent::TYPE_CLOSED
+                                                   : v1::PortEvent::TYPE_OPENED);
+    return SubscribeReactor::Start(request->port_name(), request->encoding(), std::move(initial),
+                                   &hub_, &tracker_, queue_limit_);
+  }
+
+  grpc::ServerWriteReactor<v1::LeaseEvent>* Lease(grpc::CallbackServerContext* context,
+                                                  const v1::LeaseRequest*) override {
+    return LeaseReactor::Start(OwnerOf(context), &registry_, &tracker_);
+  }
+
+  grpc::ServerUnaryReactor* ReleaseOwner(grpc::CallbackServerContext* context,
+                                         const v1::ReleaseOwnerRequest*,
+                                         v1::ReleaseOwnerResponse* response) override {
+    if (shutting_down_) return Reply(context, ShuttingDown());
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    registry_.CloseAllOf(OwnerOf(context), "released by owner",
+                         [response, reactor](std::vector<std::string> names) {
+                           for (const std::string& name : names) response->add_closed_ports(name);
+                           reactor->Finish(grpc::Status::OK);
+                         });
+    return reactor;
+  }
+
+ private:
+  template <typename Message>
+  class RejectedStream : public grpc::ServerWriteReactor<Message> {
+   public:
+    void OnDone() override { delete this; }
+  };
+
+  static absl::Status ShuttingDown() {
+    return absl::UnavailableError("labgate-serial is shutting down");
+  }
+
+  // The port a status/metrics call looks at: named, or the caller's only one.
+  // Null when none is open.
+  absl::StatusOr<std::shared_ptr<ManagedPort>> Observe(const std::string& owner,
+                                                       const std::optional<std::string>& name) {
+    if (name.has_value()) return registry_.Find(*name);
+    if (registry_.OpenPortNamesOf(owner).empty()) return std::shared_ptr<ManagedPort>();
+    return registry_.Select(owner, name, false);
+  }
+
+  Clock* const clock_;
+  const size_t queue_limit_;
+  std::atomic<bool> shutting_down_{false};
+  EventHub hub_;
+  PortRegistry registry_;
+  StreamTracker tracker_;
+  std::unique_ptr<PortWorker> misc_worker_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<SerialGrpcService>> CreateSerialService(
+    const SerialServiceOptions& options) {
+  if (options.poll_period_ms <= 0) {
+    return absl::InvalidArgumentError("poll_period_ms must be positive");
+  }
+  if (options.subscriber_queue_limit <= 0) {
+    return absl::InvalidArgumentError("subscriber_queue_limit must be positive");
+  }
+  return std::unique_ptr<SerialGrpcService>(new SerialServiceImpl(options));
+}
+
+}  // namespace labgate::serial

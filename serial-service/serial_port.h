@@ -1,0 +1,71 @@
+// The one interface every port backend implements (libserialport devices and
+// loop:// loopbacks). Calls block; the service only makes them on the port's own
+// worker thread, never on a gRPC thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace labgate::serial {
+
+enum class Parity { kNone, kOdd, kEven };
+enum class FlowControl { kNone, kHardware, kSoftware };
+
+struct PortSettings {
+  int64_t baud_rate = 0;
+  int64_t timeout_ms = 1000;
+  int data_bits = 8;
+  Parity parity = Parity::kNone;
+  int stop_bits = 1;
+  FlowControl flow_control = FlowControl::kNone;
+  std::string terminator;
+  int64_t idle_disconnect_ms = 0;  // 0: never auto-close
+};
+
+enum class Transport { kUnknown, kUsb, kBluetooth, kPci, kLoopback };
+
+// What is known about a port without opening it.
+struct PortDetails {
+  std::string port_name;
+  Transport transport = Transport::kUnknown;
+  int usb_vid = -1;  // -1 when not a USB device
+  int usb_pid = -1;
+  std::optional<std::string> serial_number;
+  std::optional<std::string> manufacturer;
+  std::optional<std::string> product;
+  std::optional<std::string> description;
+};
+
+class SerialPort {
+ public:
+  virtual ~SerialPort() = default;
+
+  // NOT_FOUND for a missing device, PERMISSION_DENIED, FAILED_PRECONDITION when busy.
+  virtual absl::Status Open() = 0;
+  // Applies settings to an open port; may be called again to reconfigure.
+  virtual absl::Status Configure(const PortSettings& settings) = 0;
+  // Waits up to `timeout_ms` (0: do not wait) until at least one byte is available,
+  // then returns what is there, at most `max` bytes. 0 means the timeout passed.
+  // UNAVAILABLE "device disconnected" when the device went away.
+  virtual absl::StatusOr<size_t> Read(char* buffer, size_t max, int64_t timeout_ms) = 0;
+  // Writes as much of `data` as fits within `timeout_ms`; returns how much that was.
+  virtual absl::StatusOr<size_t> Write(const std::string& data, int64_t timeout_ms) = 0;
+  // Idempotent.
+  virtual void Close() = 0;
+};
+
+// Makes the backend for a port name: loop://... gives a LoopbackPort, anything
+// else a LibSerialPortBackend. Tests inject their own.
+using PortFactory = std::function<std::unique_ptr<SerialPort>(const std::string& port_name)>;
+std::unique_ptr<SerialPort> DefaultPortFactory(const std::string& port_name);
+
+bool IsLoopbackName(const std::string& port_name);
+
+}  // namespace labgate::serial

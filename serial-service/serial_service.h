@@ -1,0 +1,45 @@
+// labgate.serial.v1.SerialService for embedding: the gateway's in-process mode and
+// the standalone labgate-serial binary both create it here and register it on a
+// grpc::Server (common/service_host.h).
+//
+// Callers are told apart by the gRPC metadata key "labgate-owner"; calls without
+// it act as the owner "anonymous". An owner keeps its ports while it holds a
+// Lease stream open (the gateway holds one per MCP connection); when its last
+// Lease ends, or it calls ReleaseOwner, its ports close.
+#pragma once
+
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "labgate/serial/v1/serial.grpc.pb.h"
+#include "serial-service/clock.h"
+#include "serial-service/serial_port.h"
+
+namespace labgate::serial {
+
+inline constexpr char kOwnerMetadataKey[] = "labgate-owner";
+inline constexpr char kDefaultOwner[] = "anonymous";
+
+struct SerialServiceOptions {
+  // Time for idle auto-close and the metrics' durations; null means SystemClock().
+  Clock* clock = nullptr;
+  // Backend per port name; empty means DefaultPortFactory (loop:// or libserialport).
+  PortFactory port_factory;
+  // How often an otherwise idle port with subscribers polls its device.
+  int poll_period_ms = 10;
+  // Events a Subscribe stream may queue before data chunks are dropped.
+  int subscriber_queue_limit = 256;
+};
+
+class SerialGrpcService : public v1::SerialService::CallbackService {
+ public:
+  ~SerialGrpcService() override = default;
+  // Closes every port, ends every Subscribe and Lease stream, and refuses new calls
+  // with UNAVAILABLE. Call before shutting the grpc::Server down. Idempotent.
+  virtual void Shutdown() = 0;
+};
+
+absl::StatusOr<std::unique_ptr<SerialGrpcService>> CreateSerialService(
+    const SerialServiceOptions& options);
+
+}  // namespace labgate::serial
