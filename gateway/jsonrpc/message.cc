@@ -60,6 +60,11 @@ IncomingMessage ParseMessage(std::string_view payload) {
       // nlohmann would silently skip it; JSON text must not start with one (RFC 8259 8.1).
       return ParseError("byte order mark is not allowed");
     }
+    // nlohmann's lexer takes a NUL byte for the end of input and would accept
+    // "{...}\0garbage"; a raw NUL is never valid JSON, in or out of strings.
+    if (size_t nul = payload.find('\0'); nul != std::string_view::npos) {
+      return ParseError("raw NUL byte at offset " + std::to_string(nul));
+    }
     if (NestingExceeds(payload, kMaxNestingDepth)) {
       return ParseError("arrays and objects nest deeper than " + std::to_string(kMaxNestingDepth) +
                         " levels");
