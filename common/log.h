@@ -33,8 +33,9 @@ class LogLine {
 
 }  // namespace labgate
 
-// LG_LOG(kInfo) << "listening on " << addr;
-#define LG_LOG(level)                                       \
-  if (!::labgate::LogEnabled(::labgate::LogLevel::level)) { \
-  } else                                                    \
-    ::labgate::internal::LogLine(::labgate::LogLevel::level).stream()
+// LG_LOG(kInfo) << "listening on " << addr;  (the for-loop form is safe inside an
+// unbraced if/else)
+#define LG_LOG(level)                                                                     \
+  for (bool lg_log_once = ::labgate::LogEnabled(::labgate::LogLevel::level); lg_log_once; \
+       lg_log_once = false)                                                               \
+  ::labgate::internal::LogLine(::labgate::LogLevel::level).stream()

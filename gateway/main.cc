@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <atomic>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "common/flag_names.h"
 #include "common/log.h"
 #include "common/service_host.h"
 #include "gateway/app/backends.h"
@@ -48,7 +50,8 @@ std::string DefaultDataDir() {
 int main(int argc, char** argv) {
   labgate::BlockShutdownSignals();
   absl::SetProgramUsageMessage("MCP gateway for lab serial instruments, sessions and actions");
-  absl::ParseCommandLine(argc, argv);
+  labgate::HyphenatedFlags flags(argc, argv);
+  absl::ParseCommandLine(flags.argc(), flags.argv());
 
   labgate::LogLevel level;
   if (!labgate::ParseLogLevel(absl::GetFlag(FLAGS_log_level), &level)) {
@@ -90,11 +93,10 @@ int main(int argc, char** argv) {
   labgate::gateway::StdioConnection connection(&server, io, stdio_options);
 
   // A signal ends input just as EOF does; the requests in flight still finish.
-  std::thread signal_thread([&connection] {
+  std::atomic<bool> stopping{false};
+  std::thread signal_thread([&connection, &stopping] {
     int signal_number = labgate::WaitForShutdownSignal();
-    if (signal_number == SIGTERM || signal_number == SIGINT) {
-      LG_LOG(kInfo) << "signal " << signal_number << ": shutting down";
-    }
+    if (!stopping.load()) LG_LOG(kInfo) << "signal " << signal_number << ": shutting down";
     connection.Interrupt();
   });
 
@@ -105,6 +107,7 @@ int main(int argc, char** argv) {
   connection.Drain(std::chrono::seconds(10));
 
   // Wake the signal thread if input ended by EOF.
+  stopping.store(true);
   pthread_kill(signal_thread.native_handle(), SIGTERM);
   signal_thread.join();
 

@@ -12,7 +12,9 @@ TEST(StatusMapTest, EveryCodeRoundTripsThroughGrpc) {
     EXPECT_EQ(static_cast<int>(wire.error_code()), code);
     absl::Status back = FromGrpcStatus(wire);
     EXPECT_EQ(back.code(), status.code());
-    if (code != 0) EXPECT_EQ(std::string(back.message()), "why");
+    if (code != 0) {
+      EXPECT_EQ(std::string(back.message()), "why");
+    }
   }
 }
 

@@ -14,8 +14,8 @@ TEST(TimeFormatTest, FormatsRfc3339UtcWithMillis) {
 }
 
 TEST(TimeFormatTest, NowHasTheShape) {
-  EXPECT_TRUE(std::regex_match(NowRfc3339(),
-                               std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)")));
+  EXPECT_TRUE(
+      std::regex_match(NowRfc3339(), std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)")));
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // connect to the remote address given on the command line.
 #pragma once
 
+#include <google/protobuf/descriptor.h>
+
 #include <chrono>
 #include <memory>
 #include <string>
