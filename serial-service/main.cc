@@ -1,8 +1,10 @@
 // labgate-serial: the serial service on its own gRPC server, with health checking
 // and reflection. Drains and exits 0 on SIGTERM/SIGINT.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -28,12 +30,31 @@ std::string BoundAddress(const std::string& listen, int port) {
   return absl::StrCat(host, ":", port);
 }
 
+// The documented spellings are --port-file and --log-level; absl flag names are
+// identifiers, so dashes in a flag's name become underscores before parsing.
+std::vector<std::string> NormaliseFlagNames(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  for (size_t i = 1; i < args.size(); ++i) {
+    std::string& arg = args[i];
+    if (arg == "--") break;
+    if (arg.rfind("--", 0) != 0) continue;
+    const size_t end = std::min(arg.find('='), arg.size());
+    for (size_t k = 2; k < end; ++k) {
+      if (arg[k] == '-') arg[k] = '_';
+    }
+  }
+  return args;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   labgate::BlockShutdownSignals();
   absl::SetProgramUsageMessage("labgate-serial --listen HOST:PORT [--port-file FILE]");
-  absl::ParseCommandLine(argc, argv);
+  std::vector<std::string> args = NormaliseFlagNames(argc, argv);
+  std::vector<char*> arg_pointers;
+  for (std::string& arg : args) arg_pointers.push_back(arg.data());
+  absl::ParseCommandLine(static_cast<int>(arg_pointers.size()), arg_pointers.data());
 
   labgate::LogLevel level;
   if (!labgate::ParseLogLevel(absl::GetFlag(FLAGS_log_level), &level)) {

@@ -26,8 +26,7 @@ static ioctl_fn real_ioctl(void) {
 }
 
 static int is_modem_request(unsigned long request) {
-  return request == TIOCMGET || request == TIOCMSET || request == TIOCMBIS ||
-         request == TIOCMBIC;
+  return request == TIOCMGET || request == TIOCMSET || request == TIOCMBIS || request == TIOCMBIC;
 }
 
 int ioctl(int fd, unsigned long request, ...) {
@@ -37,8 +36,8 @@ int ioctl(int fd, unsigned long request, ...) {
   va_end(args);
 
   int result = real_ioctl()(fd, request, arg);
-  if (result == 0 || errno != ENOTTY || !is_modem_request(request) || fd < 0 ||
-      fd >= kMaxFds || arg == 0) {
+  if (result == 0 || errno != ENOTTY || !is_modem_request(request) || fd < 0 || fd >= kMaxFds ||
+      arg == 0) {
     return result;
   }
   int* bits = (int*)arg;

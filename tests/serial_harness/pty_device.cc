@@ -1,0 +1,219 @@
+#include "tests/serial_harness/pty_device.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+
+namespace labgate::serial_harness {
+namespace {
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+absl::Status Errno(const std::string& what) {
+  return absl::InternalError(absl::StrCat(what, ": ", std::strerror(errno)));
+}
+
+// tty nodes with a /sys/class/tty entry that a pty can stand in for. Each process
+// has its own mount namespace, so the numbering only has to be unique per process.
+absl::StatusOr<std::string> NextDevicePath() {
+  static std::atomic<int> next{1};
+  for (int tries = 0; tries < 63; ++tries) {
+    const int number = next.fetch_add(1);
+    if (number > 63) break;
+    const std::string path = absl::StrCat("/dev/tty", number);
+    struct stat info;
+    const std::string sysfs = absl::StrCat("/sys/class/tty/tty", number);
+    if (stat(path.c_str(), &info) == 0 && lstat(sysfs.c_str(), &info) == 0) return path;
+  }
+  return absl::ResourceExhaustedError("no free /dev/ttyN node (with a sysfs entry) left");
+}
+
+}  // namespace
+
+absl::Status EnterPrivateMountNamespace() {
+  if (unshare(CLONE_NEWNS) != 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("unshare(CLONE_NEWNS) failed: ", std::strerror(errno)));
+  }
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot make / private in the new mount namespace: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+bool ShimLoaded() { return dlsym(RTLD_DEFAULT, "labgate_tiocm_shim_loaded") != nullptr; }
+
+PtyDevice::PtyDevice(std::string path, InstrumentMode mode) : path_(std::move(path)), mode_(mode) {}
+
+absl::StatusOr<std::unique_ptr<PtyDevice>> PtyDevice::Create(InstrumentMode mode) {
+  absl::StatusOr<std::string> path = NextDevicePath();
+  if (!path.ok()) return path.status();
+  std::unique_ptr<PtyDevice> device(new PtyDevice(*path, mode));
+  if (absl::Status status = device->Attach(); !status.ok()) return status;
+  return device;
+}
+
+PtyDevice::~PtyDevice() {
+  Disconnect();
+  umount2(path_.c_str(), MNT_DETACH);
+}
+
+absl::Status PtyDevice::Attach() {
+  struct termios raw;
+  std::memset(&raw, 0, sizeof(raw));
+  cfmakeraw(&raw);
+  char slave_name[128];
+  int master = -1, slave = -1;
+  if (openpty(&master, &slave, slave_name, &raw, nullptr) != 0) return Errno("openpty");
+  umount2(path_.c_str(), MNT_DETACH);  // a previous pty bound here, if any
+  if (mount(slave_name, path_.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+    const int error = errno;
+    close(master);
+    close(slave);
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot bind-mount ", slave_name, " over ", path_, ": ", std::strerror(error),
+                     " (the pty serial harness needs root in a private mount namespace)"));
+  }
+  master_fd_ = master;
+  slave_fd_ = slave;
+  stop_ = false;
+  stalled_until_ms_ = 0;
+  line_.clear();
+  {
+    absl::MutexLock lock(&mu_);
+    connected_ = true;
+  }
+  thread_ = std::thread(&PtyDevice::Run, this);
+  return absl::OkStatus();
+}
+
+void PtyDevice::StopInstrument() {
+  stop_ = true;
+  if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+}
+
+void PtyDevice::Disconnect() {
+  StopInstrument();
+  absl::MutexLock lock(&mu_);
+  if (master_fd_ >= 0) close(master_fd_);
+  if (slave_fd_ >= 0) close(slave_fd_);
+  master_fd_ = -1;
+  slave_fd_ = -1;
+  connected_ = false;
+}
+
+absl::Status PtyDevice::Reconnect() {
+  Disconnect();
+  return Attach();
+}
+
+bool PtyDevice::connected() const {
+  absl::MutexLock lock(&mu_);
+  return connected_;
+}
+
+void PtyDevice::Stall(std::chrono::milliseconds duration) {
+  stalled_until_ms_ = NowMs() + duration.count();
+}
+
+void PtyDevice::Send(const std::string& bytes) { Reply(bytes); }
+
+std::string PtyDevice::Received() const {
+  absl::MutexLock lock(&mu_);
+  return received_;
+}
+
+void PtyDevice::set_mode(InstrumentMode mode) { mode_ = mode; }
+
+void PtyDevice::Reply(const std::string& bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t wrote = write(master_fd_, bytes.data() + done, bytes.size() - done);
+    if (wrote < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return;
+    }
+    done += static_cast<size_t>(wrote);
+  }
+}
+
+void PtyDevice::Run() {
+  char buffer[4096];
+  while (!stop_) {
+    if (NowMs() < stalled_until_ms_) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      continue;
+    }
+    struct pollfd entry = {master_fd_, POLLIN, 0};
+    const int ready = poll(&entry, 1, 20);
+    if (ready <= 0 || !(entry.revents & POLLIN)) continue;
+    const ssize_t got = read(master_fd_, buffer, sizeof(buffer));
+    if (got <= 0) continue;
+    const std::string chunk(buffer, static_cast<size_t>(got));
+    {
+      absl::MutexLock lock(&mu_);
+      received_ += chunk;
+    }
+    Handle(chunk);
+  }
+}
+
+void PtyDevice::Handle(const std::string& chunk) {
+  if (mode_ == InstrumentMode::kEcho) {
+    Reply(chunk);
+    return;
+  }
+  for (char c : chunk) {
+    if (c == '\r') continue;
+    if (c != '\n') {
+      line_.push_back(c);
+      continue;
+    }
+    std::string line = std::move(line_);
+    line_.clear();
+    HandleLine(std::move(line));
+    if (stop_) return;
+  }
+}
+
+void PtyDevice::HandleLine(std::string line) {
+  if (line == "*IDN?") {
+    Reply(absl::StrCat(kInstrumentId, "\n"));
+  } else if (absl::ConsumePrefix(&line, "STALL ")) {
+    int ms = 0;
+    if (absl::SimpleAtoi(line, &ms)) Stall(std::chrono::milliseconds(ms));
+  } else if (line == "PARTIAL") {
+    Reply("partial");
+  } else if (line == "DROP") {
+    // Close our ends from the instrument thread itself; Disconnect() joins it later.
+    stop_ = true;
+    absl::MutexLock lock(&mu_);
+    close(master_fd_);
+    close(slave_fd_);
+    master_fd_ = -1;
+    slave_fd_ = -1;
+    connected_ = false;
+  } else {
+    Reply(absl::StrCat(line, "\n"));
+  }
+}
+
+}  // namespace labgate::serial_harness
