@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <string_view>
 
@@ -319,6 +320,40 @@ TEST(MakeTest, BuiltMessagesParseBackTheSame) {
   EXPECT_EQ(ParseMessage(MakeNotification("n", json::array())).kind, Kind::kNotification);
   EXPECT_EQ(ParseMessage(MakeResult("\"r\"", 1)).kind, Kind::kResponse);
   EXPECT_EQ(ParseMessage(MakeError("2", -1, "x")).kind, Kind::kResponse);
+}
+
+// Ids of every shape, wherever they sit among other members with nested "id"s: the echoed
+// text is exactly the source text, and it denotes the same value nlohmann parsed.
+TEST(ParseMessageTest, RandomlyPlacedIdsAreEchoedExactly) {
+  std::mt19937 rng(7);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  const std::vector<std::string> ids = {"0",
+                                        "42",
+                                        "-7",
+                                        "3.25",
+                                        "1e3",
+                                        "98765432109876543210",
+                                        R"("x")",
+                                        R"("\"id\":1")",
+                                        R"("\u0041\\")",
+                                        R"("")"};
+  const std::vector<std::string> others = {R"("jsonrpc":"2.0")", R"("method":"m")",
+                                           R"("params":{"id":1,"l":[{"id":"n"}]})",
+                                           R"("x":"\"id\": 9")", R"("y":[["id",{"id":[]}]])"};
+  for (int round = 0; round < 500; ++round) {
+    std::vector<std::string> members = others;
+    const std::string& id = ids[pick(ids.size())];
+    members.insert(members.begin() + static_cast<long>(pick(members.size() + 1)),
+                   std::string(R"("id")") + (pick(2) ? " : " : ":") + id);
+    std::shuffle(members.begin(), members.end(), rng);
+    std::string payload = pick(2) ? "{" : " {\n";
+    for (size_t i = 0; i < members.size(); ++i) payload += (i ? "," : "") + members[i];
+    payload += "}";
+    IncomingMessage m = ParseMessage(payload);
+    ASSERT_EQ(m.kind, Kind::kRequest) << payload;
+    ASSERT_EQ(m.raw_id, id) << payload;
+    EXPECT_EQ(json::parse(m.raw_id), m.body["id"]) << payload;
+  }
 }
 
 }  // namespace

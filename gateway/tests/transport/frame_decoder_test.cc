@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -398,6 +399,55 @@ TEST(FrameDecoderTest, ByteAtATimeDecodesIdentically) {
   for (char c : stream) r.Feed(std::string_view(&c, 1));
   r.Finish();
   EXPECT_EQ(r.events(), DecodeAll(stream, 64));
+}
+
+// Random streams of well-formed and broken pieces, split at random offsets, must decode as
+// the unsplit stream does, and the decoder must never hold much more than the limit.
+TEST(FrameDecoderTest, RandomStreamsDecodeIdenticallyUnderRandomSplits) {
+  constexpr size_t kLimit = 48;
+  std::mt19937 rng(20261122);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  const std::vector<std::string> pieces = {"{\"a\":1}\n",
+                                           "[1,2]\r\n",
+                                           "\n",
+                                           "\r\n",
+                                           "  \t",
+                                           Cl("{\"b\":\"\xC3\xA9\"}"),
+                                           Cl(std::string(60, 'c')),
+                                           std::string(70, 'n') + "\n",
+                                           "\xEF\xBB\xBF[3]\n",
+                                           "\xEF\xBB\xBF" + Cl("[4]"),
+                                           "Content-Length: z\r\n\r\n",
+                                           "Content-Type: t\r\n\r\n",
+                                           "Content-Length: 3\n\n[5]",
+                                           "content-length: 2\r\n[6]\n",
+                                           std::string("\0\xFF\x01", 3),
+                                           "Content-",
+                                           "Length: 1\r\n\r\nx",
+                                           "\xEF",
+                                           "\xBB\xBF",
+                                           "garbage ",
+                                           ":",
+                                           "\r"};
+  for (int round = 0; round < 300; ++round) {
+    std::string stream;
+    size_t count = 1 + pick(25);
+    for (size_t i = 0; i < count; ++i) stream += pieces[pick(pieces.size())];
+    const std::vector<std::string> expected = DecodeAll(stream, kLimit);
+    for (int split = 0; split < 10; ++split) {
+      Recorder r(kLimit);
+      size_t pos = 0;
+      while (pos < stream.size()) {
+        size_t n = std::min(stream.size() - pos, 1 + pick(20));
+        r.Feed(std::string_view(stream).substr(pos, n));
+        EXPECT_LE(r.decoder().buffered_bytes(), FrameDecoder::kMaxHeaderLineBytes + 64 * 1024);
+        pos += n;
+      }
+      r.Finish();
+      ASSERT_EQ(r.events(), expected)
+          << "round " << round << ", stream " << ::testing::PrintToString(stream);
+    }
+  }
 }
 
 }  // namespace
