@@ -132,21 +132,30 @@ absl::Status LibSerialPortBackend::Configure(const PortSettings& settings) {
   if (!open_) return absl::FailedPreconditionError(absl::StrCat("port not open: ", path_));
   struct Step {
     const char* what;
+    int64_t value;
     sp_return result;
   };
   const Step steps[] = {
-      {"baud_rate", sp_set_baudrate(port_, static_cast<int>(settings.baud_rate))},
-      {"data_bits", sp_set_bits(port_, settings.data_bits)},
-      {"parity", sp_set_parity(port_, ToSpParity(settings.parity))},
-      {"stop_bits", sp_set_stopbits(port_, settings.stop_bits)},
-      {"flow_control", sp_set_flowcontrol(port_, ToSpFlowControl(settings.flow_control))},
+      {"baud_rate", settings.baud_rate,
+       sp_set_baudrate(port_, static_cast<int>(settings.baud_rate))},
+      {"data_bits", settings.data_bits, sp_set_bits(port_, settings.data_bits)},
+      {"parity", static_cast<int64_t>(settings.parity),
+       sp_set_parity(port_, ToSpParity(settings.parity))},
+      {"stop_bits", settings.stop_bits, sp_set_stopbits(port_, settings.stop_bits)},
+      {"flow_control", static_cast<int64_t>(settings.flow_control),
+       sp_set_flowcontrol(port_, ToSpFlowControl(settings.flow_control))},
   };
   for (const Step& step : steps) {
     if (step.result == SP_OK) continue;
-    const int error = sp_last_error_code();
-    if (step.result == SP_ERR_FAIL && IsDisconnectErrno(error)) return Disconnected(path_);
+    if (step.result == SP_ERR_FAIL && IsDisconnectErrno(sp_last_error_code())) {
+      return Disconnected(path_);
+    }
+    const std::string why = step.result == SP_ERR_FAIL && sp_last_error_code() != 0 ? LastError()
+                            : step.result == SP_ERR_FAIL ? "the device did not take the setting"
+                            : step.result == SP_ERR_SUPP ? "not supported by this device"
+                                                         : "rejected by libserialport";
     return absl::InvalidArgumentError(
-        absl::StrCat("the device refused ", step.what, ": ", LastError()));
+        absl::StrCat(path_, " cannot use ", step.what, " ", step.value, ": ", why));
   }
   return absl::OkStatus();
 }

@@ -45,8 +45,14 @@ void PortRegistry::Open(const std::string& owner, const std::string& name,
     port = ManagedPort::Create(name, owner, factory_(name), settings, std::move(env));
     ports_[name] = port;
   }
-  if (replaced) replaced->Close("replaced by a new open", nullptr);
-  port->Open(std::move(done));
+  if (replaced == nullptr) {
+    port->Open(std::move(done));
+    return;
+  }
+  // Subscribers see the failed port's CLOSED before the new one's OPENED.
+  replaced->Close("replaced by a new open", [port, done = std::move(done)](std::string) mutable {
+    port->Open(std::move(done));
+  });
 }
 
 absl::StatusOr<std::shared_ptr<ManagedPort>> PortRegistry::Select(

@@ -13,9 +13,9 @@
 
 #include <cstring>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 
 namespace labgate::serial_harness {
 namespace {
@@ -165,6 +165,7 @@ void PtyDevice::Run() {
     struct pollfd entry = {master_fd_, POLLIN, 0};
     const int ready = poll(&entry, 1, 20);
     if (ready <= 0 || !(entry.revents & POLLIN)) continue;
+    if (NowMs() < stalled_until_ms_) continue;  // stalled while we waited
     const ssize_t got = read(master_fd_, buffer, sizeof(buffer));
     if (got <= 0) continue;
     const std::string chunk(buffer, static_cast<size_t>(got));
@@ -182,7 +183,10 @@ void PtyDevice::Handle(const std::string& chunk) {
     return;
   }
   for (char c : chunk) {
-    if (c == '\r') continue;
+    if (c == '\r') {
+      line_ending_ = "\r\n";
+      continue;
+    }
     if (c != '\n') {
       line_.push_back(c);
       continue;
@@ -190,16 +194,17 @@ void PtyDevice::Handle(const std::string& chunk) {
     std::string line = std::move(line_);
     line_.clear();
     HandleLine(std::move(line));
+    line_ending_ = "\n";
     if (stop_) return;
   }
 }
 
 void PtyDevice::HandleLine(std::string line) {
   if (line == "*IDN?") {
-    Reply(absl::StrCat(kInstrumentId, "\n"));
-  } else if (absl::ConsumePrefix(&line, "STALL ")) {
+    Reply(absl::StrCat(kInstrumentId, line_ending_));
+  } else if (absl::StartsWith(line, "STALL ")) {
     int ms = 0;
-    if (absl::SimpleAtoi(line, &ms)) Stall(std::chrono::milliseconds(ms));
+    if (absl::SimpleAtoi(line.substr(6), &ms)) Stall(std::chrono::milliseconds(ms));
   } else if (line == "PARTIAL") {
     Reply("partial");
   } else if (line == "DROP") {
@@ -212,7 +217,7 @@ void PtyDevice::HandleLine(std::string line) {
     slave_fd_ = -1;
     connected_ = false;
   } else {
-    Reply(absl::StrCat(line, "\n"));
+    Reply(absl::StrCat(line, line_ending_));
   }
 }
 

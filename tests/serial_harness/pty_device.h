@@ -30,12 +30,12 @@ bool ShimLoaded();
 
 // What the instrument does with the bytes it receives.
 enum class InstrumentMode {
-  // Line commands ending in "\n" ("\r" ignored):
+  // Line commands ending in "\n" or "\r\n", answered with the same ending:
   //   *IDN?        -> the id string and "\n"
   //   STALL <ms>   -> stop reading and answering for <ms> milliseconds
   //   PARTIAL      -> "partial" with no terminator
   //   DROP         -> the instrument drops off (closes its end)
-  //   anything else is echoed back with "\n"
+  //   anything else is echoed back
   kScpi,
   // Every byte is echoed back at once, NUL bytes included.
   kEcho,
@@ -85,7 +85,8 @@ class PtyDevice {
   int master_fd_ = -1;
   int slave_fd_ = -1;
   std::thread thread_;
-  std::string line_;  // instrument thread only
+  std::string line_;                // instrument thread only
+  std::string line_ending_ = "\n";  // instrument thread only: answers end like the command
 
   mutable absl::Mutex mu_;
   std::string received_ ABSL_GUARDED_BY(mu_);
