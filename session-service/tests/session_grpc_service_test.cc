@@ -1,1 +1,167 @@
+// The gRPC adapter on an in-process server, as the gateway embeds it: status codes,
+// field mapping, WatchSession streaming and shutdown with streams open.
+#include <grpcpp/grpcpp.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <future>
+#include <thread>
+
+#include "common/service_host.h"
 #include "gtest/gtest.h"
+#include "session-service/session_service.h"
+
+namespace labgate::session {
+namespace {
+
+namespace pb = ::labgate::session::v1;
+
+class SessionGrpcServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "labgate-session-grpc-XXXXXX").string();
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    data_dir_ = pattern;
+    auto service = CreateSessionService({data_dir_});
+    ASSERT_TRUE(service.ok()) << service.status();
+    service_ = std::move(*service);
+    auto host = ServiceHost::Start("", {service_.get()});
+    ASSERT_TRUE(host.ok()) << host.status();
+    host_ = std::move(*host);
+    stub_ = pb::SessionService::NewStub(host_->InProcessChannel());
+  }
+  void TearDown() override {
+    if (service_) service_->FinishWatchStreams();
+    if (host_) host_->Shutdown(std::chrono::seconds(5));
+    if (service_) service_->Shutdown();
+    std::error_code ignored;
+    std::filesystem::remove_all(data_dir_, ignored);
+  }
+
+  pb::Session Create(const std::string& device) {
+    grpc::ClientContext context;
+    pb::CreateSessionRequest request;
+    request.set_device_id(device);
+    pb::CreateSessionResponse response;
+    grpc::Status status = stub_->CreateSession(&context, request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response.session();
+  }
+
+  grpc::Status Append(const std::string& session_id, const std::string& content,
+                      pb::AppendMessageResponse* response) {
+    grpc::ClientContext context;
+    pb::AppendMessageRequest request;
+    request.set_session_id(session_id);
+    request.set_content(content);
+    return stub_->AppendMessage(&context, request, response);
+  }
+
+  std::string data_dir_;
+  std::unique_ptr<SessionGrpcService> service_;
+  std::unique_ptr<ServiceHost> host_;
+  std::unique_ptr<pb::SessionService::Stub> stub_;
+};
+
+TEST_F(SessionGrpcServiceTest, StoreErrorsMapToGrpcCodes) {
+  pb::AppendMessageResponse response;
+  grpc::Status unknown = Append("missing", "x", &response);
+  EXPECT_EQ(unknown.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(unknown.error_message(), "session 'missing' not found");
+
+  EXPECT_EQ(Append("", "x", &response).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+
+  pb::Session session = Create("d");
+  grpc::ClientContext context;
+  pb::CloseSessionRequest close;
+  close.set_session_id(session.id());
+  pb::CloseSessionResponse closed;
+  ASSERT_TRUE(stub_->CloseSession(&context, close, &closed).ok());
+  EXPECT_TRUE(closed.session().closed());
+  EXPECT_EQ(Append(session.id(), "x", &response).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+TEST_F(SessionGrpcServiceTest, OptionalFieldsStayAbsentUnlessGiven) {
+  pb::Session session = Create("d");
+  pb::AppendMessageResponse plain;
+  ASSERT_TRUE(Append(session.id(), "x", &plain).ok());
+  EXPECT_EQ(plain.message_id(), 1);
+  EXPECT_EQ(plain.role(), "tool");
+  EXPECT_FALSE(plain.has_direction());
+  EXPECT_FALSE(plain.has_features());
+  EXPECT_FALSE(plain.has_latency_ms());
+
+  grpc::ClientContext context;
+  pb::AppendMessageRequest request;
+  request.set_session_id(session.id());
+  request.set_content("y");
+  request.set_direction("rx");
+  request.set_features("A b");
+  request.set_latency_ms(0);
+  pb::AppendMessageResponse full;
+  ASSERT_TRUE(stub_->AppendMessage(&context, request, &full).ok());
+  EXPECT_EQ(full.message_id(), 2);
+  EXPECT_EQ(full.direction(), "rx");
+  EXPECT_EQ(full.features(), "a,b");
+  ASSERT_TRUE(full.has_latency_ms());
+  EXPECT_EQ(full.latency_ms(), 0);
+}
+
+TEST_F(SessionGrpcServiceTest, WatchStreamsCommittedEvents) {
+  pb::Session session = Create("d");
+  grpc::ClientContext context;
+  pb::WatchSessionRequest request;
+  request.set_session_id(session.id());
+  auto reader = stub_->WatchSession(&context, request);
+  reader->WaitForInitialMetadata();  // sent once the subscription is live
+
+  pb::AppendMessageResponse appended;
+  ASSERT_TRUE(Append(session.id(), "hello", &appended).ok());
+  pb::SessionEvent event;
+  ASSERT_TRUE(reader->Read(&event));
+  EXPECT_EQ(event.type(), pb::SessionEvent::TYPE_APPENDED);
+  EXPECT_EQ(event.session().id(), session.id());
+  EXPECT_EQ(event.message().message_id(), 1);
+  EXPECT_EQ(event.message().content(), "hello");
+
+  context.TryCancel();
+  EXPECT_FALSE(reader->Read(&event));
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::CANCELLED);
+}
+
+TEST_F(SessionGrpcServiceTest, WatchingAnUnknownSessionIsNotFound) {
+  grpc::ClientContext context;
+  pb::WatchSessionRequest request;
+  request.set_session_id("nope");
+  auto reader = stub_->WatchSession(&context, request);
+  pb::SessionEvent event;
+  EXPECT_FALSE(reader->Read(&event));
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(SessionGrpcServiceTest, ShutdownFinishesOpenWatchStreams) {
+  grpc::ClientContext context;
+  auto reader = stub_->WatchSession(&context, pb::WatchSessionRequest());
+  reader->WaitForInitialMetadata();
+
+  auto started = std::chrono::steady_clock::now();
+  service_->FinishWatchStreams();
+  pb::SessionEvent event;
+  EXPECT_FALSE(reader->Read(&event));
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::UNAVAILABLE);
+  host_->Shutdown(std::chrono::seconds(5));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(3));
+
+  // New watches are refused while unary calls still work until Shutdown().
+  service_->Shutdown();
+  std::promise<absl::StatusOr<SessionRecord>> late;
+  service_->store().CreateSession(
+      {"d", ""}, [&](absl::StatusOr<SessionRecord> r) { late.set_value(std::move(r)); });
+  EXPECT_EQ(late.get_future().get().status().code(), absl::StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace labgate::session
