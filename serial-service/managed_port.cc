@@ -76,6 +76,7 @@ void ManagedPort::Read(ReadParams params, std::function<void(absl::StatusOr<Read
 }
 
 void ManagedPort::Close(std::string reason, std::function<void(std::string)> done) {
+  close_requested_ = true;  // a read in progress gives up within kReadSliceMs
   worker_->Post([self = shared_from_this(), reason = std::move(reason), done = std::move(done)] {
     std::string result = self->DoClose(reason);
     if (done) done(std::move(result));
@@ -269,7 +270,10 @@ absl::StatusOr<ReadResult> ManagedPort::DoRead(const ReadParams& params) {
                              deadline - std::chrono::steady_clock::now())
                              .count();
     if (left <= 0 && !first) break;
-    absl::StatusOr<size_t> got = Receive(std::max<int64_t>(left, 0));
+    if (close_requested_) {
+      return absl::AbortedError(absl::StrCat("port ", name_, " was closed during the read"));
+    }
+    absl::StatusOr<size_t> got = Receive(std::clamp<int64_t>(left, 0, kReadSliceMs));
     if (!got.ok()) return got.status();
   }
   // Timed out. A text read keeps nothing back: an unterminated line is returned as is.
@@ -308,7 +312,11 @@ void ManagedPort::PollForSubscribers() {
     if (state_ != PortState::kOpen) return;
   }
   if (!env_.hub->HasSubscribers(name_)) return;
-  Receive(0).IgnoreError();
+  // Drain what has arrived, but leave room for queued calls.
+  for (int round = 0; round < 16; ++round) {
+    absl::StatusOr<size_t> got = Receive(0);
+    if (!got.ok() || *got == 0) break;
+  }
 }
 
 void ManagedPort::Publish(PortEventRecord::Type type, std::string data, std::string reason) {

@@ -278,6 +278,30 @@ TEST_F(PortRegistryTest, ReconfigureKeepsThePortOpenAndResetsMetrics) {
   EXPECT_EQ(snapshot.bytes_read_total, 0);
 }
 
+TEST_F(PortRegistryTest, CloseInterruptsABlockedRead) {
+  ASSERT_TRUE(Open("alice", "loop://").ok());
+  auto port = Port("alice", "loop://");
+  const auto start = std::chrono::steady_clock::now();
+  auto blocked = std::async(std::launch::async, [&] { return Read(port, 60000); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(Close(port), "closed");
+  auto result = blocked.get();
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kAborted) << result.status();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+TEST_F(PortRegistryTest, MetricsDurationsFollowTheInjectedClock) {
+  ASSERT_TRUE(Open("alice", "loop://").ok());
+  auto port = Port("alice", "loop://");
+  clock_.Advance(500);
+  ASSERT_TRUE(Write(port, "x", false).ok());
+  clock_.Advance(200);
+  PortSnapshot snapshot = port->Snapshot();
+  EXPECT_EQ(snapshot.open_duration_ms, 700);
+  EXPECT_EQ(snapshot.last_activity_ms, 200);
+  EXPECT_EQ(snapshot.bytes_written_total, 1);
+}
+
 // A read blocked on one port does not hold up another port's calls.
 TEST_F(PortRegistryTest, AStalledPortDoesNotDelayAnother) {
   ASSERT_TRUE(Open("alice", "loop://stalled").ok());
