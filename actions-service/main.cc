@@ -1,7 +1,9 @@
 // labgate-actions: the actions service on its own gRPC port, with health and reflection.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -31,6 +33,25 @@ bool WritePortFile(const std::string& path, int port) {
   return std::rename(temporary.c_str(), path.c_str()) == 0;
 }
 
+// The documented spellings are --contracts-dir, --port-file and --log-level, but absl flag
+// names are identifiers: dashes in a flag's name (not its value) become underscores.
+std::vector<char*> NormalizeFlagNames(int argc, char** argv, std::vector<std::string>* storage) {
+  storage->assign(argv, argv + argc);
+  for (size_t i = 1; i < storage->size(); ++i) {
+    std::string& arg = (*storage)[i];
+    if (arg == "--") break;
+    if (arg.rfind("--", 0) != 0) continue;
+    size_t name_end = std::min(arg.find('='), arg.size());
+    for (size_t j = 2; j < name_end; ++j) {
+      if (arg[j] == '-') arg[j] = '_';
+    }
+  }
+  std::vector<char*> normalized;
+  for (std::string& arg : *storage) normalized.push_back(arg.data());
+  normalized.push_back(nullptr);
+  return normalized;
+}
+
 std::string HostOf(const std::string& address) {
   size_t colon = address.rfind(':');
   return colon == std::string::npos ? address : address.substr(0, colon);
@@ -41,7 +62,9 @@ std::string HostOf(const std::string& address) {
 int main(int argc, char** argv) {
   labgate::BlockShutdownSignals();
   absl::SetProgramUsageMessage("labgate-actions --listen HOST:PORT [--contracts-dir DIR]");
-  absl::ParseCommandLine(argc, argv);
+  std::vector<std::string> arg_storage;
+  std::vector<char*> args = NormalizeFlagNames(argc, argv, &arg_storage);
+  absl::ParseCommandLine(static_cast<int>(arg_storage.size()), args.data());
 
   labgate::LogLevel level;
   if (!labgate::ParseLogLevel(absl::GetFlag(FLAGS_log_level), &level)) {

@@ -160,7 +160,8 @@ void FindEmptyRequired(const nlohmann::json& schema, const nlohmann::json& value
       for (const nlohmann::json& name : *required) {
         if (!name.is_string()) continue;
         auto it = value.find(name.get<std::string>());
-        if (it == value.end() || it->is_null() || (it->is_string() && it->empty())) {
+        if (it == value.end() || it->is_null() ||
+            (it->is_string() && it->get_ref<const std::string&>().empty())) {
           path.push_back({name.get<std::string>(), false});
           found->push_back(path);
           path.pop_back();
@@ -282,8 +283,24 @@ std::vector<std::string> SchemaValidator::Validate(const nlohmann::json& value) 
     }
     if (covered(path)) continue;
     if (StartsWith(description, "Object contains a property that could not be validated")) {
-      path.push_back({TrailingQuotedName(description), false});
-      issues.push_back({0, path, "Unknown field '" + PathText(path) + "' is not allowed"});
+      // valijson names only the first unknown property; list them all.
+      std::vector<std::string> unknown;
+      const nlohmann::json* object_schema = SchemaAt(schema_, path);
+      const nlohmann::json* object = ValueAt(value, path);
+      if (object_schema != nullptr && object != nullptr && object->is_object() &&
+          !object_schema->contains("patternProperties")) {
+        const nlohmann::json properties =
+            object_schema->value("properties", nlohmann::json::object());
+        for (auto it = object->begin(); it != object->end(); ++it) {
+          if (!properties.contains(it.key())) unknown.push_back(it.key());
+        }
+      }
+      if (unknown.empty()) unknown.push_back(TrailingQuotedName(description));
+      for (const std::string& name : unknown) {
+        Path field = path;
+        field.push_back({name, false});
+        issues.push_back({0, field, "Unknown field '" + PathText(field) + "' is not allowed"});
+      }
       continue;
     }
     const nlohmann::json* field_schema = SchemaAt(schema_, path);

@@ -21,8 +21,8 @@ const std::vector<Softening>& Softenings() {
       {"i can't", "I'm finding it hard to", "Turned a fixed limit into something that can change"},
       {"always", "often", "Replaced an absolute ('always') with a softer word"},
       {"never", "rarely", "Replaced an absolute ('never') with a softer word"},
-      {"everyone", "many people", "Replaced a generalisation ('everyone')"},
-      {"nobody", "few people", "Replaced a generalisation ('nobody')"},
+      {"everyone", "not everyone", "Questioned a generalisation ('everyone')"},
+      {"nobody", "not everyone", "Questioned a generalisation ('nobody')"},
       {"you should", "you might consider", "Turned a demand into an invitation"},
       {"you must", "it may help to", "Turned a demand into an invitation"},
   };

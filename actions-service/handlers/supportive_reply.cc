@@ -49,9 +49,9 @@ HandlerResult SupportiveReply(const nlohmann::json& input) {
   } else if (crisis) {
     result.assumptions.push_back("The message contains crisis language");
   }
-  result.assumptions.push_back("Locale: " + locale);
+  result.assumptions.push_back("Locale: " + Excerpt(locale));
   if (locale.rfind("en", 0) != 0) {
-    result.assumptions.push_back("Replies are written in English; locale '" + locale +
+    result.assumptions.push_back("Replies are written in English; locale '" + Excerpt(locale) +
                                  "' was noted but not translated");
   }
   result.assumptions.push_back("Rule-based, non-clinical response; no model or person reviewed it");
