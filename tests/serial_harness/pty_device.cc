@@ -11,11 +11,16 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+
+#ifndef LABGATE_TIOCM_SHIM_PATH
+#error "LABGATE_TIOCM_SHIM_PATH must name tiocm_shim.so"
+#endif
 
 namespace labgate::serial_harness {
 namespace {
@@ -60,6 +65,26 @@ absl::Status EnterPrivateMountNamespace() {
 }
 
 bool ShimLoaded() { return dlsym(RTLD_DEFAULT, "labgate_tiocm_shim_loaded") != nullptr; }
+
+const char* ShimPath() { return LABGATE_TIOCM_SHIM_PATH; }
+
+absl::Status ReexecWithShimIfNeeded(char** argv) {
+  if (ShimLoaded()) return absl::OkStatus();
+  constexpr char kMarker[] = "LABGATE_SERIAL_HARNESS_REEXEC";
+  if (getenv(kMarker) != nullptr) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(ShimPath(), " did not load through LD_PRELOAD"));
+  }
+  std::string preload = ShimPath();
+  if (const char* existing = getenv("LD_PRELOAD"); existing != nullptr && *existing) {
+    preload += absl::StrCat(":", existing);
+  }
+  setenv("LD_PRELOAD", preload.c_str(), 1);
+  setenv(kMarker, "1", 1);
+  execv("/proc/self/exe", argv);
+  return absl::InternalError(
+      absl::StrCat("cannot re-execute with LD_PRELOAD: ", std::strerror(errno)));
+}
 
 PtyDevice::PtyDevice(std::string path, InstrumentMode mode) : path_(std::move(path)), mode_(mode) {}
 

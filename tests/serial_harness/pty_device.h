@@ -28,6 +28,14 @@ absl::Status EnterPrivateMountNamespace();
 // True when tiocm_shim.so is loaded into this process.
 bool ShimLoaded();
 
+// When the shim is not loaded, re-executes this program (/proc/self/exe with
+// `argv`) with tiocm_shim.so prepended to LD_PRELOAD; does not return then. Returns
+// an error if that already happened once and the shim still is not there.
+absl::Status ReexecWithShimIfNeeded(char** argv);
+
+// The shim's path in the build tree.
+const char* ShimPath();
+
 // What the instrument does with the bytes it receives.
 enum class InstrumentMode {
   // Line commands ending in "\n" or "\r\n", answered with the same ending:
