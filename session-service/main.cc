@@ -92,8 +92,8 @@ int main(int argc, char** argv) {
 
   const std::string bound =
       listen.substr(0, listen.rfind(':') + 1) + std::to_string((*host)->port());
-  LG_LOG(kInfo) << "labgate-session listening on " << bound << " (data dir " << options.data_dir
-                << ")";
+  LG_LOG(kInfo) << "labgate-session listening on " << bound;
+  LG_LOG(kInfo) << "labgate-session data dir " << options.data_dir;
   const std::string port_file = absl::GetFlag(FLAGS_port_file);
   if (!port_file.empty() && !WritePortFile(port_file, (*host)->port())) {
     LG_LOG(kError) << "labgate-session: cannot write port file " << port_file;

@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 #include <stdlib.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <future>
@@ -161,6 +162,42 @@ TEST_F(SessionGrpcServiceTest, ShutdownFinishesOpenWatchStreams) {
   service_->store().CreateSession(
       {"d", ""}, [&](absl::StatusOr<SessionRecord> r) { late.set_value(std::move(r)); });
   EXPECT_EQ(late.get_future().get().status().code(), absl::StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace labgate::session
+
+namespace labgate::session {
+namespace {
+
+// The in-process transport completes a write only when the client reads, so a client
+// that never reads makes events pile up until the bound ends the stream.
+TEST_F(SessionGrpcServiceTest, WatcherThatFallsBehindIsFinishedWithResourceExhausted) {
+  pb::Session session = Create("d");
+  grpc::ClientContext context;
+  auto reader = stub_->WatchSession(&context, pb::WatchSessionRequest());
+  reader->WaitForInitialMetadata();
+
+  const int appends = static_cast<int>(WatchReactor::kMaxQueuedEvents) + 50;
+  std::atomic<int> pending{appends};
+  std::promise<void> all_acknowledged;
+  for (int i = 0; i < appends; ++i) {
+    AppendParams params;
+    params.session_id = session.id();
+    params.content = "event " + std::to_string(i);
+    service_->store().AppendMessage(std::move(params), [&](absl::StatusOr<MessageRecord> r) {
+      EXPECT_TRUE(r.ok()) << r.status();
+      if (pending.fetch_sub(1) == 1) all_acknowledged.set_value();
+    });
+  }
+  all_acknowledged.get_future().wait();
+
+  int received = 0;
+  pb::SessionEvent event;
+  while (reader->Read(&event)) ++received;
+  grpc::Status status = reader->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << status.error_message();
+  EXPECT_LT(received, appends);
 }
 
 }  // namespace
