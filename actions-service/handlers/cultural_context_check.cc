@@ -58,7 +58,8 @@ HandlerResult CulturalContextCheck(const nlohmann::json& input) {
                                       "oman", "kuwait", "bahrain", "jordan", "egypt"});
   const bool india = ContainsLower(region_lower, "india");
   const bool elder = ContainsAnyLower(
-      audience_lower, {"elder", "senior", "older", "retire", "aged", "grandparent"});
+      audience_lower,
+      {"elder", "older", "seniors", "senior citizen", "retire", "grandparent", "pensioner", "65+"});
 
   std::string adapted = message;
   std::vector<std::string> notes;

@@ -15,10 +15,10 @@ struct Pattern {
 const std::vector<Pattern>& Patterns() {
   static const std::vector<Pattern> kPatterns = {
       // Longer phrases first, so that a shorter one inside them does not match first.
-      {"cognitive_load", "failure to comply", "if this is not done"},
+      {"cognitive_load", "failure to comply", "not completing this"},
       // Shame: blames the reader for struggling.
       {"shame", "your fault", "not something you caused"},
-      {"shame", "you should have", "next time you could"},
+      {"shame", "you should have", "if possible, you could have"},
       {"shame", "no excuse", "a reason to get support"},
       {"shame", "just try harder", "take it one step at a time"},
       {"shame", "lazy", "low on energy"},

@@ -342,11 +342,19 @@ INSTANTIATE_TEST_SUITE_P(
                       "Failure to comply ends access."}},
                     [](const ActionResult& r) {
                       EXPECT_EQ(r.output["result"],
-                                "To continue, use the form. Use it twice. If this is not done "
+                                "To continue, use the form. Use it twice. Not completing this "
                                 "ends access.");
                       EXPECT_TRUE(
                           AnyContains(r.output["safety_flags"], "cognitive_load: 'utilize' x2"));
                       EXPECT_EQ(r.output["pattern_count"], 4);
+                    }},
+        HandlerCase{"ShameRewrittenGently",
+                    "rewrite_depression_sensitive_content",
+                    {{"text", "You should have paid. Failure to comply will be reported."}},
+                    [](const ActionResult& r) {
+                      EXPECT_EQ(r.output["result"],
+                                "If possible, you could have paid. Not completing this will be "
+                                "reported.");
                     }},
         HandlerCase{"CleanTextUnchanged",
                     "rewrite_depression_sensitive_content",
@@ -405,6 +413,13 @@ INSTANTIATE_TEST_SUITE_P(
                       EXPECT_TRUE(AnyContains(r.output["notes"], "Elder audience"));
                       EXPECT_TRUE(AnyContains(r.output["notes"], "No region given"));
                       EXPECT_TRUE(AnyContains(r.assumptions, "Region: not specified"));
+                    }},
+        HandlerCase{"SeniorManagersAreNotElders",
+                    "cultural_context_check",
+                    {{"message", "Hey all"}, {"audience", "senior managers"}},
+                    [](const ActionResult& r) {
+                      EXPECT_EQ(r.output["adapted_message"], "Hey all");
+                      EXPECT_FALSE(AnyContains(r.output["notes"], "Elder audience"));
                     }},
         HandlerCase{"UnknownRegion",
                     "cultural_context_check",
