@@ -115,8 +115,9 @@ class SessionStore {
                             StoreCallback<std::map<std::string, int64_t>> done) = 0;
   virtual void SessionStats(std::string session_id, StoreCallback<SessionStatsRecord> done) = 0;
 
-  // Committed changes, in commit order. An empty `session_id` watches every session.
-  // `callback` runs on the writer thread and must not block. Returns a subscription id.
+  // Committed changes, in commit order, each published before its write's `done` runs.
+  // An empty `session_id` watches every session. `callback` runs on the writer thread
+  // and must not block. Returns a subscription id.
   virtual uint64_t Subscribe(std::string session_id, EventCallback callback) = 0;
   // After this returns the callback is never invoked again.
   virtual void Unsubscribe(uint64_t subscription_id) = 0;

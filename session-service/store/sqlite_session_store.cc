@@ -19,7 +19,9 @@ class SqliteSessionStore::WriteRequest {
   // Runs inside the batch transaction under a savepoint.
   virtual absl::Status Execute(SqliteConnection& db, const WriteTime& now) = 0;
   // Called once after the batch: `status` is this request's own error, or the
-  // transaction's; OK means the change is committed.
+  // transaction's; OK means the change is committed. The event is published before the
+  // caller hears back, so a watcher subscribed before the call sees it before the
+  // acknowledgement, and one subscribed after the acknowledgement never sees it.
   virtual void Complete(const absl::Status& status, EventHub& events) = 0;
 };
 
@@ -41,8 +43,8 @@ class CreateRequest : public WriteRequest {
   }
   void Complete(const absl::Status& status, EventHub& events) override {
     if (!status.ok()) return done_(status);
-    done_(session_);
     events.Publish({SessionEventRecord::Type::kCreated, session_, std::nullopt});
+    done_(std::move(session_));
   }
 
  private:
@@ -63,9 +65,9 @@ class CloseRequest : public WriteRequest {
   }
   void Complete(const absl::Status& status, EventHub& events) override {
     if (!status.ok()) return done_(status);
-    done_(session_);
     // Closing twice is harmless and does not announce a second close.
     if (changed_) events.Publish({SessionEventRecord::Type::kClosed, session_, std::nullopt});
+    done_(std::move(session_));
   }
 
  private:
@@ -87,9 +89,8 @@ class AppendRequest : public WriteRequest {
   }
   void Complete(const absl::Status& status, EventHub& events) override {
     if (!status.ok()) return done_(status);
-    done_(result_.message);
-    events.Publish({SessionEventRecord::Type::kAppended, std::move(result_.session),
-                    std::move(result_.message)});
+    events.Publish({SessionEventRecord::Type::kAppended, result_.session, result_.message});
+    done_(std::move(result_.message));
   }
 
  private:

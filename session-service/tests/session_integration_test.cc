@@ -184,8 +184,8 @@ TEST_F(SessionIntegrationTest, EveryRpcWorksAndDataSurvivesSigterm) {
     using Stub = pb::SessionService::Stub;
 
     // Watch every session before anything happens.
-    grpc::ClientContext watch_context;
-    auto watch = stub->WatchSession(&watch_context, pb::WatchSessionRequest());
+    auto watch_context = std::make_unique<grpc::ClientContext>();
+    auto watch = stub->WatchSession(watch_context.get(), pb::WatchSessionRequest());
     watch->WaitForInitialMetadata();
 
     pb::CreateSessionRequest create;
@@ -328,6 +328,7 @@ TEST_F(SessionIntegrationTest, EveryRpcWorksAndDataSurvivesSigterm) {
       }
       watch_end = watch->Finish();
       watch.reset();
+      watch_context.reset();  // it holds the call, and the call the connection
       stub.reset();
     });
     auto started = std::chrono::steady_clock::now();
