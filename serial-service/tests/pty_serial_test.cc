@@ -122,6 +122,21 @@ TEST_F(PtySerialTest, OpensAtSeveralSettingsAndAnswersIdn) {
   }
 }
 
+TEST_F(PtySerialTest, ASettingTheDeviceRefusesIsInvalidArgumentNamingIt) {
+  auto device = Device();
+  ASSERT_NE(device, nullptr);
+  v1::OpenPortRequest request;
+  request.set_port_name(device->path());
+  request.set_baud_rate(9600);
+  request.set_data_bits(v1::DATA_BITS_SEVEN);  // a pty keeps 8 data bits
+  grpc::Status refused = alice_->Open(request);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(refused.error_message(), "data_bits 7")) << refused.error_message();
+  // The failed open left nothing behind.
+  request.set_data_bits(v1::DATA_BITS_EIGHT);
+  ASSERT_TRUE(alice_->Open(request).ok());
+}
+
 TEST_F(PtySerialTest, MissingDeviceIsNotFoundAndSecondOpenIsAlreadyOpen) {
   grpc::Status missing = alice_->Open("/dev/ttyUSB-labgate-missing", 9600);
   EXPECT_EQ(missing.error_code(), grpc::StatusCode::NOT_FOUND);
