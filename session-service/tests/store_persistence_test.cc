@@ -163,6 +163,21 @@ TEST(StorePersistenceTest, MigratesAnOlderDatabaseKeepingItsData) {
   EXPECT_EQ(sync.Append("old-session", "new")->message_id, 3);
 }
 
+TEST(StorePersistenceTest, ConnectionsUseWalForeignKeysAndFullSync) {
+  TempDir dir;
+  auto store = OpenStore(dir.path());
+  ASSERT_NE(store, nullptr);
+  auto db = SqliteConnection::Open(store->database_path(), {});
+  ASSERT_TRUE(db.ok()) << db.status();
+  auto mode = (*db)->Prepare("PRAGMA journal_mode");
+  ASSERT_TRUE(mode.ok());
+  ASSERT_TRUE(*mode->Step());
+  EXPECT_EQ(mode->ColumnText(0), "wal");  // persistent in the file
+  EXPECT_EQ(*(*db)->QueryInt64("PRAGMA foreign_keys"), 1);
+  EXPECT_EQ(*(*db)->QueryInt64("PRAGMA synchronous"), 2);  // FULL
+  EXPECT_GT(*(*db)->QueryInt64("PRAGMA busy_timeout"), 0);
+}
+
 TEST(StorePersistenceTest, RefusesADatabaseFromANewerBuild) {
   TempDir dir;
   {
