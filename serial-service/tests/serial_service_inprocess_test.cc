@@ -1,0 +1,155 @@
+// The embedding API: CreateSerialService with an injected clock and port factory,
+// served in-process through ServiceHost (real gRPC serialization, no sockets).
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "common/service_host.h"
+#include "serial-service/loopback_port.h"
+#include "serial-service/serial_service.h"
+#include "serial-service/tests/serial_test_client.h"
+#include "serial-service/tests/test_util.h"
+
+namespace labgate::serial {
+namespace {
+
+using testing::FakeClock;
+using testing::SerialClient;
+
+// A backend whose Open fails the way a device without permission does.
+class ForbiddenPort : public LoopbackPort {
+ public:
+  absl::Status Open() override {
+    return absl::PermissionDeniedError("permission denied: /dev/forbidden");
+  }
+};
+
+class InProcessServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SerialServiceOptions options;
+    options.clock = &clock_;
+    options.port_factory = [](const std::string& name) -> std::unique_ptr<SerialPort> {
+      if (name == "/dev/forbidden") return std::make_unique<ForbiddenPort>();
+      return DefaultPortFactory(name);
+    };
+    auto service = CreateSerialService(options);
+    ASSERT_TRUE(service.ok()) << service.status();
+    service_ = std::move(*service);
+    auto host = ServiceHost::Start("", {service_.get()});
+    ASSERT_TRUE(host.ok()) << host.status();
+    host_ = std::move(*host);
+    client_ = std::make_unique<SerialClient>(host_->InProcessChannel(), "alice");
+  }
+  void TearDown() override {
+    service_->Shutdown();
+    host_->Shutdown(std::chrono::seconds(2));
+  }
+
+  FakeClock clock_;
+  std::unique_ptr<SerialGrpcService> service_;
+  std::unique_ptr<ServiceHost> host_;
+  std::unique_ptr<SerialClient> client_;
+};
+
+TEST_F(InProcessServiceTest, RejectsBadOptions) {
+  SerialServiceOptions options;
+  options.poll_period_ms = 0;
+  EXPECT_EQ(CreateSerialService(options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(InProcessServiceTest, PermissionDeniedComesThrough) {
+  grpc::Status status = client_->Open("/dev/forbidden", 9600);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "/dev/forbidden"));
+  v1::GetStatusResponse port;
+  ASSERT_TRUE(client_->Status("/dev/forbidden", &port).ok());
+  EXPECT_EQ(port.status(), v1::PORT_STATE_CLOSED);
+}
+
+TEST_F(InProcessServiceTest, IdleAutoCloseWithTheInjectedClock) {
+  v1::OpenPortRequest request;
+  request.set_port_name("loop://idle");
+  request.set_baud_rate(9600);
+  request.set_idle_disconnect_ms(60000);
+  ASSERT_TRUE(client_->Open(request).ok());
+  clock_.Advance(59999);
+  v1::ReadResponse read;
+  ASSERT_TRUE(client_->Read("", 0, &read).ok());
+  EXPECT_FALSE(read.has_event());
+  EXPECT_TRUE(read.timed_out());
+  clock_.Advance(1);
+  ASSERT_TRUE(client_->Read("", 0, &read).ok());
+  EXPECT_EQ(read.event(), "auto_close");
+  EXPECT_EQ(read.reason(), "idle_timeout");
+  EXPECT_EQ(read.idle_ms(), 60000);
+  EXPECT_EQ(read.idle_close_count(), 1);
+  v1::GetMetricsResponse metrics;
+  ASSERT_TRUE(client_->Metrics("loop://idle", &metrics).ok());
+  EXPECT_EQ(metrics.state(), v1::PORT_STATE_CLOSED);
+  EXPECT_EQ(metrics.idle_close_count(), 1);
+  ASSERT_TRUE(client_->Open(request).ok());
+}
+
+TEST_F(InProcessServiceTest, ValidationErrorsNameTheField) {
+  v1::OpenPortRequest request;
+  request.set_port_name("loop://");
+  request.set_baud_rate(9600);
+  request.set_stop_bits(static_cast<v1::StopBits>(3));
+  grpc::Status status = client_->Open(request);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "stop_bits must be one of one, two"));
+  request.clear_stop_bits();
+  request.set_baud_rate(0);
+  status = client_->Open(request);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "baud_rate is required"));
+  ASSERT_TRUE(client_->Open("loop://", 9600).ok());
+  grpc::Status bad_hex = client_->Write("", "zz", v1::ENCODING_HEX);
+  EXPECT_EQ(bad_hex.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  v1::ReadResponse read;
+  grpc::Status bad_timeout = client_->Read("", -1, &read);
+  EXPECT_EQ(bad_timeout.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(bad_timeout.error_message(), "timeout_ms"));
+}
+
+TEST_F(InProcessServiceTest, CallsWithoutOwnerMetadataShareTheDefaultOwner) {
+  SerialClient anonymous(host_->InProcessChannel(), "");
+  SerialClient also_anonymous(host_->InProcessChannel(), "");
+  ASSERT_TRUE(anonymous.Open("loop://shared", 9600).ok());
+  ASSERT_TRUE(also_anonymous.Write("loop://shared", "eA==", v1::ENCODING_BASE64).ok());
+  EXPECT_EQ(client_->Write("loop://shared", "x").error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+TEST_F(InProcessServiceTest, ShutdownEndsStreamsAndRefusesCalls) {
+  grpc::ClientContext subscribe_context;
+  v1::SubscribeRequest subscribe;
+  subscribe.set_port_name("loop://");
+  auto events = client_->stub()->Subscribe(&subscribe_context, subscribe);
+  v1::PortEvent event;
+  ASSERT_TRUE(events->Read(&event));
+  EXPECT_EQ(event.type(), v1::PortEvent::TYPE_CLOSED);
+  auto lease_context = client_->Context();
+  auto lease = client_->stub()->Lease(lease_context.get(), v1::LeaseRequest());
+  v1::LeaseEvent held;
+  ASSERT_TRUE(lease->Read(&held));
+  EXPECT_EQ(held.owner(), "alice");
+  ASSERT_TRUE(client_->Open("loop://", 9600).ok());
+  ASSERT_TRUE(events->Read(&event));
+  EXPECT_EQ(event.type(), v1::PortEvent::TYPE_OPENED);
+
+  service_->Shutdown();
+  bool saw_closed = false;
+  while (events->Read(&event)) saw_closed |= event.type() == v1::PortEvent::TYPE_CLOSED;
+  EXPECT_TRUE(saw_closed);
+  EXPECT_TRUE(events->Finish().ok());
+  EXPECT_FALSE(lease->Read(&held));
+  EXPECT_TRUE(lease->Finish().ok());
+  grpc::Status refused = client_->Open("loop://", 9600);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
+}
+
+}  // namespace
+}  // namespace labgate::serial
