@@ -197,6 +197,23 @@ TEST_F(StdioTransportTest, FrameErrorsAreReportedAndReadingContinues) {
               ElementsAre("error:message of 100 bytes exceeds the 16-byte limit", "nl:[1]"));
 }
 
+TEST_F(StdioTransportTest, TenMegabyteLinesAreRefusedAndServingContinues) {
+  StartTransport();  // the default 4 MiB limit
+  std::thread writer([&] {
+    WriteAllTo(in_.write_fd(), std::string(10 * 1024 * 1024, 'x') + "\n[1]\n");
+    WriteAllTo(in_.write_fd(),
+               "Content-Length: 10485760\r\n\r\n" + std::string(10 * 1024 * 1024, 'y') + Cl("[2]"));
+  });
+  ASSERT_TRUE(events_.WaitForLog(4, 20s));
+  writer.join();
+  EXPECT_THAT(
+      events_.log(),
+      ElementsAre("error:message of 10485760 bytes exceeds the 4194304-byte limit", "nl:[1]",
+                  "error:message of 10485760 bytes exceeds the 4194304-byte limit", "cl:[2]"));
+  const std::string expected = "echo:[1]\n" + Cl("echo:[2]");
+  EXPECT_EQ(ReadBytes(out_.read_fd(), expected.size()), expected);
+}
+
 TEST_F(StdioTransportTest, FlushWaitsUntilEverythingIsWritten) {
   StartTransport();
   std::string received;
