@@ -1,6 +1,10 @@
 // Every refusal the store makes, and database failures that must surface as errors
 // rather than crashes.
+#include <signal.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -147,6 +151,48 @@ TEST_F(StoreErrorsTest, CallsAfterShutdownAreUnavailable) {
   EXPECT_EQ(sync_.Append(session_id_, "late").status().code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(sync_.Get(session_id_).status().code(), absl::StatusCode::kUnavailable);
   EXPECT_EQ(sync_.Create("d").status().code(), absl::StatusCode::kUnavailable);
+}
+
+// A file-size limit makes SQLite's writes fail the way a full disk does. Runs in a
+// child process so the limit does not touch the test runner.
+TEST(StoreDiskFullTest, FailedWriteIsInternalAndTheStoreKeepsWorking) {
+  TempDir dir;
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);  // get EFBIG instead of being killed
+    auto store = OpenStore(dir.path());
+    SyncStore sync(store.get());
+    std::string id = sync.Create("d")->id;
+    EXPECT_EQ(sync.Append(id, "small")->message_id, 1);
+
+    rlimit limit{256 * 1024, RLIM_INFINITY};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    absl::Status full = sync.Append(id, std::string(1048576, 'x')).status();
+    EXPECT_EQ(full.code(), absl::StatusCode::kInternal) << full;
+    EXPECT_TRUE(MessageHas(full, "sqlite code")) << full;
+
+    // Reads still work and nothing of the failed append is visible.
+    absl::StatusOr<MessagePage> page = sync.List(id);
+    EXPECT_TRUE(page.ok()) << page.status();
+    if (page.ok()) {
+      EXPECT_EQ(page->messages.size(), 1u);
+    }
+
+    limit.rlim_cur = RLIM_INFINITY;
+    setrlimit(RLIMIT_FSIZE, &limit);
+    absl::StatusOr<MessageRecord> after = sync.Append(id, "after");
+    EXPECT_TRUE(after.ok()) << after.status();
+    if (after.ok()) {
+      EXPECT_EQ(after->message_id, 2);  // the failed append used no id
+    }
+    store->Shutdown();
+    _exit(::testing::Test::HasFailure() ? 1 : 0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the store crashed";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "see the child's failures above";
 }
 
 TEST(StoreOpenErrorsTest, DataDirUnderAFileIsAnError) {
