@@ -4,6 +4,7 @@
 
 #include <thread>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "common/service_host.h"
 #include "serial-service/loopback_port.h"
@@ -121,6 +122,63 @@ TEST_F(InProcessServiceTest, CallsWithoutOwnerMetadataShareTheDefaultOwner) {
   ASSERT_TRUE(also_anonymous.Write("loop://shared", "eA==", v1::ENCODING_BASE64).ok());
   EXPECT_EQ(client_->Write("loop://shared", "x").error_code(),
             grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+// A subscriber that does not read: its queue stays bounded, data chunks are dropped
+// and counted, and nothing else (the writer, Read) is held up.
+TEST(SubscribeFlowControlTest, ASlowSubscriberLosesChunksNotTheService) {
+  SerialServiceOptions options;
+  options.subscriber_queue_limit = 4;
+  auto service = CreateSerialService(options);
+  ASSERT_TRUE(service.ok());
+  auto host = ServiceHost::Start("", {service->get()});
+  ASSERT_TRUE(host.ok());
+  SerialClient client((*host)->InProcessChannel(), "alice");
+  ASSERT_TRUE(client.Open("loop://flood", 9600).ok());
+
+  grpc::ClientContext subscribe_context;
+  v1::SubscribeRequest subscribe;
+  subscribe.set_port_name("loop://flood");
+  subscribe.set_encoding(v1::ENCODING_BASE64);
+  auto events = client.stub()->Subscribe(&subscribe_context, subscribe);
+  v1::PortEvent event;
+  ASSERT_TRUE(events->Read(&event));  // current state; then stop reading for a while
+
+  const std::string chunk(60000, 'z');
+  int64_t sent = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 200; ++i) {
+    ASSERT_TRUE(client.Write("", chunk).ok());
+    sent += static_cast<int64_t>(chunk.size());
+    v1::ReadResponse read;  // Read still gets every byte
+    int64_t got = 0;
+    while (got < static_cast<int64_t>(chunk.size())) {
+      ASSERT_TRUE(client.Read("", 1000, &read, v1::ENCODING_TEXT, 65536).ok());
+      ASSERT_FALSE(read.timed_out());
+      got += read.bytes_read();
+    }
+  }
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+
+  // Drain the stream; one more byte flushes the dropped-bytes count.
+  ASSERT_TRUE(client.Write("", "!").ok());
+  int64_t streamed = 0;
+  int64_t dropped = 0;
+  while (streamed + dropped < sent + 1 && events->Read(&event)) {
+    if (event.type() != v1::PortEvent::TYPE_DATA) continue;
+    std::string bytes;
+    ASSERT_TRUE(absl::Base64Unescape(event.data(), &bytes));
+    streamed += static_cast<int64_t>(bytes.size());
+    dropped += event.dropped_bytes();
+  }
+  EXPECT_EQ(streamed + dropped, sent + 1);
+  EXPECT_GT(dropped, 0);
+  subscribe_context.TryCancel();
+  while (events->Read(&event)) {
+  }
+  events->Finish().IgnoreError();
+  (*service)->Shutdown();
+  (*host)->Shutdown(std::chrono::seconds(2));
 }
 
 TEST_F(InProcessServiceTest, ShutdownEndsStreamsAndRefusesCalls) {
