@@ -2,8 +2,19 @@
 // first non-whitespace bytes: a "Content-Length:" header block (other "Content-*" headers such
 // as Content-Type may come first) or, for anything else, one message per line.
 //
-// Memory stays bounded by the message limit: an oversized message is reported once and its
-// bytes are skipped as they arrive, never accumulated.
+// Rules, each pinned by a test in gateway/tests/transport/frame_decoder_test.cc:
+// - Blank lines and whitespace between messages are skipped. In newline mode one trailing
+//   '\r' is stripped; the payload is passed on unvalidated (the JSON layer judges it).
+// - Header names are case-insensitive, lines may end in "\r\n" or "\n", and headers other
+//   than Content-Length are ignored. Content-Length counts bytes.
+// - A message that starts with a UTF-8 byte order mark gets one kByteOrderMark error and is
+//   dropped: the rest of its line, or its whole Content-Length frame.
+// - Over max_message_bytes: one kTooLarge error; the bytes are skipped as they arrive (to the
+//   end of the line, or N body bytes), so memory stays bounded by the limit.
+// - A bad header block (invalid, conflicting or missing Content-Length, an overlong or
+//   malformed line) gets one kBadHeader error; the rest of that header block is dropped and
+//   decoding resumes at the next line. The body of such a frame has no known length, so if it
+//   sits on a line of its own it is decoded as a newline-delimited message.
 #pragma once
 
 #include <cstddef>
