@@ -16,34 +16,43 @@ void PortRegistry::Open(const std::string& owner, const std::string& name,
                         const PortSettings& settings, std::function<void(absl::Status)> done) {
   std::shared_ptr<ManagedPort> port;
   std::shared_ptr<ManagedPort> replaced;
+  absl::Status refused;
   {
     absl::MutexLock lock(&mu_);
     auto it = ports_.find(name);
     if (it != ports_.end()) {
       if (it->second->owner() != owner) {
-        done(absl::FailedPreconditionError(
-            absl::StrCat("port ", name, " is in use by another client")));
-        return;
+        refused = absl::FailedPreconditionError(
+            absl::StrCat("port ", name, " is in use by another client"));
+      } else if (it->second->state() != PortState::kError) {
+        refused = absl::AlreadyExistsError(absl::StrCat("Port is already open: ", name));
+      } else {
+        replaced = std::move(it->second);
+        ports_.erase(it);
       }
-      if (it->second->state() != PortState::kError) {
-        done(absl::AlreadyExistsError(absl::StrCat("Port is already open: ", name)));
-        return;
-      }
-      replaced = std::move(it->second);
-      ports_.erase(it);
     }
-    PortEnvironment env;
-    env.clock = clock_;
-    env.hub = hub_;
-    env.on_closed = [this](const std::string& port_name, const void* closed) {
-      OnPortClosed(port_name, closed);
-    };
-    env.count_idle_close = [this](const std::string& port_name) {
-      return CountIdleClose(port_name);
-    };
-    env.poll_period_ms = poll_period_ms_;
-    port = ManagedPort::Create(name, owner, factory_(name), settings, std::move(env));
-    ports_[name] = port;
+    std::unique_ptr<SerialPort> backend = refused.ok() ? factory_(name) : nullptr;
+    if (refused.ok() && backend == nullptr) {
+      refused = absl::InternalError(absl::StrCat("no backend for port ", name));
+    }
+    if (refused.ok()) {
+      PortEnvironment env;
+      env.clock = clock_;
+      env.hub = hub_;
+      env.on_closed = [this](const std::string& port_name, const void* closed) {
+        OnPortClosed(port_name, closed);
+      };
+      env.count_idle_close = [this](const std::string& port_name) {
+        return CountIdleClose(port_name);
+      };
+      env.poll_period_ms = poll_period_ms_;
+      port = ManagedPort::Create(name, owner, std::move(backend), settings, std::move(env));
+      ports_[name] = port;
+    }
+  }
+  if (!refused.ok()) {
+    done(refused);
+    return;
   }
   if (replaced == nullptr) {
     port->Open(std::move(done));
