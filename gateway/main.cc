@@ -28,6 +28,8 @@ ABSL_FLAG(std::string, data_dir, "",
           "$HOME/.local/share/labgate)");
 ABSL_FLAG(std::string, session_addr, "",
           "HOST:PORT of a labgate-session to use instead of the embedded one");
+ABSL_FLAG(std::string, actions_addr, "",
+          "HOST:PORT of a labgate-actions to use instead of the embedded one");
 ABSL_FLAG(std::string, log_level, "info", "debug, info, warning, error or off (logs go to stderr)");
 ABSL_FLAG(int64_t, max_message_bytes, 4 * 1024 * 1024, "Largest accepted stdio message");
 ABSL_FLAG(int64_t, call_timeout_ms, 30000, "Deadline of each backend call");
@@ -64,6 +66,7 @@ int main(int argc, char** argv) {
   backend_options.data_dir = absl::GetFlag(FLAGS_data_dir);
   if (backend_options.data_dir.empty()) backend_options.data_dir = DefaultDataDir();
   backend_options.session_addr = absl::GetFlag(FLAGS_session_addr);
+  backend_options.actions_addr = absl::GetFlag(FLAGS_actions_addr);
   auto backends = labgate::gateway::Backends::Start(backend_options);
   if (!backends.ok()) {
     LG_LOG(kError) << "cannot start: " << std::string((backends.status().message()));
@@ -76,12 +79,16 @@ int main(int argc, char** argv) {
   }
 
   labgate::gateway::ToolInvoker invoker(&(*backends)->channels());
+  const auto call_deadline = std::chrono::milliseconds(absl::GetFlag(FLAGS_call_timeout_ms));
+  labgate::gateway::ActionTools action_tools((*backends)->actions_channel(), call_deadline);
+  action_tools.Start(/*watch_connectivity=*/!backend_options.actions_addr.empty());
   labgate::gateway::McpServer server;
   server.config.instructions = labgate::gateway::DefaultInstructions();
-  server.config.call_deadline = std::chrono::milliseconds(absl::GetFlag(FLAGS_call_timeout_ms));
+  server.config.call_deadline = call_deadline;
   server.config.tools_page_size = static_cast<size_t>(absl::GetFlag(FLAGS_tools_page_size));
   server.catalog = catalog->get();
   server.invoker = &invoker;
+  server.actions = &action_tools;
 
   boost::asio::io_context io;
   auto work = boost::asio::make_work_guard(io);
@@ -100,9 +107,10 @@ int main(int argc, char** argv) {
     connection.Interrupt();
   });
 
+  action_tools.OnChanged([&connection] { connection.NotifyToolsChanged(); });
   connection.Start();
   LG_LOG(kInfo) << "labgate " << server.config.version << " serving MCP on stdio with "
-                << (*catalog)->tools().size() << " tools";
+                << (*catalog)->tools().size() + action_tools.ToolsJson().size() << " tools";
   connection.WaitForEndOfInput();
   connection.Drain(std::chrono::seconds(10));
 
@@ -111,6 +119,7 @@ int main(int argc, char** argv) {
   pthread_kill(signal_thread.native_handle(), SIGTERM);
   signal_thread.join();
 
+  action_tools.Stop();
   (*backends)->Shutdown(std::chrono::seconds(5));
   work.reset();
   io.stop();

@@ -2,16 +2,20 @@
 
 #include <grpcpp/create_channel.h>
 
+#include "actions-service/actions_service.h"
 #include "common/log.h"
+#include "labgate/actions/v1/actions.grpc.pb.h"
 #include "labgate/session/v1/session.grpc.pb.h"
 #include "session-service/session_service.h"
 
 namespace labgate::gateway {
 
 namespace session_v1 = labgate::session::v1;
+namespace actions_v1 = labgate::actions::v1;
 
 struct Backends::Embedded {
   std::unique_ptr<labgate::session::SessionGrpcService> session;
+  std::unique_ptr<labgate::actions::ActionsGrpcService> actions;
   std::unique_ptr<ServiceHost> host;
   bool shut_down = false;
 };
@@ -42,6 +46,13 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     in_process.push_back(embedded.session.get());
   }
 
+  if (options.actions_addr.empty()) {
+    auto actions = labgate::actions::CreateActionsService({});
+    if (!actions.ok()) return actions.status();
+    embedded.actions = std::move(*actions);
+    in_process.push_back(embedded.actions.get());
+  }
+
   if (!in_process.empty()) {
     auto host = ServiceHost::Start("", in_process);
     if (!host.ok()) return host.status();
@@ -56,7 +67,18 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     backends->channels_.Set(session_name, RemoteChannel(options.session_addr));
     LG_LOG(kInfo) << "session service: " << options.session_addr;
   }
+  const std::string actions_name = actions_v1::ActionsService::service_full_name();
+  if (options.actions_addr.empty()) {
+    backends->channels_.Set(actions_name, embedded.host->InProcessChannel());
+  } else {
+    backends->channels_.Set(actions_name, RemoteChannel(options.actions_addr));
+    LG_LOG(kInfo) << "actions service: " << options.actions_addr;
+  }
   return backends;
+}
+
+std::shared_ptr<grpc::Channel> Backends::actions_channel() const {
+  return channels_.For(actions_v1::ActionsService::service_full_name());
 }
 
 std::vector<const google::protobuf::ServiceDescriptor*> Backends::ToolServices() const {
@@ -68,6 +90,7 @@ void Backends::Shutdown(std::chrono::milliseconds grace) {
   if (!embedded_ || embedded_->shut_down) return;
   embedded_->shut_down = true;
   if (embedded_->session) embedded_->session->Shutdown();
+  if (embedded_->actions) embedded_->actions->Shutdown();
   if (embedded_->host) embedded_->host->Shutdown(grace);
 }
 

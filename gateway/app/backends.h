@@ -18,6 +18,7 @@ namespace labgate::gateway {
 struct BackendOptions {
   std::string data_dir;      // embedded session store
   std::string session_addr;  // empty = embedded
+  std::string actions_addr;  // empty = embedded
 };
 
 class Backends {
@@ -26,6 +27,7 @@ class Backends {
   ~Backends();
 
   const BackendChannels& channels() const { return channels_; }
+  std::shared_ptr<grpc::Channel> actions_channel() const;
   // The services whose annotated methods become tools.
   std::vector<const google::protobuf::ServiceDescriptor*> ToolServices() const;
   // Ends streams, drains in-process calls and stops the embedded services.

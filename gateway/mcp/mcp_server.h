@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string>
 
+#include "gateway/actions/action_tools.h"
 #include "gateway/backends/tool_invoker.h"
 #include "gateway/catalog/tool_catalog.h"
 
@@ -21,6 +22,7 @@ struct McpServer {
   ServerConfig config;
   const ToolCatalog* catalog = nullptr;
   ToolInvoker* invoker = nullptr;
+  ActionTools* actions = nullptr;  // null when no actions service is configured
 };
 
 // The default `instructions` text returned by initialize.

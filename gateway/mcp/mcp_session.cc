@@ -49,6 +49,16 @@ json ToolResultJson(const absl::StatusOr<json>& outcome) {
           {"isError", false}};
 }
 
+json ActionResultJson(const absl::StatusOr<json>& outcome) {
+  if (outcome.ok()) return ToolResultJson(outcome);
+  absl::StatusCode code = outcome.status().code();
+  std::string text =
+      code == absl::StatusCode::kInvalidArgument || code == absl::StatusCode::kNotFound
+          ? std::string(outcome.status().message())
+          : ToolErrorText(outcome.status());
+  return {{"content", json::array({{{"type", "text"}, {"text", text}}})}, {"isError", true}};
+}
+
 McpSession::McpSession(const McpServer* server, boost::asio::any_io_executor strand, SendFn send,
                        std::string owner_id)
     : server_(server),
@@ -131,7 +141,7 @@ void McpSession::HandleNotification(const jsonrpc::IncomingMessage& message) {
     auto it = in_flight_.find(IdKey(params["requestId"]));
     if (it == in_flight_.end()) return;  // finished already, or never existed
     it->second.cancelled = true;
-    if (it->second.call) it->second.call->Cancel();
+    if (it->second.cancel) it->second.cancel();
     LG_LOG(kDebug) << "request " << Dump(params["requestId"]) << " cancelled by the client";
     return;
   }
@@ -168,11 +178,16 @@ void McpSession::ListTools(const json& params, const Reply& reply) {
       return reply.Error(code::kInvalidParams, "invalid cursor");
     }
   }
-  const auto& tools = server_->catalog->tools();
+  std::vector<json> tools;
+  for (const ToolBinding& tool : server_->catalog->tools()) tools.push_back(tool.ToJson());
+  if (server_->actions != nullptr) {
+    for (json& tool : server_->actions->ToolsJson()) tools.push_back(std::move(tool));
+  }
+  if (offset > tools.size()) return reply.Error(code::kInvalidParams, "invalid cursor");
   size_t page = std::max<size_t>(1, server_->config.tools_page_size);
   size_t end = std::min(tools.size(), offset + page);
   json list = json::array();
-  for (size_t i = offset; i < end; ++i) list.push_back(tools[i].ToJson());
+  for (size_t i = offset; i < end; ++i) list.push_back(std::move(tools[i]));
   json result = {{"tools", std::move(list)}};
   if (end < tools.size()) result["nextCursor"] = EncodeCursor(end);
   reply.Result(result);
@@ -183,16 +198,19 @@ void McpSession::CallTool(const json& params, const Reply& reply) {
     return reply.Error(code::kInvalidParams, "tools/call needs params.name (a string)");
   }
   std::string name = params["name"].get<std::string>();
-  const ToolBinding* tool = server_->catalog->Find(name);
-  if (tool == nullptr) {
-    return reply.Error(code::kInvalidParams, absl::StrCat("Unknown tool: ", name));
-  }
   json arguments = json::object();
   if (params.contains("arguments") && !params["arguments"].is_null()) {
     arguments = params["arguments"];
     if (!arguments.is_object()) {
       return reply.Error(code::kInvalidParams, "tools/call params.arguments must be an object");
     }
+  }
+  const ToolBinding* tool = server_->catalog->Find(name);
+  if (tool == nullptr) {
+    if (server_->actions != nullptr && server_->actions->Has(name)) {
+      return CallAction(name, arguments, reply);
+    }
+    return reply.Error(code::kInvalidParams, absl::StrCat("Unknown tool: ", name));
   }
   ToolInvoker::Options options;
   options.deadline = server_->config.call_deadline;
@@ -204,8 +222,30 @@ void McpSession::CallTool(const json& params, const Reply& reply) {
           reply.Result(ToolResultJson(outcome));
         });
       });
-  // Completions are always posted, so the entry is still here to record the call on.
-  if (auto it = in_flight_.find(reply.key()); it != in_flight_.end()) it->second.call = call;
+  if (call) AttachCancel(reply, [call] { call->Cancel(); });
+}
+
+void McpSession::CallAction(const std::string& name, const json& arguments, const Reply& reply) {
+  auto self = shared_from_this();
+  auto context =
+      server_->actions->Invoke(name, arguments, [self, reply](absl::StatusOr<json> outcome) {
+        boost::asio::post(self->strand_, [self, reply, outcome = std::move(outcome)]() {
+          reply.Result(ActionResultJson(outcome));
+        });
+      });
+  if (context) AttachCancel(reply, [context] { context->TryCancel(); });
+}
+
+// Completions are always posted to the strand, so the entry is still here to record on.
+void McpSession::AttachCancel(const Reply& reply, std::function<void()> cancel) {
+  if (auto it = in_flight_.find(reply.key()); it != in_flight_.end()) {
+    it->second.cancel = std::move(cancel);
+  }
+}
+
+void McpSession::NotifyToolsChanged() {
+  if (!initialized_ || closed_) return;
+  send_(jsonrpc::MakeNotification("notifications/tools/list_changed", json::object()));
 }
 
 void McpSession::Close() {
@@ -213,7 +253,7 @@ void McpSession::Close() {
   for (auto& [key, entry] : in_flight_) {
     (void)key;
     entry.cancelled = true;
-    if (entry.call) entry.call->Cancel();
+    if (entry.cancel) entry.cancel();
   }
 }
 

@@ -29,6 +29,9 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   // Cancels what is in flight; replies to cancelled requests are suppressed.
   void Close();
 
+  // Sends notifications/tools/list_changed if the client has initialized.
+  void NotifyToolsChanged();
+
   size_t in_flight() const { return in_flight_.size(); }
   bool initialized() const { return initialized_; }
   const std::string& protocol_version() const { return protocol_version_; }
@@ -53,7 +56,7 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   };
 
   struct InFlight {
-    std::shared_ptr<PendingCall> call;
+    std::function<void()> cancel;  // abandons the backend call, when there is one
     bool cancelled = false;
   };
 
@@ -63,6 +66,8 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   void Initialize(const nlohmann::json& params, const Reply& reply);
   void ListTools(const nlohmann::json& params, const Reply& reply);
   void CallTool(const nlohmann::json& params, const Reply& reply);
+  void CallAction(const std::string& name, const nlohmann::json& arguments, const Reply& reply);
+  void AttachCancel(const Reply& reply, std::function<void()> cancel);
 
   const McpServer* server_;
   boost::asio::any_io_executor strand_;
@@ -78,5 +83,8 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
 
 // The MCP CallToolResult for a finished call.
 nlohmann::json ToolResultJson(const absl::StatusOr<nlohmann::json>& outcome);
+// Same, for an action: a failure's text is the actions service's own message (the seed's
+// exact validation and unknown-action texts).
+nlohmann::json ActionResultJson(const absl::StatusOr<nlohmann::json>& outcome);
 
 }  // namespace labgate::gateway

@@ -7,12 +7,13 @@
 #include "common/log.h"
 #include "common/status_map.h"
 #include "gateway/jsonrpc/message.h"
+#include "gateway/legacy/legacy_envelope.h"
 
 namespace labgate::gateway {
 
 StdioConnection::StdioConnection(const McpServer* server, boost::asio::io_context& io,
                                  StdioTransport::Options options)
-    : strand_(boost::asio::make_strand(io)) {
+    : strand_(boost::asio::make_strand(io)), server_(server) {
   session_ = std::make_shared<McpSession>(
       server, strand_, [this](std::string payload) { Send(std::move(payload)); }, "stdio");
   StdioTransport::Callbacks callbacks;
@@ -30,14 +31,41 @@ void StdioConnection::OnFrame(Frame frame) {
   reply_framing_.store(frame.framing);
   // Parsing happens here on the reader thread; the session runs on its strand.
   jsonrpc::IncomingMessage message = jsonrpc::ParseMessage(frame.payload);
+  using Kind = jsonrpc::IncomingMessage::Kind;
+  if (message.kind == Kind::kLegacy) return HandleLegacy(frame, message.body);
+  if (message.kind == Kind::kInvalid && message.error_code == jsonrpc_code::kParseError &&
+      spoke_legacy_.load()) {
+    return Send(legacy::ErrorReply(
+        frame.payload.size() > legacy::kMaxLineBytes ? legacy::kTooLarge : legacy::kMalformedJson));
+  }
   boost::asio::post(strand_, [session = session_, message = std::move(message)]() mutable {
     session->Handle(std::move(message));
   });
 }
 
+void StdioConnection::HandleLegacy(const Frame& frame, const nlohmann::json& envelope) {
+  spoke_legacy_.store(true);
+  if (frame.payload.size() > legacy::kMaxLineBytes) {
+    return Send(legacy::ErrorReply(legacy::kTooLarge));
+  }
+  legacy_in_flight_++;
+  legacy::HandleEnvelope(envelope, server_->actions, [this](std::string reply) {
+    Send(std::move(reply));
+    legacy_in_flight_--;
+  });
+}
+
+void StdioConnection::NotifyToolsChanged() {
+  boost::asio::post(strand_, [session = session_]() { session->NotifyToolsChanged(); });
+}
+
 void StdioConnection::OnFrameError(const FrameError& error) {
   reply_framing_.store(error.framing);
   LG_LOG(kWarning) << "stdio: " << error.message;
+  if (spoke_legacy_.load()) {
+    return Send(legacy::ErrorReply(
+        error.kind == FrameError::Kind::kTooLarge ? legacy::kTooLarge : legacy::kMalformedJson));
+  }
   int error_code = error.kind == FrameError::Kind::kTooLarge ? jsonrpc_code::kInvalidRequest
                                                              : jsonrpc_code::kParseError;
   Send(jsonrpc::MakeError("null", error_code, error.message));
@@ -68,7 +96,8 @@ size_t StdioConnection::InFlightOnStrand() {
 
 void StdioConnection::Drain(std::chrono::milliseconds timeout) {
   auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (InFlightOnStrand() > 0 && std::chrono::steady_clock::now() < deadline) {
+  while ((InFlightOnStrand() > 0 || legacy_in_flight_.load() > 0) &&
+         std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   boost::asio::post(strand_, [session = session_]() { session->Close(); });

@@ -28,10 +28,13 @@ class StdioConnection {
   void Interrupt();
   // Waits (up to `timeout`) for requests in flight to be answered, then flushes output.
   void Drain(std::chrono::milliseconds timeout);
+  // Tells the client the tool list changed (if it has initialized).
+  void NotifyToolsChanged();
 
  private:
   void OnFrame(Frame frame);
   void OnFrameError(const FrameError& error);
+  void HandleLegacy(const Frame& frame, const nlohmann::json& envelope);
   void Send(std::string payload);
   size_t InFlightOnStrand();
 
@@ -39,6 +42,10 @@ class StdioConnection {
   std::shared_ptr<McpSession> session_;
   std::unique_ptr<StdioTransport> transport_;
   std::atomic<Framing> reply_framing_{Framing::kNewline};
+  const McpServer* server_;
+  // Once a client has used the legacy envelope, malformed lines get its error texts.
+  std::atomic<bool> spoke_legacy_{false};
+  std::atomic<int> legacy_in_flight_{0};
 
   std::mutex mutex_;
   std::condition_variable ended_;

@@ -42,6 +42,9 @@ void Signal(int event_fd) {
 
 // A write of at most PIPE_BUF bytes to a pipe that poll() reports writable does not block,
 // so the writer never sleeps anywhere but in poll(), where the destructor can wake it.
+// The transport whose reader is the current thread, so Stop() can tell it runs in a callback.
+thread_local const StdioTransport* t_reading_for = nullptr;
+
 size_t WriteChunkFor(int fd) {
   struct stat st;
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) return kRegularFileWriteBytes;
@@ -94,13 +97,25 @@ void StdioTransport::Start() {
 }
 
 void StdioTransport::Stop() {
+  bool first;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_) return;
+    first = !stopping_;
     stopping_ = true;
   }
-  progress_cv_.notify_all();
-  Signal(reader_wake_fd_);
+  if (first) {
+    progress_cv_.notify_all();
+    Signal(reader_wake_fd_);
+  }
+  if (t_reading_for != this) {
+    std::lock_guard<std::mutex> wait_for_callback(callback_mu_);
+  }
+}
+
+template <typename Fn>
+void StdioTransport::RunCallback(Fn&& fn) {
+  std::lock_guard<std::mutex> lock(callback_mu_);
+  if (!stopping()) fn();
 }
 
 bool StdioTransport::stopping() const {
@@ -165,11 +180,12 @@ bool StdioTransport::WaitForOutputRoom() {
 }
 
 void StdioTransport::ReaderLoop() {
+  t_reading_for = this;
   auto on_frame = [this](Frame frame) {
-    if (callbacks_.on_frame && !stopping()) callbacks_.on_frame(std::move(frame));
+    if (callbacks_.on_frame) RunCallback([&] { callbacks_.on_frame(std::move(frame)); });
   };
   auto on_error = [this](FrameError error) {
-    if (callbacks_.on_error && !stopping()) callbacks_.on_error(std::move(error));
+    if (callbacks_.on_error) RunCallback([&] { callbacks_.on_error(std::move(error)); });
   };
   std::string buffer(kReadBytes, '\0');
   while (WaitForOutputRoom()) {
@@ -196,7 +212,7 @@ void StdioTransport::ReaderLoop() {
   }
   if (stopping()) return;
   decoder_.Finish(on_frame, on_error);
-  if (callbacks_.on_eof && !stopping()) callbacks_.on_eof();
+  if (callbacks_.on_eof) RunCallback([&] { callbacks_.on_eof(); });
 }
 
 void StdioTransport::WriterLoop() {

@@ -54,7 +54,8 @@ class StdioTransport : public Transport {
   // Waits until everything queued so far has been written, or the output failed, up to
   // timeout. True when it was all written.
   bool Flush(std::chrono::milliseconds timeout);
-  // Stops reading: no callback runs after it returns, except one already in progress. The
+  // Stops reading. Called from outside a callback, it also waits for a callback in progress,
+  // so none runs after it returns; called from inside one, it returns at once. The
   // writer keeps writing queued output, and output sent later, until destruction.
   void Stop();
   // Bytes accepted by Send and not yet written.
@@ -73,6 +74,9 @@ class StdioTransport : public Transport {
   bool WriteAll(std::string_view data);
   void MarkOutputFailed(int error);
   bool stopping() const;
+  // Runs one callback unless Stop() was called; Stop() waits on callback_mu_.
+  template <typename Fn>
+  void RunCallback(Fn&& fn);
 
   const Options options_;
   const Callbacks callbacks_;
@@ -84,6 +88,7 @@ class StdioTransport : public Transport {
   std::thread reader_;
   std::thread writer_;
 
+  std::mutex callback_mu_;  // held while a callback runs
   mutable std::mutex mu_;
   std::condition_variable work_cv_;      // the writer waits for output
   std::condition_variable progress_cv_;  // the reader and Flush wait for output to drain

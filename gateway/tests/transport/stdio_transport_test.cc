@@ -323,6 +323,36 @@ TEST_F(StdioTransportTest, StopInterruptsABlockedReaderPromptly) {
   EXPECT_TRUE(events_.log().empty());  // no on_eof after Stop
 }
 
+TEST_F(StdioTransportTest, StopWaitsForACallbackInProgress) {
+  std::atomic<bool> entered{false};
+  std::atomic<bool> finished{false};
+  StartTransport({}, [&](StdioTransport&, const Frame&) {
+    entered = true;
+    std::this_thread::sleep_for(200ms);
+    finished = true;
+  });
+  WriteAllTo(in_.write_fd(), "[1]\n");
+  while (!entered) std::this_thread::sleep_for(1ms);
+  transport_->Stop();
+  EXPECT_TRUE(finished);
+  WriteAllTo(in_.write_fd(), "[2]\n");
+  std::this_thread::sleep_for(50ms);
+  EXPECT_THAT(events_.log(), ElementsAre("nl:[1]"));
+}
+
+TEST_F(StdioTransportTest, StopFromInsideACallbackEndsDelivery) {
+  StartTransport({}, [](StdioTransport& t, const Frame& f) {
+    if (f.payload == "[stop]") t.Stop();
+  });
+  WriteAllTo(in_.write_fd(), "[1]\n[stop]\n[2]\n");
+  ASSERT_TRUE(events_.WaitForLog(2));
+  std::this_thread::sleep_for(50ms);
+  EXPECT_THAT(events_.log(), ElementsAre("nl:[1]", "nl:[stop]"));
+  in_.CloseWrite();
+  std::this_thread::sleep_for(20ms);
+  EXPECT_EQ(events_.log().size(), 2u);  // no on_eof after Stop
+}
+
 TEST_F(StdioTransportTest, StopKeepsWritingOutput) {
   StartTransport();
   transport_->Stop();

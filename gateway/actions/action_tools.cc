@@ -1,0 +1,229 @@
+#include "gateway/actions/action_tools.h"
+
+#include <grpcpp/client_context.h>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "common/status_map.h"
+#include "gateway/catalog/json_proto.h"
+
+namespace labgate::gateway {
+
+using labgate::actions::v1::ActionContract;
+using labgate::actions::v1::InvokeActionRequest;
+using labgate::actions::v1::InvokeActionResponse;
+using labgate::actions::v1::ListActionsRequest;
+using labgate::actions::v1::ListActionsResponse;
+using nlohmann::json;
+
+namespace {
+
+// Clients compile schemas with their own default dialect; a nested "$schema" would make
+// some refuse the whole tool, so it is dropped.
+json WithoutDialect(json schema) {
+  if (schema.is_object()) schema.erase("$schema");
+  return schema;
+}
+
+json ToolFor(const ActionContract& contract) {
+  json input = WithoutDialect(json::parse(contract.input_schema_json(), nullptr, false));
+  json output = WithoutDialect(json::parse(contract.output_schema_json(), nullptr, false));
+  if (input.is_discarded()) input = {{"type", "object"}};
+  if (output.is_discarded()) output = {{"type", "object"}};
+  json tool = {
+      {"name", contract.action()},
+      {"description",
+       absl::StrCat(contract.description(), " Boundary: ", contract.boundary_notice())},
+      {"inputSchema", std::move(input)},
+      {"outputSchema",
+       {{"type", "object"},
+        {"properties",
+         {{"action", {{"type", "string"}}},
+          {"boundaryNotice", {{"type", "string"}}},
+          {"uncertainty", {{"type", "string"}, {"enum", {"low", "medium", "high"}}}},
+          {"assumptions", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+          {"output", std::move(output)}}},
+        {"required", {"action", "boundaryNotice", "uncertainty", "assumptions", "output"}}}},
+      {"annotations",
+       {{"readOnlyHint", true},
+        {"destructiveHint", false},
+        {"idempotentHint", true},
+        {"openWorldHint", false}}},
+  };
+  if (!contract.title().empty()) {
+    tool["title"] = contract.title();
+    tool["annotations"]["title"] = contract.title();
+  }
+  return tool;
+}
+
+nlohmann::ordered_json OrderBySchema(const json& value, const nlohmann::ordered_json& schema) {
+  if (value.is_array()) {
+    nlohmann::ordered_json items = nlohmann::ordered_json::array();
+    const auto& item_schema =
+        schema.is_object() && schema.contains("items") ? schema["items"] : nlohmann::ordered_json();
+    for (const json& item : value) items.push_back(OrderBySchema(item, item_schema));
+    return items;
+  }
+  if (!value.is_object()) return nlohmann::ordered_json(value);
+  nlohmann::ordered_json ordered = nlohmann::ordered_json::object();
+  nlohmann::ordered_json properties = schema.is_object() && schema.contains("properties")
+                                          ? schema["properties"]
+                                          : nlohmann::ordered_json::object();
+  for (const auto& [key, subschema] : properties.items()) {
+    if (auto it = value.find(key); it != value.end()) ordered[key] = OrderBySchema(*it, subschema);
+  }
+  for (const auto& [key, item] : value.items()) {
+    if (!ordered.contains(key)) ordered[key] = OrderBySchema(item, nlohmann::ordered_json());
+  }
+  return ordered;
+}
+
+}  // namespace
+
+json ActionResponseJson(const InvokeActionResponse& response) {
+  json assumptions = json::array();
+  for (const std::string& assumption : response.assumptions()) assumptions.push_back(assumption);
+  return {{"action", response.action()},
+          {"boundaryNotice", response.boundary_notice()},
+          {"uncertainty", response.uncertainty()},
+          {"assumptions", std::move(assumptions)},
+          {"output", response.has_output() ? ProtoToJson(response.output()) : json::object()}};
+}
+
+ActionTools::ActionTools(std::shared_ptr<grpc::Channel> channel,
+                         std::chrono::milliseconds call_deadline)
+    : channel_(std::move(channel)),
+      stub_(labgate::actions::v1::ActionsService::NewStub(channel_)),
+      call_deadline_(call_deadline) {}
+
+ActionTools::~ActionTools() { Stop(); }
+
+void ActionTools::Start(bool watch_connectivity) {
+  if (auto refreshed = Refresh(); !refreshed.ok()) {
+    LG_LOG(kWarning) << "actions service not reachable yet ("
+                     << std::string(refreshed.status().message())
+                     << "); action tools appear once it is";
+  }
+  if (watch_connectivity) watcher_ = std::thread([this] { Watch(); });
+}
+
+void ActionTools::Stop() {
+  stopping_.store(true);
+  if (watcher_.joinable()) watcher_.join();
+}
+
+absl::StatusOr<bool> ActionTools::Refresh() {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  ListActionsResponse response;
+  grpc::Status status = stub_->ListActions(&context, ListActionsRequest(), &response);
+  if (!status.ok()) return FromGrpcStatus(status);
+  std::map<std::string, json> fresh;
+  std::map<std::string, nlohmann::ordered_json> output_schemas;
+  for (const ActionContract& contract : response.actions()) {
+    fresh[contract.action()] = ToolFor(contract);
+    output_schemas[contract.action()] =
+        nlohmann::ordered_json::parse(contract.output_schema_json(), nullptr, false);
+  }
+  std::vector<std::function<void()>> listeners;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    output_schemas_ = std::move(output_schemas);
+    if (fresh == tools_) return false;
+    tools_ = std::move(fresh);
+    listeners = listeners_;
+  }
+  LG_LOG(kInfo) << "action tools refreshed: " << response.actions_size() << " actions";
+  for (auto& listener : listeners) listener();
+  return true;
+}
+
+// Runs on its own thread: waiting on channel state is blocking by design.
+void ActionTools::Watch() {
+  bool need_refresh = false;
+  grpc_connectivity_state last = channel_->GetState(false);
+  while (!stopping_.load()) {
+    auto deadline = std::chrono::system_clock::now() + std::chrono::milliseconds(200);
+    if (channel_->WaitForStateChange(last, deadline)) {
+      grpc_connectivity_state now = channel_->GetState(false);
+      if (now != GRPC_CHANNEL_READY && now != GRPC_CHANNEL_IDLE) need_refresh = true;
+      last = now;
+    }
+    bool empty;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      empty = tools_.empty();
+    }
+    // Reconnects after a break, and a service that was down at startup, both refetch.
+    if (need_refresh || empty) {
+      grpc_connectivity_state state = channel_->GetState(/*try_to_connect=*/true);
+      if (state == GRPC_CHANNEL_READY || (empty && state == GRPC_CHANNEL_IDLE)) {
+        if (Refresh().ok()) need_refresh = false;
+      }
+    }
+  }
+}
+
+std::vector<json> ActionTools::ToolsJson() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<json> tools;
+  tools.reserve(tools_.size());
+  for (const auto& [name, tool] : tools_) {
+    (void)name;
+    tools.push_back(tool);
+  }
+  return tools;
+}
+
+bool ActionTools::Has(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return tools_.count(name) != 0;
+}
+
+nlohmann::ordered_json ActionTools::OrderedOutput(const std::string& action,
+                                                  const json& output) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = output_schemas_.find(action);
+  return OrderBySchema(output, it == output_schemas_.end() ? nlohmann::ordered_json() : it->second);
+}
+
+void ActionTools::OnChanged(std::function<void()> listener) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  listeners_.push_back(std::move(listener));
+}
+
+std::shared_ptr<grpc::ClientContext> ActionTools::Invoke(const std::string& action,
+                                                         const json& input, Done done) {
+  auto context = std::make_shared<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + call_deadline_);
+  auto request = std::make_shared<InvokeActionRequest>();
+  auto response = std::make_shared<InvokeActionResponse>();
+  request->set_action(action);
+  if (absl::Status status = JsonToProto(input, request->mutable_input()); !status.ok()) {
+    done(status);
+    return nullptr;
+  }
+  stub_->async()->InvokeAction(
+      context.get(), request.get(), response.get(),
+      [context, request, response, done = std::move(done)](grpc::Status status) {
+        if (!status.ok()) return done(FromGrpcStatus(status));
+        done(ActionResponseJson(*response));
+      });
+  return context;
+}
+
+void ActionTools::List(std::function<void(absl::StatusOr<ListActionsResponse>)> done) {
+  auto context = std::make_shared<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + call_deadline_);
+  auto request = std::make_shared<ListActionsRequest>();
+  auto response = std::make_shared<ListActionsResponse>();
+  stub_->async()->ListActions(
+      context.get(), request.get(), response.get(),
+      [context, request, response, done = std::move(done)](grpc::Status status) {
+        if (!status.ok()) return done(FromGrpcStatus(status));
+        done(*response);
+      });
+}
+
+}  // namespace labgate::gateway

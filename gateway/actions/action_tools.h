@@ -1,0 +1,77 @@
+// Each action contract of the actions service, offered as an MCP tool named after the
+// action with the contract's own schemas. The set is fetched from ListActions at
+// startup and again whenever the channel to the service becomes ready after a break.
+#pragma once
+
+#include <grpcpp/channel.h>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "labgate/actions/v1/actions.grpc.pb.h"
+
+namespace labgate::gateway {
+
+// The action response as MCP structuredContent and legacy `data`:
+// {action, boundaryNotice, uncertainty, assumptions, output}.
+nlohmann::json ActionResponseJson(const labgate::actions::v1::InvokeActionResponse& response);
+
+class ActionTools {
+ public:
+  explicit ActionTools(std::shared_ptr<grpc::Channel> channel,
+                       std::chrono::milliseconds call_deadline = std::chrono::seconds(30));
+  ~ActionTools();
+
+  // Fetches the contracts once (blocking, for startup) and, for a remote service, starts
+  // watching the channel (in-process channels have no connectivity to watch).
+  void Start(bool watch_connectivity);
+  void Stop();
+
+  // Tools in tools/list form, sorted by name.
+  std::vector<nlohmann::json> ToolsJson() const;
+  bool Has(const std::string& name) const;
+
+  // Calls InvokeAction; `done` runs once on a gRPC thread with the structured result,
+  // or the service's status (its message is the seed's exact error text).
+  using Done = std::function<void(absl::StatusOr<nlohmann::json>)>;
+  std::shared_ptr<grpc::ClientContext> Invoke(const std::string& action,
+                                              const nlohmann::json& input, Done done);
+  // ListActions, asynchronously, for the legacy envelope.
+  void List(std::function<void(absl::StatusOr<labgate::actions::v1::ListActionsResponse>)> done);
+
+  // `output` with object keys in the order of the action's output schema (the order the
+  // handlers write them in), for replies that must match the legacy server byte for byte.
+  nlohmann::ordered_json OrderedOutput(const std::string& action,
+                                       const nlohmann::json& output) const;
+
+  // Called (from the watcher thread) after a refresh changed the set of tools.
+  void OnChanged(std::function<void()> listener);
+
+  // Refetches now; returns whether the set changed. Blocking; not for Asio/gRPC threads.
+  absl::StatusOr<bool> Refresh();
+
+ private:
+  void Watch();
+
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<labgate::actions::v1::ActionsService::Stub> stub_;
+  std::chrono::milliseconds call_deadline_;
+
+  mutable std::mutex mutex_;
+  std::map<std::string, nlohmann::json> tools_;  // by name
+  std::map<std::string, nlohmann::ordered_json> output_schemas_;
+  std::vector<std::function<void()>> listeners_;
+
+  std::atomic<bool> stopping_{false};
+  std::thread watcher_;
+};
+
+}  // namespace labgate::gateway

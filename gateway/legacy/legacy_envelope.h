@@ -1,0 +1,25 @@
+// The v0.1 NDJSON envelope ({"type":"list_actions"} / {"type":"invoke",...}), answered
+// with its exact texts: {id?, ok, data | error, issues?}, keys in that order.
+#pragma once
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "gateway/actions/action_tools.h"
+
+namespace labgate::gateway::legacy {
+
+inline constexpr size_t kMaxLineBytes = 512 * 1024;
+inline constexpr char kMalformedJson[] = "Malformed JSON request";
+inline constexpr char kTooLarge[] = "Request exceeds maximum size (512 KB)";
+
+// {"ok":false,"error":text}
+std::string ErrorReply(const std::string& text);
+
+// Validates one envelope and answers it through `reply` (possibly later, from a gRPC
+// thread). `actions` may be null when no actions service is configured.
+void HandleEnvelope(const nlohmann::json& envelope, ActionTools* actions,
+                    std::function<void(std::string)> reply);
+
+}  // namespace labgate::gateway::legacy
