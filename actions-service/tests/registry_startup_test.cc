@@ -2,6 +2,7 @@
 // well-formed, the embedded contracts equal the files on disk, and a handler whose output
 // breaks its schema is caught.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -186,7 +187,8 @@ TEST(ContractSourcesTest, EmbeddedContractsEqualTheFilesOnDisk) {
 }
 
 TEST(ContractSourcesTest, ContractsDirOverridesEmbedded) {
-  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / "actions-contracts";
+  std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) /
+                              ("actions-contracts-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   for (const ContractSource& source : EmbeddedContracts()) {
