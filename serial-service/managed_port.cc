@@ -17,7 +17,7 @@ std::shared_ptr<ManagedPort> ManagedPort::Create(std::string name, std::string o
   ManagedPort* raw = port.get();
   // The idle hook may use `raw`: worker_ is destroyed (and joined) before any other member.
   port->worker_ = std::make_unique<PortWorker>(
-      "serial-port", [raw] { raw->PollForSubscribers(); }, raw->env_.poll_period_ms);
+      "serial-port", [raw] { return raw->PollForSubscribers(); }, raw->env_.poll_period_ms);
   return port;
 }
 
@@ -306,17 +306,19 @@ void ManagedPort::CloseBackend(PortState new_state) {
   state_ = new_state;
 }
 
-void ManagedPort::PollForSubscribers() {
+bool ManagedPort::PollForSubscribers() {
   {
     absl::MutexLock lock(&mu_);
-    if (state_ != PortState::kOpen) return;
+    if (state_ != PortState::kOpen) return false;
   }
-  if (!env_.hub->HasSubscribers(name_)) return;
+  if (!env_.hub->HasSubscribers(name_)) return false;
   // Drain what has arrived, but leave room for queued calls.
   for (int round = 0; round < 16; ++round) {
     absl::StatusOr<size_t> got = Receive(0);
-    if (!got.ok() || *got == 0) break;
+    if (!got.ok()) return false;
+    if (*got == 0) break;
   }
+  return true;
 }
 
 void ManagedPort::Publish(PortEventRecord::Type type, std::string data, std::string reason) {

@@ -93,6 +93,8 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   void Write(std::string bytes, bool text_mode, int64_t timeout_ms,
              std::function<void(absl::StatusOr<WriteResult>)> done);
   void Read(ReadParams params, std::function<void(absl::StatusOr<ReadResult>)> done);
+  // A subscriber arrived: start polling the device for it.
+  void WakeForSubscribers() { worker_->Wake(); }
   // `done` gets "closed" or "already closed". A read in progress on the port ends
   // with ABORTED within kReadSliceMs instead of running out its timeout.
   void Close(std::string reason, std::function<void(std::string)> done);
@@ -106,7 +108,8 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   absl::StatusOr<WriteResult> DoWrite(std::string bytes, bool text_mode, int64_t timeout_ms);
   absl::StatusOr<ReadResult> DoRead(const ReadParams& params);
   std::string DoClose(const std::string& reason);
-  void PollForSubscribers();
+  // The idle hook: false when there is nothing to poll for.
+  bool PollForSubscribers();
 
   // Worker only.
   absl::Status CheckUsable() const;

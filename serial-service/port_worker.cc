@@ -14,12 +14,14 @@ struct PortWorker::State {
   std::mutex mu;
   std::condition_variable wake;
   std::deque<Task> tasks;
-  std::function<void()> idle;
+  std::function<bool()> idle;
   int idle_period_ms = 0;
+  bool polling = true;  // the idle hook wants to run again
+  bool woken = false;
   bool stopping = false;
 };
 
-PortWorker::PortWorker(std::string name, std::function<void()> idle, int idle_period_ms)
+PortWorker::PortWorker(std::string name, std::function<bool()> idle, int idle_period_ms)
     : state_(std::make_shared<State>()) {
   state_->idle = std::move(idle);
   state_->idle_period_ms = idle_period_ms;
@@ -50,6 +52,14 @@ void PortWorker::Post(Task task) {
   state_->wake.notify_one();
 }
 
+void PortWorker::Wake() {
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->woken = true;
+  }
+  state_->wake.notify_one();
+}
+
 void PortWorker::Run(std::shared_ptr<State> state) {
   std::unique_lock<std::mutex> lock(state->mu);
   for (;;) {
@@ -61,20 +71,27 @@ void PortWorker::Run(std::shared_ptr<State> state) {
       // Destroying the task may destroy the worker's owner; only `state` is used after.
       task = nullptr;
       lock.lock();
+      state->polling = true;  // a task may have changed what the idle hook sees
       continue;
     }
     if (state->stopping) return;
-    if (state->idle && state->idle_period_ms > 0) {
+    if (state->idle && state->idle_period_ms > 0 && state->polling) {
       const bool woken =
           state->wake.wait_for(lock, std::chrono::milliseconds(state->idle_period_ms),
                                [&] { return !state->tasks.empty() || state->stopping; });
       if (woken || !state->idle) continue;
-      std::function<void()> idle = state->idle;
+      std::function<bool()> idle = state->idle;
+      state->woken = false;
       lock.unlock();
-      idle();
+      const bool again = idle();
       lock.lock();
+      // A Wake() while the hook ran means it must look again.
+      state->polling = again || state->woken;
     } else {
-      state->wake.wait(lock, [&] { return !state->tasks.empty() || state->stopping; });
+      state->wake.wait(lock,
+                       [&] { return !state->tasks.empty() || state->stopping || state->woken; });
+      state->woken = false;
+      state->polling = true;
     }
   }
 }

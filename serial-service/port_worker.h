@@ -1,6 +1,7 @@
 // One thread that runs a port's blocking work in order. Between tasks it can run an
-// idle hook (the Subscribe poller). Safe to destroy from one of its own tasks: the
-// thread then finishes on its own without touching the destroyed owner.
+// idle hook (the Subscribe poller) every idle period for as long as the hook asks to;
+// after that it sleeps until the next task or Wake(). Safe to destroy from one of its own tasks:
+// the thread then finishes on its own without touching the destroyed owner.
 #pragma once
 
 #include <functional>
@@ -14,8 +15,9 @@ class PortWorker {
  public:
   using Task = std::function<void()>;
 
-  // `idle` (may be empty) runs whenever no task arrived within `idle_period_ms`.
-  PortWorker(std::string name, std::function<void()> idle, int idle_period_ms);
+  // `idle` (may be empty) runs whenever no task arrived within `idle_period_ms`; it
+  // returns whether it wants to run again.
+  PortWorker(std::string name, std::function<bool()> idle, int idle_period_ms);
   // Runs the tasks already queued, then stops. Joins unless called on the worker.
   ~PortWorker();
   PortWorker(const PortWorker&) = delete;
@@ -24,6 +26,8 @@ class PortWorker {
   // Tasks posted after destruction began are run too (they must always run: each
   // one finishes a gRPC call).
   void Post(Task task);
+  // Makes the idle hook run again (e.g. a subscriber arrived).
+  void Wake();
 
  private:
   struct State;

@@ -412,8 +412,10 @@ class SerialServiceImpl final : public SerialGrpcService {
     initial.set_type(state == PortState::kError    ? v1::PortEvent::TYPE_ERROR
                      : state == PortState::kClosed ? v1::PortEvent::TYPE_CLOSED
                                                    : v1::PortEvent::TYPE_OPENED);
-    return SubscribeReactor::Start(request->port_name(), request->encoding(), std::move(initial),
-                                   &hub_, &tracker_, queue_limit_);
+    auto* reactor = SubscribeReactor::Start(request->port_name(), request->encoding(),
+                                            std::move(initial), &hub_, &tracker_, queue_limit_);
+    if (port != nullptr) port->WakeForSubscribers();
+    return reactor;
   }
 
   grpc::ServerWriteReactor<v1::LeaseEvent>* Lease(grpc::CallbackServerContext* context,
