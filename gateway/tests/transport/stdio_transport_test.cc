@@ -255,7 +255,7 @@ TEST_F(StdioTransportTest, BackpressureStopsReadingUntilOutputDrains) {
   size_t lines_written = 0;
   uint64_t bytes_written = 0;
   auto last_progress = std::chrono::steady_clock::now();
-  while (std::chrono::steady_clock::now() - last_progress < 300ms) {
+  while (std::chrono::steady_clock::now() - last_progress < 500ms) {
     std::string line = "[" + std::to_string(lines_written) + "]\n";
     ssize_t n = write(in_.write_fd(), line.data(), line.size());
     if (n == static_cast<ssize_t>(line.size())) {
