@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <poll.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -74,6 +75,7 @@ std::string ReadBytes(int fd, size_t want, std::chrono::milliseconds timeout = 5
     pollfd p{fd, POLLIN, 0};
     if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
     ssize_t n = read(fd, buf, std::min(sizeof(buf), want - out.size()));
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     out.append(buf, static_cast<size_t>(n));
   }
@@ -177,6 +179,42 @@ TEST_F(StdioTransportTest, PreservesOrderOfManyMessages) {
   std::thread writer([&] { WriteAllTo(in_.write_fd(), input); });
   EXPECT_EQ(ReadBytes(out_.read_fd(), expected.size()), expected);
   writer.join();
+}
+
+TEST_F(StdioTransportTest, SignalsInterruptingPollReadAndWriteAreRetried) {
+  // A handler without SA_RESTART makes blocking calls fail with EINTR.
+  struct sigaction action = {};
+  struct sigaction previous = {};
+  action.sa_handler = [](int) {};
+  sigemptyset(&action.sa_mask);
+  ASSERT_EQ(sigaction(SIGUSR1, &action, &previous), 0);
+  StartTransport();
+  std::atomic<bool> signalling{true};
+  std::thread signaller([&] {
+    while (signalling) {
+      kill(getpid(), SIGUSR1);
+      std::this_thread::sleep_for(100us);
+    }
+  });
+  std::string input;
+  std::string expected;
+  for (int i = 0; i < 2000; ++i) {
+    std::string payload =
+        "[" + std::to_string(i) + "," + std::string(static_cast<size_t>(i % 700), 's') + "]";
+    input += payload + "\n";
+    expected += "echo:" + payload + "\n";
+  }
+  std::thread writer([&] {
+    for (size_t pos = 0; pos < input.size(); pos += 1000) {
+      WriteAllTo(in_.write_fd(), std::string_view(input).substr(pos, 1000));
+    }
+  });
+  EXPECT_EQ(ReadBytes(out_.read_fd(), expected.size(), 20s), expected);
+  writer.join();
+  signalling = false;
+  signaller.join();
+  transport_.reset();
+  sigaction(SIGUSR1, &previous, nullptr);
 }
 
 TEST_F(StdioTransportTest, EndOfInputFlushesTheLastMessageThenCallsOnEof) {
