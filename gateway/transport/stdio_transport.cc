@@ -11,6 +11,7 @@
 #include <climits>
 #include <csignal>
 #include <cstring>
+#include <exception>
 #include <string_view>
 #include <utility>
 
@@ -115,7 +116,16 @@ void StdioTransport::Stop() {
 template <typename Fn>
 void StdioTransport::RunCallback(Fn&& fn) {
   std::lock_guard<std::mutex> lock(callback_mu_);
-  if (!stopping()) fn();
+  if (stopping()) return;
+  // An exception escaping a callback would end the reader thread, and with it the process;
+  // one bad message must not stop the others from being served.
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    LG_LOG(kError) << "stdio transport: callback threw: " << e.what();
+  } catch (...) {
+    LG_LOG(kError) << "stdio transport: callback threw a non-standard exception";
+  }
 }
 
 bool StdioTransport::stopping() const {

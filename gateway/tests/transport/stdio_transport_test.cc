@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -250,6 +251,15 @@ TEST_F(StdioTransportTest, TenMegabyteLinesAreRefusedAndServingContinues) {
                   "error:message of 10485760 bytes exceeds the 4194304-byte limit", "cl:[2]"));
   const std::string expected = "echo:[1]\n" + Cl("echo:[2]");
   EXPECT_EQ(ReadBytes(out_.read_fd(), expected.size()), expected);
+}
+
+TEST_F(StdioTransportTest, ACallbackThatThrowsDoesNotStopTheReader) {
+  StartTransport({}, [](StdioTransport& t, const Frame& f) {
+    if (f.payload == "[throw]") throw std::runtime_error("boom");
+    t.Send(f.framing, f.payload);
+  });
+  WriteAllTo(in_.write_fd(), "[throw]\n[1]\n");
+  EXPECT_EQ(ReadBytes(out_.read_fd(), 4), "[1]\n");
 }
 
 TEST_F(StdioTransportTest, FlushWaitsUntilEverythingIsWritten) {
