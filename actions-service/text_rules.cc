@@ -50,7 +50,7 @@ bool ContainsWord(std::string_view lowered_text, std::string_view needle) {
 }
 
 size_t ReplaceAllIgnoringCase(std::string& text, std::string_view needle,
-                              std::string_view replacement) {
+                              std::string_view replacement, std::string_view unless_after) {
   if (needle.empty()) return 0;
   std::string lowered = AsciiLower(text);
   std::string out;
@@ -62,6 +62,10 @@ size_t ReplaceAllIgnoringCase(std::string& text, std::string_view needle,
     size_t end = at + needle.size();
     if ((at > 0 && IsWordByte(lowered[at - 1])) ||
         (end < lowered.size() && IsWordByte(lowered[end]))) {
+      continue;
+    }
+    if (!unless_after.empty() && at >= unless_after.size() &&
+        lowered.compare(at - unless_after.size(), unless_after.size(), unless_after) == 0) {
       continue;
     }
     out.append(text, from, at - from);

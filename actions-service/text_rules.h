@@ -25,9 +25,10 @@ bool ContainsWord(std::string_view lowered_text, std::string_view needle);
 
 // Replaces every case-insensitive whole-word occurrence of `needle` (lower case) with
 // `replacement`, capitalising the replacement where the match started with a capital.
+// A match directly preceded by `unless_after` (lower case, e.g. "not ") is left alone.
 // Returns the count.
 size_t ReplaceAllIgnoringCase(std::string& text, std::string_view needle,
-                              std::string_view replacement);
+                              std::string_view replacement, std::string_view unless_after = "");
 
 // Crisis language: "suicid", "self-harm", "end my life", "no point", "don't want to be
 // here" (with ' or ’ or no apostrophe), plus "self harm", "kill myself", "want to die".

@@ -59,7 +59,10 @@ HandlerResult EmpatheticReframe(const nlohmann::json& input) {
   } else {
     std::string body = message;
     for (const Softening& rule : Softenings()) {
-      if (ReplaceAllIgnoringCase(body, rule.from, rule.to) > 0) rationale.emplace_back(rule.why);
+      // "not everyone" is already the reframe; do not turn it into "not not everyone".
+      if (ReplaceAllIgnoringCase(body, rule.from, rule.to, "not ") > 0) {
+        rationale.emplace_back(rule.why);
+      }
     }
     reframed = opener + " " + body;
     if (rationale.size() == 1) {

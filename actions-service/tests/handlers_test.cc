@@ -172,6 +172,15 @@ INSTANTIATE_TEST_SUITE_P(
                                 "Tuesday");
                       EXPECT_TRUE(AnyContains(r.output["rationale"], "kept as is"));
                     }},
+        HandlerCase{
+            "NegatedAbsolutesKept",
+            "empathetic_reframe",
+            {{"message", "Not everyone agrees and I do not always win"}, {"tone", "neutral"}},
+            [](const ActionResult& r) {
+              EXPECT_EQ(r.output["reframed_message"],
+                        "I understand this situation is difficult. Not everyone agrees "
+                        "and I do not always win");
+            }},
         HandlerCase{"WholeWordsOnly",
                     "empathetic_reframe",
                     {{"message", "The hallways are nevertheless clean"}},
