@@ -36,18 +36,30 @@ absl::Status Errno(const std::string& what) {
 }
 
 // tty nodes with a /sys/class/tty entry that a pty can stand in for. Each process
-// has its own mount namespace, so the numbering only has to be unique per process.
-absl::StatusOr<std::string> NextDevicePath() {
-  static std::atomic<int> next{1};
-  for (int tries = 0; tries < 63; ++tries) {
-    const int number = next.fetch_add(1);
-    if (number > 63) break;
+// has its own mount namespace, so the numbers only have to be unique per process.
+absl::Mutex device_numbers_mu;
+bool device_number_used[64] ABSL_GUARDED_BY(device_numbers_mu) = {};
+
+absl::StatusOr<std::string> AcquireDevicePath() {
+  absl::MutexLock lock(&device_numbers_mu);
+  for (int number = 1; number <= 63; ++number) {
+    if (device_number_used[number]) continue;
     const std::string path = absl::StrCat("/dev/tty", number);
     struct stat info;
     const std::string sysfs = absl::StrCat("/sys/class/tty/tty", number);
-    if (stat(path.c_str(), &info) == 0 && lstat(sysfs.c_str(), &info) == 0) return path;
+    if (stat(path.c_str(), &info) != 0 || lstat(sysfs.c_str(), &info) != 0) continue;
+    device_number_used[number] = true;
+    return path;
   }
   return absl::ResourceExhaustedError("no free /dev/ttyN node (with a sysfs entry) left");
+}
+
+void ReleaseDevicePath(const std::string& path) {
+  int number = 0;
+  if (!absl::SimpleAtoi(path.substr(std::string("/dev/tty").size()), &number)) return;
+  if (number < 1 || number > 63) return;
+  absl::MutexLock lock(&device_numbers_mu);
+  device_number_used[number] = false;
 }
 
 }  // namespace
@@ -89,16 +101,17 @@ absl::Status ReexecWithShimIfNeeded(char** argv) {
 PtyDevice::PtyDevice(std::string path, InstrumentMode mode) : path_(std::move(path)), mode_(mode) {}
 
 absl::StatusOr<std::unique_ptr<PtyDevice>> PtyDevice::Create(InstrumentMode mode) {
-  absl::StatusOr<std::string> path = NextDevicePath();
+  absl::StatusOr<std::string> path = AcquireDevicePath();
   if (!path.ok()) return path.status();
   std::unique_ptr<PtyDevice> device(new PtyDevice(*path, mode));
-  if (absl::Status status = device->Attach(); !status.ok()) return status;
+  if (absl::Status status = device->Attach(); !status.ok()) return status;  // releases path
   return device;
 }
 
 PtyDevice::~PtyDevice() {
   Disconnect();
   umount2(path_.c_str(), MNT_DETACH);
+  ReleaseDevicePath(path_);
 }
 
 absl::Status PtyDevice::Attach() {
