@@ -301,7 +301,8 @@ void ManagedPort::EnterError(const absl::Status& cause) {
 
 void ManagedPort::CloseBackend(PortState new_state) {
   backend_->Close();
-  pending_.clear();
+  // A read that is returning data when the device goes keeps what it has.
+  if (new_state == PortState::kClosed) pending_.clear();
   absl::MutexLock lock(&mu_);
   state_ = new_state;
 }
