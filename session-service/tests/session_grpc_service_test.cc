@@ -202,3 +202,46 @@ TEST_F(SessionGrpcServiceTest, WatcherThatFallsBehindIsFinishedWithResourceExhau
 
 }  // namespace
 }  // namespace labgate::session
+
+namespace labgate::session {
+namespace {
+
+// The gateway's order at exit: Shutdown() first, then the server. Neither may hang
+// with a watch open, and an append acknowledged before is kept.
+TEST_F(SessionGrpcServiceTest, ShutdownBeforeServerShutdownDoesNotHang) {
+  pb::Session session = Create("d");
+  pb::AppendMessageResponse appended;
+  ASSERT_TRUE(Append(session.id(), "kept", &appended).ok());
+  grpc::ClientContext context;
+  auto reader = stub_->WatchSession(&context, pb::WatchSessionRequest());
+  reader->WaitForInitialMetadata();
+
+  auto started = std::chrono::steady_clock::now();
+  service_->Shutdown();
+  pb::SessionEvent event;
+  EXPECT_FALSE(reader->Read(&event));
+  EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::UNAVAILABLE);
+  pb::AppendMessageResponse late;
+  EXPECT_EQ(Append(session.id(), "late", &late).error_code(), grpc::StatusCode::UNAVAILABLE);
+  host_->Shutdown(std::chrono::seconds(5));
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(3));
+
+  // Reopen the same directory: the acknowledged append is there, the refused one not.
+  host_.reset();  // the server goes before the service it hosted
+  service_.reset();
+  auto reopened = CreateSessionService({data_dir_});
+  ASSERT_TRUE(reopened.ok()) << reopened.status();
+  std::promise<absl::StatusOr<MessagePage>> page;
+  MessageQuery query;
+  query.session_id = session.id();
+  (*reopened)->store().QueryMessages(
+      query, [&](absl::StatusOr<MessagePage> result) { page.set_value(std::move(result)); });
+  absl::StatusOr<MessagePage> messages = page.get_future().get();
+  ASSERT_TRUE(messages.ok()) << messages.status();
+  ASSERT_EQ(messages->messages.size(), 1u);
+  EXPECT_EQ(messages->messages[0].content, "kept");
+  (*reopened)->Shutdown();
+}
+
+}  // namespace
+}  // namespace labgate::session
