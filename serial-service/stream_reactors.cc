@@ -72,7 +72,8 @@ grpc::ServerWriteReactor<v1::PortEvent>* SubscribeReactor::Start(
   reactor->self_ = reactor;
   if (!tracker->Add(reactor)) {
     absl::MutexLock lock(&reactor->mu_);
-    reactor->FinishLocked(grpc::Status(grpc::StatusCode::UNAVAILABLE, "service is shutting down"));
+    reactor->FinishLocked(grpc::Status(grpc::StatusCode::UNAVAILABLE, "service is shutting down"),
+                          false);
     return reactor.get();
   }
   initial.set_timestamp_ms(absl::ToUnixMillis(absl::Now()));
@@ -120,13 +121,14 @@ void SubscribeReactor::WriteNextLocked() {
   StartWrite(&in_flight_);
 }
 
-void SubscribeReactor::FinishLocked(grpc::Status status) {
+void SubscribeReactor::FinishLocked(grpc::Status status, bool drain) {
   if (finished_) return;
-  finished_ = true;
-  queue_.clear();
-  if (writing_) {
+  finished_ = true;  // nothing more is queued from here on
+  if (!drain) queue_.clear();
+  if (writing_ || !queue_.empty()) {
     finish_pending_ = true;
     finish_status_ = std::move(status);
+    if (!writing_) WriteNextLocked();
     return;
   }
   Finish(std::move(status));
@@ -135,26 +137,32 @@ void SubscribeReactor::FinishLocked(grpc::Status status) {
 void SubscribeReactor::OnWriteDone(bool ok) {
   absl::MutexLock lock(&mu_);
   writing_ = false;
-  if (finish_pending_) {
+  if (!ok) {
+    queue_.clear();
+    if (finish_pending_) {
+      finish_pending_ = false;
+      Finish(finish_status_);
+    } else {
+      FinishLocked(grpc::Status(grpc::StatusCode::CANCELLED, "stream broken"), false);
+    }
+    return;
+  }
+  if (!queue_.empty()) {
+    WriteNextLocked();
+  } else if (finish_pending_) {
     finish_pending_ = false;
     Finish(finish_status_);
-    return;
   }
-  if (!ok) {
-    FinishLocked(grpc::Status(grpc::StatusCode::CANCELLED, "stream broken"));
-    return;
-  }
-  if (!finished_ && !queue_.empty()) WriteNextLocked();
 }
 
 void SubscribeReactor::End() {
   absl::MutexLock lock(&mu_);
-  FinishLocked(grpc::Status::OK);
+  FinishLocked(grpc::Status::OK, /*drain=*/true);
 }
 
 void SubscribeReactor::OnCancel() {
   absl::MutexLock lock(&mu_);
-  FinishLocked(grpc::Status::CANCELLED);
+  FinishLocked(grpc::Status::CANCELLED, /*drain=*/false);
 }
 
 void SubscribeReactor::OnDone() {

@@ -60,7 +60,9 @@ class SubscribeReactor : public grpc::ServerWriteReactor<v1::PortEvent>,
   // Data chunks are droppable when the queue is full; state events never are.
   void Enqueue(v1::PortEvent event, size_t raw_bytes, bool droppable);
   void WriteNextLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void FinishLocked(grpc::Status status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // With `drain`, the events already queued are sent before the stream finishes
+  // (Shutdown); without, they are dropped (the client is gone).
+  void FinishLocked(grpc::Status status, bool drain) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string port_name_;
   const v1::Encoding encoding_;
