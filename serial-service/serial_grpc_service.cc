@@ -394,7 +394,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     return Reply(context, absl::OkStatus());
   }
 
-  grpc::ServerWriteReactor<v1::PortEvent>* Subscribe(grpc::CallbackServerContext* context,
+  grpc::ServerWriteReactor<v1::PortEvent>* Subscribe(grpc::CallbackServerContext* /*context*/,
                                                      const v1::SubscribeRequest* request) override {
     if (request->port_name().empty() || shutting_down_) {
       auto* reactor = new RejectedStream<v1::PortEvent>();
@@ -403,7 +403,6 @@ class SerialServiceImpl final : public SerialGrpcService {
                          : absl::InvalidArgumentError("port_name is required for Subscribe")));
       return reactor;
     }
-    (void)context;
     v1::PortEvent initial;
     initial.set_port_name(request->port_name());
     initial.set_reason("current state");
