@@ -21,6 +21,7 @@
 #include "gateway/catalog/tool_catalog.h"
 #include "gateway/mcp/mcp_server.h"
 #include "gateway/server/stdio_connection.h"
+#include "labgate/serial/v1/serial.grpc.pb.h"
 
 ABSL_FLAG(bool, stdio, true, "Serve MCP over stdin/stdout (the default)");
 ABSL_FLAG(std::string, data_dir, "",
@@ -30,6 +31,8 @@ ABSL_FLAG(std::string, session_addr, "",
           "HOST:PORT of a labgate-session to use instead of the embedded one");
 ABSL_FLAG(std::string, actions_addr, "",
           "HOST:PORT of a labgate-actions to use instead of the embedded one");
+ABSL_FLAG(std::string, serial_addr, "",
+          "HOST:PORT of a labgate-serial to use instead of the embedded one");
 ABSL_FLAG(std::string, log_level, "info", "debug, info, warning, error or off (logs go to stderr)");
 ABSL_FLAG(int64_t, max_message_bytes, 4 * 1024 * 1024, "Largest accepted stdio message");
 ABSL_FLAG(int64_t, call_timeout_ms, 30000, "Deadline of each backend call");
@@ -67,6 +70,7 @@ int main(int argc, char** argv) {
   if (backend_options.data_dir.empty()) backend_options.data_dir = DefaultDataDir();
   backend_options.session_addr = absl::GetFlag(FLAGS_session_addr);
   backend_options.actions_addr = absl::GetFlag(FLAGS_actions_addr);
+  backend_options.serial_addr = absl::GetFlag(FLAGS_serial_addr);
   auto backends = labgate::gateway::Backends::Start(backend_options);
   if (!backends.ok()) {
     LG_LOG(kError) << "cannot start: " << std::string((backends.status().message()));
@@ -89,6 +93,9 @@ int main(int argc, char** argv) {
   server.catalog = catalog->get();
   server.invoker = &invoker;
   server.actions = &action_tools;
+  labgate::gateway::OwnerLeases leases((*backends)->serial_channel(),
+                                       labgate::serial::v1::SerialService::service_full_name());
+  server.leases = &leases;
 
   boost::asio::io_context io;
   auto work = boost::asio::make_work_guard(io);

@@ -5,17 +5,21 @@
 #include "actions-service/actions_service.h"
 #include "common/log.h"
 #include "labgate/actions/v1/actions.grpc.pb.h"
+#include "labgate/serial/v1/serial.grpc.pb.h"
 #include "labgate/session/v1/session.grpc.pb.h"
+#include "serial-service/serial_service.h"
 #include "session-service/session_service.h"
 
 namespace labgate::gateway {
 
 namespace session_v1 = labgate::session::v1;
 namespace actions_v1 = labgate::actions::v1;
+namespace serial_v1 = labgate::serial::v1;
 
 struct Backends::Embedded {
   std::unique_ptr<labgate::session::SessionGrpcService> session;
   std::unique_ptr<labgate::actions::ActionsGrpcService> actions;
+  std::unique_ptr<labgate::serial::SerialGrpcService> serial;
   std::unique_ptr<ServiceHost> host;
   bool shut_down = false;
 };
@@ -53,6 +57,13 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     in_process.push_back(embedded.actions.get());
   }
 
+  if (options.serial_addr.empty()) {
+    auto serial = labgate::serial::CreateSerialService({});
+    if (!serial.ok()) return serial.status();
+    embedded.serial = std::move(*serial);
+    in_process.push_back(embedded.serial.get());
+  }
+
   if (!in_process.empty()) {
     auto host = ServiceHost::Start("", in_process);
     if (!host.ok()) return host.status();
@@ -74,7 +85,18 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     backends->channels_.Set(actions_name, RemoteChannel(options.actions_addr));
     LG_LOG(kInfo) << "actions service: " << options.actions_addr;
   }
+  const std::string serial_name = serial_v1::SerialService::service_full_name();
+  if (options.serial_addr.empty()) {
+    backends->channels_.Set(serial_name, embedded.host->InProcessChannel());
+  } else {
+    backends->channels_.Set(serial_name, RemoteChannel(options.serial_addr));
+    LG_LOG(kInfo) << "serial service: " << options.serial_addr;
+  }
   return backends;
+}
+
+std::shared_ptr<grpc::Channel> Backends::serial_channel() const {
+  return channels_.For(serial_v1::SerialService::service_full_name());
 }
 
 std::shared_ptr<grpc::Channel> Backends::actions_channel() const {
@@ -83,15 +105,20 @@ std::shared_ptr<grpc::Channel> Backends::actions_channel() const {
 
 std::vector<const google::protobuf::ServiceDescriptor*> Backends::ToolServices() const {
   // Naming a message of each file keeps its descriptors linked in.
-  return {session_v1::Session::descriptor()->file()->FindServiceByName("SessionService")};
+  return {serial_v1::OpenPortRequest::descriptor()->file()->FindServiceByName("SerialService"),
+          session_v1::Session::descriptor()->file()->FindServiceByName("SessionService")};
 }
 
 void Backends::Shutdown(std::chrono::milliseconds grace) {
   if (!embedded_ || embedded_->shut_down) return;
   embedded_->shut_down = true;
-  if (embedded_->session) embedded_->session->Shutdown();
+  // Streams end first so the server can drain; then calls in flight finish; then the
+  // services release their resources (the session store flushes its writer last).
+  if (embedded_->session) embedded_->session->FinishWatchStreams();
+  if (embedded_->serial) embedded_->serial->Shutdown();
   if (embedded_->actions) embedded_->actions->Shutdown();
   if (embedded_->host) embedded_->host->Shutdown(grace);
+  if (embedded_->session) embedded_->session->Shutdown();
 }
 
 }  // namespace labgate::gateway

@@ -19,6 +19,7 @@ struct BackendOptions {
   std::string data_dir;      // embedded session store
   std::string session_addr;  // empty = embedded
   std::string actions_addr;  // empty = embedded
+  std::string serial_addr;   // empty = embedded
 };
 
 class Backends {
@@ -28,6 +29,7 @@ class Backends {
 
   const BackendChannels& channels() const { return channels_; }
   std::shared_ptr<grpc::Channel> actions_channel() const;
+  std::shared_ptr<grpc::Channel> serial_channel() const;
   // The services whose annotated methods become tools.
   std::vector<const google::protobuf::ServiceDescriptor*> ToolServices() const;
   // Ends streams, drains in-process calls and stops the embedded services.

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "gateway/actions/action_tools.h"
+#include "gateway/backends/owner_lease.h"
 #include "gateway/backends/tool_invoker.h"
 #include "gateway/catalog/tool_catalog.h"
 
@@ -22,8 +23,12 @@ struct McpServer {
   ServerConfig config;
   const ToolCatalog* catalog = nullptr;
   ToolInvoker* invoker = nullptr;
-  ActionTools* actions = nullptr;  // null when no actions service is configured
+  ActionTools* actions = nullptr;       // null when no actions service is configured
+  const OwnerLeases* leases = nullptr;  // serial port ownership, per connection
 };
+
+// A fresh owner id for one connection, e.g. "stdio-3f9c2a1b7d4e8f60".
+std::string NewOwnerId(const std::string& transport);
 
 // The default `instructions` text returned by initialize.
 std::string DefaultInstructions();

@@ -212,6 +212,9 @@ void McpSession::CallTool(const json& params, const Reply& reply) {
     }
     return reply.Error(code::kInvalidParams, absl::StrCat("Unknown tool: ", name));
   }
+  if (!lease_ && server_->leases != nullptr && server_->leases->Covers(tool->service_name)) {
+    lease_ = server_->leases->Acquire(owner_id_);
+  }
   ToolInvoker::Options options;
   options.deadline = server_->config.call_deadline;
   options.owner = owner_id_;
@@ -250,6 +253,7 @@ void McpSession::NotifyToolsChanged() {
 
 void McpSession::Close() {
   closed_ = true;
+  if (lease_) lease_->Release();
   for (auto& [key, entry] : in_flight_) {
     (void)key;
     entry.cancelled = true;

@@ -79,6 +79,8 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   nlohmann::json client_capabilities_ = nlohmann::json::object();
   // Keyed by the request id's canonical JSON text.
   std::map<std::string, InFlight> in_flight_;
+  // Held from the first serial tool call until Close(); its end closes our ports.
+  std::shared_ptr<OwnerLease> lease_;
 };
 
 // The MCP CallToolResult for a finished call.

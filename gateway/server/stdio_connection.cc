@@ -15,7 +15,8 @@ StdioConnection::StdioConnection(const McpServer* server, boost::asio::io_contex
                                  StdioTransport::Options options)
     : strand_(boost::asio::make_strand(io)), server_(server) {
   session_ = std::make_shared<McpSession>(
-      server, strand_, [this](std::string payload) { Send(std::move(payload)); }, "stdio");
+      server, strand_, [this](std::string payload) { Send(std::move(payload)); },
+      NewOwnerId("stdio"));
   StdioTransport::Callbacks callbacks;
   callbacks.on_frame = [this](Frame frame) { OnFrame(std::move(frame)); };
   callbacks.on_error = [this](FrameError error) { OnFrameError(error); };

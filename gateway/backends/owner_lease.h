@@ -1,0 +1,47 @@
+// Serial ports belong to the MCP connection that opened them. A connection holds one
+// Lease stream on the serial service for as long as it lives; when the stream ends
+// (the connection closed, or the gateway died) the service closes that owner's ports.
+#pragma once
+
+#include <grpcpp/channel.h>
+
+#include <memory>
+#include <string>
+
+namespace labgate::gateway {
+
+class OwnerLease {
+ public:
+  // Opens the Lease stream for `owner` (asynchronously; never blocks).
+  static std::shared_ptr<OwnerLease> Start(const std::shared_ptr<grpc::Channel>& channel,
+                                           const std::string& owner);
+  ~OwnerLease();
+
+  // Ends the lease now: the service closes every port of the owner.
+  void Release();
+  // True once the service has confirmed the lease.
+  bool active() const;
+
+  struct State;
+
+ private:
+  explicit OwnerLease(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  std::shared_ptr<State> state_;
+};
+
+// Hands out leases on the serial service for the sessions that use its tools.
+class OwnerLeases {
+ public:
+  OwnerLeases(std::shared_ptr<grpc::Channel> channel, std::string service_name)
+      : channel_(std::move(channel)), service_name_(std::move(service_name)) {}
+  bool Covers(const std::string& service_name) const { return service_name == service_name_; }
+  std::shared_ptr<OwnerLease> Acquire(const std::string& owner) const {
+    return OwnerLease::Start(channel_, owner);
+  }
+
+ private:
+  std::shared_ptr<grpc::Channel> channel_;
+  std::string service_name_;
+};
+
+}  // namespace labgate::gateway
