@@ -1,0 +1,491 @@
+// Serial benchmarks on real ptys with the real libserialport, through embedded
+// `labgate` over stdio pipes and, for comparison, direct libserialport calls on the same
+// ptys in the same run:
+//   1. command round trip (write "*IDN?" + read the reply) to a simulated SCPI instrument,
+//      gateway against direct, in alternating blocks;
+//   2. a 1 MiB binary transfer each way (instrument -> host, host -> instrument);
+//   3. eight ports active at once through one gateway.
+// Sets up the pty harness itself (tests/serial_harness: private mount namespace and
+// tiocm shim), so it needs root, like the pty tests. Prints one JSON report on stdout.
+//
+// Usage: labgate_serial_bench LABGATE_BINARY [round_trips] [round_trips_per_port_of_8]
+#include <fcntl.h>
+#include <libserialport.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "tests/serial_harness/pty_device.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using labgate::serial_harness::InstrumentMode;
+using labgate::serial_harness::kInstrumentId;
+using labgate::serial_harness::PtyDevice;
+using nlohmann::json;
+
+constexpr size_t kTransferBytes = 1 << 20;
+constexpr size_t kChunkBytes = 64 * 1024;  // the most one write or read call moves
+
+double Micros(Clock::duration d) { return std::chrono::duration<double, std::micro>(d).count(); }
+
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  return values[static_cast<size_t>(p * static_cast<double>(values.size() - 1))];
+}
+
+double Mean(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  return values.empty() ? 0 : sum / static_cast<double>(values.size());
+}
+
+json Summary(const std::vector<double>& us) {
+  return {{"count", us.size()},
+          {"p50_us", Percentile(us, 0.50)},
+          {"p90_us", Percentile(us, 0.90)},
+          {"p99_us", Percentile(us, 0.99)},
+          {"mean_us", Mean(us)}};
+}
+
+// Embedded labgate over stdio pipes (NDJSON). Any thread may Call(); one reader thread
+// hands each reply to the caller waiting for its id, so calls may be in flight at once.
+class Gateway {
+ public:
+  Gateway(const std::string& binary, const std::string& data_dir) {
+    int to_child[2];
+    int from_child[2];
+    if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0) {
+      throw std::runtime_error("pipe");
+    }
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(to_child[0], 0);
+      dup2(from_child[1], 1);
+      execl(binary.c_str(), binary.c_str(), "--data-dir", data_dir.c_str(), "--log-level",
+            "warning", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    in_ = to_child[1];
+    out_ = from_child[0];
+    reader_ = std::thread([this] { ReadReplies(); });
+    Call("initialize", {{"protocolVersion", "2025-11-25"},
+                        {"capabilities", json::object()},
+                        {"clientInfo", {{"name", "serial-bench"}, {"version", "1"}}}});
+    Send(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+  }
+
+  ~Gateway() {
+    close(in_);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    reader_.join();
+    close(out_);
+  }
+
+  json Call(const std::string& method, const json& params) {
+    long id = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      id = next_id_++;
+      waiting_[id] = std::nullopt;
+    }
+    Send(json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}});
+    std::unique_lock<std::mutex> lock(mu_);
+    replied_.wait(lock, [&] { return waiting_[id].has_value() || closed_; });
+    if (!waiting_[id].has_value()) throw std::runtime_error("labgate closed stdout");
+    json reply = std::move(*waiting_[id]);
+    waiting_.erase(id);
+    return reply;
+  }
+
+  // A tool's structuredContent; throws with the error text when the tool failed.
+  json Tool(const std::string& name, const json& arguments) {
+    json reply = Call("tools/call", {{"name", name}, {"arguments", arguments}});
+    const json& result = reply["result"];
+    if (!reply.contains("result") || result.value("isError", true)) {
+      throw std::runtime_error(name + " failed: " + reply.dump());
+    }
+    return result["structuredContent"];
+  }
+
+ private:
+  void Send(const json& message) {
+    const std::string text = message.dump() + "\n";
+    std::lock_guard<std::mutex> lock(write_mu_);
+    for (size_t offset = 0; offset < text.size();) {
+      const ssize_t n = write(in_, text.data() + offset, text.size() - offset);
+      if (n <= 0) throw std::runtime_error("write to labgate failed");
+      offset += static_cast<size_t>(n);
+    }
+  }
+
+  void ReadReplies() {
+    std::string buffer;
+    std::vector<char> chunk(1 << 16);
+    for (;;) {
+      const ssize_t n = read(out_, chunk.data(), chunk.size());
+      if (n <= 0) break;
+      buffer.append(chunk.data(), static_cast<size_t>(n));
+      size_t start = 0;
+      for (size_t newline; (newline = buffer.find('\n', start)) != std::string::npos;
+           start = newline + 1) {
+        json message = json::parse(buffer.begin() + static_cast<long>(start),
+                                   buffer.begin() + static_cast<long>(newline), nullptr, false);
+        if (!message.is_object() || !message.contains("id") || !message["id"].is_number()) {
+          continue;  // notifications
+        }
+        std::lock_guard<std::mutex> lock(mu_);
+        auto it = waiting_.find(message["id"].get<long>());
+        if (it != waiting_.end()) it->second = std::move(message);
+        replied_.notify_all();
+      }
+      buffer.erase(0, start);
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+    replied_.notify_all();
+  }
+
+  pid_t pid_ = -1;
+  int in_ = -1;
+  int out_ = -1;
+  std::thread reader_;
+  std::mutex write_mu_;
+  std::mutex mu_;
+  std::condition_variable replied_;
+  std::map<long, std::optional<json>> waiting_;
+  long next_id_ = 1;
+  bool closed_ = false;
+};
+
+// The same pty through libserialport in this process, as the service would drive it.
+class DirectPort {
+ public:
+  explicit DirectPort(const std::string& path) {
+    Check(sp_get_port_by_name(path.c_str(), &port_), "sp_get_port_by_name");
+    Check(sp_open(port_, SP_MODE_READ_WRITE), "sp_open");
+    Check(sp_set_baudrate(port_, 115200), "sp_set_baudrate");
+    Check(sp_set_bits(port_, 8), "sp_set_bits");
+    Check(sp_set_parity(port_, SP_PARITY_NONE), "sp_set_parity");
+    Check(sp_set_stopbits(port_, 1), "sp_set_stopbits");
+    Check(sp_set_flowcontrol(port_, SP_FLOWCONTROL_NONE), "sp_set_flowcontrol");
+  }
+  ~DirectPort() {
+    sp_close(port_);
+    sp_free_port(port_);
+  }
+  DirectPort(const DirectPort&) = delete;
+  DirectPort& operator=(const DirectPort&) = delete;
+
+  void Write(const std::string& bytes) {
+    const int wrote = sp_blocking_write(port_, bytes.data(), bytes.size(), 2000);
+    if (wrote != static_cast<int>(bytes.size())) throw std::runtime_error("sp_blocking_write");
+  }
+  // Whatever has arrived, waiting up to 2 s for the first byte.
+  std::string ReadSome(size_t max) {
+    std::string buffer(max, '\0');
+    const int got = sp_blocking_read_next(port_, buffer.data(), max, 2000);
+    if (got <= 0) throw std::runtime_error("sp_blocking_read_next: nothing within 2 s");
+    buffer.resize(static_cast<size_t>(got));
+    return buffer;
+  }
+  std::string ReadLine() {
+    std::string line;
+    while (line.empty() || line.back() != '\n') line += ReadSome(4096);
+    line.pop_back();
+    return line;
+  }
+
+ private:
+  static void Check(sp_return result, const char* what) {
+    if (result != SP_OK) {
+      char* message = sp_last_error_message();
+      std::string text = std::string(what) + ": " + (message ? message : "?");
+      sp_free_error_message(message);
+      throw std::runtime_error(text);
+    }
+  }
+  sp_port* port_ = nullptr;
+};
+
+json OpenArgs(const std::string& path) {
+  return {{"port_name", path}, {"baud_rate", 115200}, {"terminator", "\n"}, {"timeout_ms", 2000}};
+}
+
+void Expect(bool ok, const std::string& what) {
+  if (!ok) throw std::runtime_error(what);
+}
+
+// 1. Round trips: alternating blocks of gateway and direct calls on the same pty.
+json RoundTrips(Gateway& gateway, const std::string& path, int total) {
+  constexpr int kBlocks = 10;
+  constexpr int kWarmup = 50;
+  const int per_block = std::max(1, total / kBlocks);
+  std::vector<double> through_gateway;
+  std::vector<double> direct;
+  std::vector<double> gateway_write;
+  for (int block = 0; block < kBlocks; ++block) {
+    gateway.Tool("open_port", OpenArgs(path));
+    for (int i = 0; i < kWarmup + per_block; ++i) {
+      const auto start = Clock::now();
+      gateway.Tool("write", {{"port_name", path}, {"data", "*IDN?"}});
+      const auto wrote = Clock::now();
+      json read = gateway.Tool("read", {{"port_name", path}});
+      const auto end = Clock::now();
+      Expect(read.value("data", "") == kInstrumentId, "gateway read " + read.dump());
+      if (i >= kWarmup) {
+        through_gateway.push_back(Micros(end - start));
+        gateway_write.push_back(Micros(wrote - start));
+      }
+    }
+    gateway.Tool("close", {{"port_name", path}});
+
+    DirectPort port(path);
+    for (int i = 0; i < kWarmup + per_block; ++i) {
+      const auto start = Clock::now();
+      port.Write("*IDN?\n");
+      const std::string line = port.ReadLine();
+      const auto end = Clock::now();
+      Expect(line == kInstrumentId, "direct read " + line);
+      if (i >= kWarmup) direct.push_back(Micros(end - start));
+    }
+  }
+  const double gateway_p50 = Percentile(through_gateway, 0.5);
+  const double direct_p50 = Percentile(direct, 0.5);
+  return {{"gateway", Summary(through_gateway)},
+          {"gateway_write_call", Summary(gateway_write)},
+          {"direct", Summary(direct)},
+          {"ratio_p50", gateway_p50 / direct_p50},
+          {"added_p50_us", gateway_p50 - direct_p50},
+          {"added_mean_us", Mean(through_gateway) - Mean(direct)},
+          {"added_p99_us", Percentile(through_gateway, 0.99) - Percentile(direct, 0.99)}};
+}
+
+std::string RandomBytes(size_t size, bool no_line_endings) {
+  std::mt19937 random(20261122);
+  std::string bytes(size, '\0');
+  for (char& c : bytes) {
+    unsigned value = random() & 0xff;
+    // The SCPI instrument acts on line endings; everything else (NULs too) it just takes.
+    if (no_line_endings && (value == '\n' || value == '\r')) value = 0;
+    c = static_cast<char>(value);
+  }
+  return bytes;
+}
+
+double MiBps(size_t bytes, Clock::duration d) {
+  return static_cast<double>(bytes) / (1 << 20) / std::chrono::duration<double>(d).count();
+}
+
+// 2a. Instrument -> host: the instrument sends 1 MiB; the host reads it all.
+json TransferIn(Gateway& gateway, PtyDevice& device) {
+  const std::string payload = RandomBytes(kTransferBytes, false);
+  json report;
+  {
+    gateway.Tool("open_port", OpenArgs(device.path()));
+    std::string got;
+    const auto start = Clock::now();
+    std::thread sender([&] { device.Send(payload); });
+    int calls = 0;
+    while (got.size() < payload.size()) {
+      json read = gateway.Tool(
+          "read",
+          {{"port_name", device.path()}, {"encoding", "base64"}, {"max_bytes", kChunkBytes}});
+      std::string bytes;
+      Expect(absl::Base64Unescape(read.value("data", ""), &bytes), "base64");
+      Expect(!bytes.empty(), "gateway read timed out at " + std::to_string(got.size()));
+      got += bytes;
+      ++calls;
+    }
+    const auto elapsed = Clock::now() - start;
+    sender.join();
+    Expect(got == payload, "gateway: the bytes read differ from those sent");
+    gateway.Tool("close", {{"port_name", device.path()}});
+    report["gateway"] = {{"MiB_per_s", MiBps(payload.size(), elapsed)},
+                         {"ms", Micros(elapsed) / 1000},
+                         {"read_calls", calls}};
+  }
+  {
+    DirectPort port(device.path());
+    std::string got;
+    const auto start = Clock::now();
+    std::thread sender([&] { device.Send(payload); });
+    int calls = 0;
+    while (got.size() < payload.size()) {
+      got += port.ReadSome(kChunkBytes);
+      ++calls;
+    }
+    const auto elapsed = Clock::now() - start;
+    sender.join();
+    Expect(got == payload, "direct: the bytes read differ from those sent");
+    report["direct"] = {{"MiB_per_s", MiBps(payload.size(), elapsed)},
+                        {"ms", Micros(elapsed) / 1000},
+                        {"read_calls", calls}};
+  }
+  return report;
+}
+
+// 2b. Host -> instrument: the host writes 1 MiB (64 KiB per call); done when the
+// instrument has received the last byte. The instrument takes every byte except line
+// endings as part of one long command, so the payload leaves those out.
+json TransferOut(Gateway& gateway, PtyDevice& device) {
+  const std::string payload = RandomBytes(kTransferBytes, true);
+  auto wait_received = [&](size_t total) {
+    while (device.Received().size() < total)
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+  };
+  json report;
+  {
+    gateway.Tool("open_port", OpenArgs(device.path()));
+    const size_t before = device.Received().size();
+    const auto start = Clock::now();
+    for (size_t offset = 0; offset < payload.size(); offset += kChunkBytes) {
+      gateway.Tool("write", {{"port_name", device.path()},
+                             {"encoding", "base64"},
+                             {"data", absl::Base64Escape(payload.substr(offset, kChunkBytes))}});
+    }
+    wait_received(before + payload.size());
+    const auto elapsed = Clock::now() - start;
+    Expect(device.Received().substr(before) == payload, "gateway: the instrument got other bytes");
+    gateway.Tool("close", {{"port_name", device.path()}});
+    report["gateway"] = {{"MiB_per_s", MiBps(payload.size(), elapsed)},
+                         {"ms", Micros(elapsed) / 1000}};
+  }
+  {
+    DirectPort port(device.path());
+    const size_t before = device.Received().size();
+    const auto start = Clock::now();
+    for (size_t offset = 0; offset < payload.size(); offset += kChunkBytes) {
+      port.Write(payload.substr(offset, kChunkBytes));
+    }
+    wait_received(before + payload.size());
+    const auto elapsed = Clock::now() - start;
+    Expect(device.Received().substr(before) == payload, "direct: the instrument got other bytes");
+    report["direct"] = {{"MiB_per_s", MiBps(payload.size(), elapsed)},
+                        {"ms", Micros(elapsed) / 1000}};
+  }
+  return report;
+}
+
+// 3. Eight ports at once: one thread per port doing sequential round trips, all through
+// one gateway connection.
+json EightPorts(Gateway& gateway, const std::vector<std::unique_ptr<PtyDevice>>& devices,
+                int per_port) {
+  for (const auto& device : devices) gateway.Tool("open_port", OpenArgs(device->path()));
+  std::vector<std::vector<double>> latencies(devices.size());
+  std::atomic<int> failures{0};
+  const auto start = Clock::now();
+  std::vector<std::thread> threads;
+  for (size_t p = 0; p < devices.size(); ++p) {
+    threads.emplace_back([&, p] {
+      const std::string path = devices[p]->path();
+      try {
+        for (int i = 0; i < per_port; ++i) {
+          const std::string tag = "P" + std::to_string(p) + "-" + std::to_string(i);
+          const auto begin = Clock::now();
+          gateway.Tool("write", {{"port_name", path}, {"data", tag}});
+          json read = gateway.Tool("read", {{"port_name", path}});
+          latencies[p].push_back(Micros(Clock::now() - begin));
+          if (read.value("data", "") != tag) ++failures;
+        }
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "port %s: %s\n", path.c_str(), e.what());
+        ++failures;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  for (const auto& device : devices) gateway.Tool("close", {{"port_name", device->path()}});
+  Expect(failures == 0, "eight ports: " + std::to_string(failures.load()) + " failures");
+  json per = json::array();
+  std::vector<double> all;
+  for (size_t p = 0; p < devices.size(); ++p) {
+    per.push_back({{"port", devices[p]->path()},
+                   {"p50_us", Percentile(latencies[p], 0.5)},
+                   {"p99_us", Percentile(latencies[p], 0.99)}});
+    all.insert(all.end(), latencies[p].begin(), latencies[p].end());
+  }
+  const double total = static_cast<double>(all.size());
+  return {{"ports", devices.size()},
+          {"round_trips_per_port", per_port},
+          {"aggregate_round_trips_per_s", total / seconds},
+          {"all", Summary(all)},
+          {"per_port", per}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s LABGATE_BINARY [round_trips] [round_trips_per_port_of_8]\n",
+                 argv[0]);
+    return 2;
+  }
+  if (absl::Status status = labgate::serial_harness::ReexecWithShimIfNeeded(argv); !status.ok()) {
+    std::fprintf(stderr, "serial bench: FATAL: %s\n", std::string(status.message()).c_str());
+    return 1;
+  }
+  if (absl::Status status = labgate::serial_harness::EnterPrivateMountNamespace(); !status.ok()) {
+    std::fprintf(stderr, "serial bench: FATAL: %s (needs root)\n",
+                 std::string(status.message()).c_str());
+    return 1;
+  }
+  signal(SIGPIPE, SIG_IGN);
+  const std::string binary = argv[1];
+  const int round_trips = argc > 2 ? std::atoi(argv[2]) : 5000;
+  const int per_port = argc > 3 ? std::atoi(argv[3]) : 1000;
+
+  try {
+    std::vector<std::unique_ptr<PtyDevice>> devices;
+    for (int i = 0; i < 8; ++i) {
+      auto device = PtyDevice::Create(InstrumentMode::kScpi);
+      if (!device.ok()) throw std::runtime_error(std::string(device.status().message()));
+      devices.push_back(std::move(*device));
+    }
+    char data_template[] = "/tmp/labgate-serial-bench-XXXXXX";
+    const std::string data_dir = mkdtemp(data_template);
+    json report;
+    {
+      Gateway gateway(binary, data_dir);
+      report["round_trip"] = RoundTrips(gateway, devices[0]->path(), round_trips);
+      std::fprintf(stderr, "round trips done\n");
+      report["eight_ports"] = EightPorts(gateway, devices, per_port);
+      std::fprintf(stderr, "eight ports done\n");
+      report["transfer_1MiB_instrument_to_host"] = TransferIn(gateway, *devices[1]);
+      // Last: it leaves an unterminated 2 MiB command in the instrument.
+      report["transfer_1MiB_host_to_instrument"] = TransferOut(gateway, *devices[2]);
+    }
+    std::filesystem::remove_all(data_dir);
+    std::printf("%s\n", report.dump(2).c_str());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "serial bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
