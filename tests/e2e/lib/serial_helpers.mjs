@@ -5,8 +5,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { tempDir, removeDir, connectStdio } from './harness.mjs';
 
 // Calls a tool that must fail, and returns its error text.
+// A JSON-RPC error (e.g. -32602 for arguments the schema refuses) counts too.
 export async function callError(client, name, args = {}) {
-  const result = await client.callTool({ name, arguments: args });
+  let result;
+  try {
+    result = await client.callTool({ name, arguments: args });
+  } catch (error) {
+    return String(error.message ?? error);
+  }
   assert.equal(result.isError, true, `${name} should fail, got ${JSON.stringify(result.structuredContent)}`);
   return result.content.map((c) => c.text).join('\n');
 }
