@@ -1,0 +1,343 @@
+#include "gateway/http/http_connection.h"
+
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/http/error.hpp>
+#include <boost/beast/http/read.hpp>
+#include <cstdio>
+
+#include "common/log.h"
+#include "gateway/http/sse.h"
+#include "gateway/jsonrpc/message.h"
+
+namespace labgate::gateway::http {
+
+namespace asio = boost::asio;
+namespace beast_http = boost::beast::http;
+
+namespace {
+
+const char* Reason(int status) {
+  switch (status) {
+    case 200:
+      return "OK";
+    case 202:
+      return "Accepted";
+    case 400:
+      return "Bad Request";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 406:
+      return "Not Acceptable";
+    case 408:
+      return "Request Timeout";
+    case 413:
+      return "Content Too Large";
+    case 415:
+      return "Unsupported Media Type";
+    case 429:
+      return "Too Many Requests";
+    case 431:
+      return "Request Header Fields Too Large";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return "Status";
+  }
+}
+
+std::string Chunk(std::string_view data) {
+  char size[24];
+  std::snprintf(size, sizeof(size), "%zx\r\n", data.size());
+  std::string out(size);
+  out += data;
+  out += "\r\n";
+  return out;
+}
+
+}  // namespace
+
+HttpConnection::HttpConnection(asio::ip::tcp::socket socket, const HttpOptions* options,
+                               Router router, std::function<void()> on_destroy)
+    : socket_(std::move(socket)),
+      strand_(asio::make_strand(socket_.get_executor())),
+      timer_(strand_),
+      options_(options),
+      router_(std::move(router)),
+      on_destroy_(std::move(on_destroy)) {}
+
+HttpConnection::~HttpConnection() {
+  if (on_destroy_) on_destroy_();
+}
+
+std::string HttpConnection::ErrorBody(int code, std::string_view message) {
+  return jsonrpc::MakeError("null", code, message);
+}
+
+void HttpConnection::Start() {
+  asio::post(strand_, [self = shared_from_this()] {
+    boost::system::error_code ignored;
+    self->socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
+    self->WaitForRequest();
+  });
+}
+
+void HttpConnection::WaitForRequest() {
+  if (phase_ == Phase::kClosed) return;
+  phase_ = Phase::kIdle;
+  gone_ = nullptr;
+  if (buffer_.size() > 0) return ReadRequest();
+  ArmTimer(options_->keepalive_timeout);
+  ArmWatch();
+}
+
+// A read kept pending outside request parsing: while idle it waits for the next
+// request's first bytes; while a response is pending it notices the client leaving.
+void HttpConnection::ArmWatch() {
+  if (watch_pending_ || phase_ == Phase::kClosed || buffer_.size() > 0) return;
+  watch_pending_ = true;
+  socket_.async_read_some(
+      buffer_.prepare(4096),
+      asio::bind_executor(strand_,
+                          [self = shared_from_this()](boost::system::error_code ec, size_t bytes) {
+                            self->OnWatch(ec, bytes);
+                          }));
+}
+
+void HttpConnection::OnWatch(boost::system::error_code ec, size_t bytes) {
+  watch_pending_ = false;
+  if (phase_ == Phase::kClosed) return;
+  if (ec) return Gone();
+  buffer_.commit(bytes);
+  // While busy, pipelined bytes wait in the buffer for their turn.
+  if (phase_ == Phase::kIdle) ReadRequest();
+}
+
+void HttpConnection::ReadRequest() {
+  phase_ = Phase::kReading;
+  ArmTimer(options_->read_timeout);
+  parser_.emplace();
+  parser_->header_limit(static_cast<std::uint32_t>(options_->max_header_bytes));
+  parser_->body_limit(options_->max_body_bytes);
+  beast_http::async_read(
+      socket_, buffer_, *parser_,
+      asio::bind_executor(strand_, [self = shared_from_this()](boost::system::error_code ec,
+                                                               size_t) { self->OnRead(ec); }));
+}
+
+void HttpConnection::OnRead(boost::system::error_code ec) {
+  DisarmTimer();
+  if (phase_ == Phase::kClosed) return;
+  if (ec) {
+    phase_ = Phase::kBusy;
+    if (timed_out_) {
+      LG_LOG(kDebug) << "http: request not received in time; closing";
+      return Respond(408, {}, ErrorBody(-32600, "request not received in time"), true);
+    }
+    if (ec == beast_http::error::body_limit) {
+      return Respond(413, {},
+                     ErrorBody(-32600, "request body exceeds " +
+                                           std::to_string(options_->max_body_bytes) + " bytes"),
+                     true);
+    }
+    if (ec == beast_http::error::header_limit) {
+      return Respond(431, {}, ErrorBody(-32600, "request headers too large"), true);
+    }
+    if (ec == beast_http::error::end_of_stream || ec == asio::error::eof ||
+        ec == asio::error::connection_reset || ec == asio::error::operation_aborted) {
+      phase_ = Phase::kClosed;
+      return CloseSocket();
+    }
+    return Respond(400, {}, ErrorBody(-32600, "malformed HTTP request: " + ec.message()), true);
+  }
+  Request request = parser_->release();
+  parser_.reset();
+  keep_alive_ = request.keep_alive();
+  phase_ = Phase::kBusy;
+  ArmWatch();
+  router_(shared_from_this(), std::move(request));
+}
+
+std::string HttpConnection::StatusLine(int status) const {
+  return "HTTP/1.1 " + std::to_string(status) + " " + Reason(status) + "\r\n";
+}
+
+void HttpConnection::Respond(int status, HeaderList headers, std::string body, bool close) {
+  asio::post(strand_, [self = shared_from_this(), status, headers = std::move(headers),
+                       body = std::move(body), close]() mutable {
+    if (self->phase_ != Phase::kBusy) return;
+    std::string out = self->StatusLine(status);
+    bool has_type = false;
+    for (const auto& [name, value] : headers) {
+      if (name == "Content-Type") has_type = true;
+      out += name + ": " + value + "\r\n";
+    }
+    if (!has_type && !body.empty()) out += "Content-Type: application/json\r\n";
+    out += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+    if (close || !self->keep_alive_) {
+      out += "Connection: close\r\n";
+      self->close_after_write_ = true;
+    }
+    out += "\r\n";
+    out += body;
+    self->Enqueue(std::move(out));
+    self->FinishResponse();
+  });
+}
+
+void HttpConnection::StartStream(HeaderList headers) {
+  asio::post(strand_, [self = shared_from_this(), headers = std::move(headers)] {
+    if (self->phase_ != Phase::kBusy) return;
+    std::string out = self->StatusLine(200);
+    out +=
+        "Content-Type: text/event-stream\r\nCache-Control: no-cache, no-transform\r\n"
+        "X-Accel-Buffering: no\r\nTransfer-Encoding: chunked\r\n";
+    for (const auto& [name, value] : headers) out += name + ": " + value + "\r\n";
+    out += "\r\n";
+    self->phase_ = Phase::kStreaming;
+    self->Enqueue(std::move(out));
+    self->ArmTimer(self->options_->sse_keepalive);
+  });
+}
+
+void HttpConnection::StreamWrite(std::string data) {
+  asio::post(strand_, [self = shared_from_this(), data = std::move(data)]() mutable {
+    if (self->phase_ != Phase::kStreaming || data.empty()) return;
+    if (self->queued_bytes_ > self->options_->max_queued_bytes) {
+      LG_LOG(kWarning) << "http: SSE client too slow; dropping its stream";
+      return self->Gone();
+    }
+    self->Enqueue(Chunk(data));
+  });
+}
+
+void HttpConnection::EndStream() {
+  asio::post(strand_, [self = shared_from_this()] {
+    if (self->phase_ != Phase::kStreaming) return;
+    self->DisarmTimer();
+    if (!self->keep_alive_) self->close_after_write_ = true;
+    self->Enqueue("0\r\n\r\n");
+    self->FinishResponse();
+  });
+}
+
+void HttpConnection::FinishResponse() {
+  gone_ = nullptr;
+  if (close_after_write_) {
+    phase_ = Phase::kBusy;  // nothing more is read
+    return;
+  }
+  WaitForRequest();
+}
+
+void HttpConnection::OnGone(std::function<void()> callback) {
+  asio::post(strand_, [self = shared_from_this(), callback = std::move(callback)]() mutable {
+    if (self->phase_ == Phase::kClosed) {
+      if (callback) callback();
+      return;
+    }
+    self->gone_ = std::move(callback);
+  });
+}
+
+void HttpConnection::Abort() {
+  asio::post(strand_, [self = shared_from_this()] { self->Gone(); });
+}
+
+void HttpConnection::Enqueue(std::string data) {
+  queued_bytes_ += data.size();
+  queue_.push_back(std::move(data));
+  if (!write_pending_) WriteNext();
+}
+
+void HttpConnection::WriteNext() {
+  if (phase_ == Phase::kClosed) return;
+  if (queue_.empty()) {
+    if (close_after_write_) {
+      boost::system::error_code ignored;
+      socket_.shutdown(asio::ip::tcp::socket::shutdown_send, ignored);
+      phase_ = Phase::kClosed;
+      CloseSocket();
+    }
+    return;
+  }
+  writing_.clear();
+  while (!queue_.empty()) {
+    writing_ += queue_.front();
+    queue_.pop_front();
+  }
+  write_pending_ = true;
+  asio::async_write(socket_, asio::buffer(writing_),
+                    asio::bind_executor(strand_, [self = shared_from_this()](
+                                                     boost::system::error_code ec, size_t bytes) {
+                      self->write_pending_ = false;
+                      self->queued_bytes_ -= std::min(self->queued_bytes_, bytes);
+                      if (ec) return self->Gone();
+                      self->queued_bytes_ = 0;
+                      for (const auto& pending : self->queue_)
+                        self->queued_bytes_ += pending.size();
+                      self->WriteNext();
+                    }));
+}
+
+void HttpConnection::ArmTimer(std::chrono::milliseconds after) {
+  uint64_t generation = ++timer_generation_;
+  timed_out_ = false;
+  timer_.expires_after(after);
+  timer_.async_wait([self = shared_from_this(), generation](boost::system::error_code ec) {
+    if (ec || generation != self->timer_generation_) return;
+    self->OnTimer();
+  });
+}
+
+void HttpConnection::DisarmTimer() {
+  ++timer_generation_;
+  timer_.cancel();
+}
+
+void HttpConnection::OnTimer() {
+  switch (phase_) {
+    case Phase::kIdle:
+      phase_ = Phase::kClosed;
+      return CloseSocket();
+    case Phase::kReading: {
+      timed_out_ = true;
+      boost::system::error_code ignored;
+      socket_.cancel(ignored);
+      return;
+    }
+    case Phase::kStreaming:
+      Enqueue(Chunk(kKeepAliveComment));
+      ArmTimer(options_->sse_keepalive);
+      return;
+    default:
+      return;
+  }
+}
+
+void HttpConnection::Gone() {
+  if (phase_ == Phase::kClosed) return;
+  phase_ = Phase::kClosed;
+  CloseSocket();
+  if (auto callback = std::move(gone_)) {
+    gone_ = nullptr;
+    callback();
+  }
+}
+
+void HttpConnection::CloseSocket() {
+  DisarmTimer();
+  boost::system::error_code ignored;
+  socket_.close(ignored);
+}
+
+}  // namespace labgate::gateway::http

@@ -1,0 +1,94 @@
+// One accepted TCP connection speaking HTTP/1.1: reads requests with Beast under a
+// read deadline, hands each to the server's router, and writes the response, which is
+// either complete or a chunked SSE stream fed from another strand. Every method may be
+// called from any thread; the work runs on the connection's strand.
+#pragma once
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http/parser.hpp>
+#include <boost/beast/http/string_body.hpp>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gateway/http/http_options.h"
+
+namespace labgate::gateway::http {
+
+using Request = boost::beast::http::request<boost::beast::http::string_body>;
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
+ public:
+  // Called on the connection's strand with each complete request; exactly one of
+  // Respond() or StartStream()...EndStream() must follow (from any thread).
+  using Router = std::function<void(std::shared_ptr<HttpConnection>, Request)>;
+
+  HttpConnection(boost::asio::ip::tcp::socket socket, const HttpOptions* options, Router router,
+                 std::function<void()> on_destroy);
+  ~HttpConnection();
+
+  void Start();
+
+  void Respond(int status, HeaderList headers, std::string body, bool close = false);
+  // Sends a 200 text/event-stream header; the body then follows chunk by chunk.
+  void StartStream(HeaderList headers);
+  void StreamWrite(std::string data);
+  void EndStream();
+  // Runs once (on this strand) if the client goes away before the response ended.
+  void OnGone(std::function<void()> callback);
+  // Closes the socket now.
+  void Abort();
+
+  static std::string ErrorBody(int code, std::string_view message);
+
+ private:
+  enum class Phase { kIdle, kReading, kBusy, kStreaming, kClosed };
+
+  void WaitForRequest();
+  void ArmWatch();
+  void OnWatch(boost::system::error_code ec, size_t bytes);
+  void ReadRequest();
+  void OnRead(boost::system::error_code ec);
+  void FinishResponse();
+  void Enqueue(std::string data);
+  void WriteNext();
+  void ArmTimer(std::chrono::milliseconds after);
+  void DisarmTimer();
+  void OnTimer();
+  void Gone();
+  void CloseSocket();
+  std::string StatusLine(int status) const;
+
+  boost::asio::ip::tcp::socket socket_;
+  boost::asio::strand<boost::asio::any_io_executor> strand_;
+  boost::asio::steady_timer timer_;
+  const HttpOptions* options_;
+  Router router_;
+  std::function<void()> on_destroy_;
+
+  Phase phase_ = Phase::kIdle;
+  boost::beast::flat_buffer buffer_;
+  std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
+  bool watch_pending_ = false;
+  bool keep_alive_ = true;
+  uint64_t timer_generation_ = 0;
+  bool timed_out_ = false;
+  std::function<void()> gone_;
+
+  std::deque<std::string> queue_;
+  std::string writing_;
+  size_t queued_bytes_ = 0;
+  bool write_pending_ = false;
+  bool close_after_write_ = false;
+};
+
+}  // namespace labgate::gateway::http

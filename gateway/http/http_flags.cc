@@ -1,0 +1,114 @@
+#include "gateway/http/http_flags.h"
+
+#include <charconv>
+#include <fstream>
+#include <iostream>
+#include <string_view>
+
+#include "absl/flags/flag.h"
+#include "gateway/http/http_security.h"
+
+ABSL_FLAG(std::string, http, "",
+          "Serve MCP over Streamable HTTP on HOST:PORT (\":PORT\" binds 127.0.0.1; port 0 picks "
+          "a free one). Turns stdio off unless --stdio is also given");
+ABSL_FLAG(std::string, http_port_file, "", "Write the bound HTTP port to this file");
+ABSL_FLAG(std::string, allowed_origins, "localhost,127.0.0.1,[::1]",
+          "Origins accepted on /mcp: host names (any scheme/port) or full origins; * = any");
+ABSL_FLAG(std::string, allowed_hosts, "localhost,127.0.0.1,[::1]",
+          "Host header values accepted on /mcp: host names (any port) or host:port; * = any");
+ABSL_FLAG(std::string, auth_token_file, "",
+          "File of bearer tokens, one per line; when set, /mcp requires one of them");
+ABSL_FLAG(int64_t, http_max_body_bytes, 4 * 1024 * 1024, "Largest accepted HTTP request body");
+ABSL_FLAG(int64_t, http_max_connections, 4096, "Most HTTP connections open at once");
+ABSL_FLAG(int64_t, http_read_timeout_ms, 10000,
+          "Time allowed for one request's headers and body to arrive");
+ABSL_FLAG(int64_t, session_idle_timeout_ms, 30 * 60 * 1000,
+          "An HTTP session with no request and no open stream for this long expires");
+
+namespace labgate::gateway::http {
+
+bool HttpRequested() { return !absl::GetFlag(FLAGS_http).empty(); }
+
+bool StdioNamed(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--stdio" || arg.rfind("--stdio=", 0) == 0 || arg == "-stdio") return true;
+  }
+  return false;
+}
+
+absl::Status ParseListenAddress(const std::string& text, HttpOptions* options) {
+  std::string host = "127.0.0.1";
+  std::string port = text;
+  if (!text.empty() && text.front() == '[') {
+    size_t close = text.find("]:");
+    if (close == std::string::npos) return absl::InvalidArgumentError("--http: want [V6]:PORT");
+    host = text.substr(1, close - 1);
+    port = text.substr(close + 2);
+  } else if (size_t colon = text.rfind(':'); colon != std::string::npos) {
+    if (colon > 0) host = text.substr(0, colon);
+    port = text.substr(colon + 1);
+  }
+  if (host == "localhost") host = "127.0.0.1";
+  unsigned value = 0;
+  auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
+  if (port.empty() || ec != std::errc() || end != port.data() + port.size() || value > 65535) {
+    return absl::InvalidArgumentError("--http: bad port in '" + text + "'");
+  }
+  options->host = host;
+  options->port = static_cast<uint16_t>(value);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(boost::asio::io_context& io,
+                                                               const McpServer* server,
+                                                               ReadinessProbe readiness) {
+  HttpOptions options;
+  if (absl::Status status = ParseListenAddress(absl::GetFlag(FLAGS_http), &options); !status.ok()) {
+    return status;
+  }
+  options.allowed_origins = SplitList(absl::GetFlag(FLAGS_allowed_origins));
+  options.allowed_hosts = SplitList(absl::GetFlag(FLAGS_allowed_hosts));
+  if (std::string file = absl::GetFlag(FLAGS_auth_token_file); !file.empty()) {
+    auto tokens = LoadTokenFile(file);
+    if (!tokens.ok()) return tokens.status();
+    options.auth_tokens = std::move(*tokens);
+  }
+  auto positive = [](int64_t value, const char* flag) -> absl::Status {
+    if (value <= 0) return absl::InvalidArgumentError(std::string(flag) + " must be positive");
+    return absl::OkStatus();
+  };
+  for (auto [value, name] :
+       {std::pair{absl::GetFlag(FLAGS_http_max_body_bytes), "--http-max-body-bytes"},
+        {absl::GetFlag(FLAGS_http_max_connections), "--http-max-connections"},
+        {absl::GetFlag(FLAGS_http_read_timeout_ms), "--http-read-timeout-ms"},
+        {absl::GetFlag(FLAGS_session_idle_timeout_ms), "--session-idle-timeout-ms"}}) {
+    if (absl::Status status = positive(value, name); !status.ok()) return status;
+  }
+  options.max_body_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_http_max_body_bytes));
+  options.max_connections = static_cast<size_t>(absl::GetFlag(FLAGS_http_max_connections));
+  options.read_timeout = std::chrono::milliseconds(absl::GetFlag(FLAGS_http_read_timeout_ms));
+  options.session_idle_timeout =
+      std::chrono::milliseconds(absl::GetFlag(FLAGS_session_idle_timeout_ms));
+
+  auto http = std::make_unique<HttpServer>(io, server, options, std::move(readiness));
+  if (absl::Status status = http->Start(); !status.ok()) return status;
+  std::string shown_host =
+      options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
+  std::cerr << "labgate listening on http://" << shown_host << ":" << http->port() << "/mcp"
+            << std::endl;
+  if (std::string file = absl::GetFlag(FLAGS_http_port_file); !file.empty()) {
+    std::string temp = file + ".tmp";
+    {
+      std::ofstream out(temp, std::ios::trunc);
+      out << http->port() << "\n";
+      if (!out) return absl::UnavailableError("cannot write " + temp);
+    }
+    if (std::rename(temp.c_str(), file.c_str()) != 0) {
+      return absl::UnavailableError("cannot write " + file);
+    }
+  }
+  return http;
+}
+
+}  // namespace labgate::gateway::http

@@ -1,0 +1,27 @@
+// Command-line flags of the HTTP transport, kept beside it so main.cc only asks
+// whether HTTP is on and starts it.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <memory>
+
+#include "absl/status/statusor.h"
+#include "gateway/http/http_server.h"
+
+namespace labgate::gateway::http {
+
+// True when --http was given.
+bool HttpRequested();
+// True when argv names --stdio explicitly (stdio is off under --http unless it does).
+bool StdioNamed(int argc, char** argv);
+
+// Builds options from the flags, starts the server, prints "labgate listening on
+// http://HOST:PORT/mcp" to stderr and writes --http-port-file.
+absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(boost::asio::io_context& io,
+                                                               const McpServer* server,
+                                                               ReadinessProbe readiness);
+
+// "HOST:PORT", ":PORT" or "PORT" (host 127.0.0.1), "[::1]:PORT".
+absl::Status ParseListenAddress(const std::string& text, HttpOptions* options);
+
+}  // namespace labgate::gateway::http

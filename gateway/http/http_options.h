@@ -1,0 +1,45 @@
+// Settings of the Streamable HTTP transport (flags in main.cc map onto these).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace labgate::gateway::http {
+
+struct HttpOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;
+  // Host names (any port) or host:port pairs accepted in the Host header; "*" = any.
+  std::vector<std::string> allowed_hosts = {"localhost", "127.0.0.1", "[::1]"};
+  // Origins accepted in the Origin header: a host name (any scheme and port) or a full
+  // origin such as "https://app.example.com"; "*" = any.
+  std::vector<std::string> allowed_origins = {"localhost", "127.0.0.1", "[::1]"};
+  // Bearer tokens; empty = no authentication.
+  std::vector<std::string> auth_tokens;
+
+  size_t max_body_bytes = 4 * 1024 * 1024;
+  size_t max_header_bytes = 16 * 1024;
+  size_t max_connections = 4096;
+  // Requests of one session in flight at once; more get 429.
+  size_t max_requests_per_session = 128;
+  size_t max_sessions = 10000;
+  // Header and body of one request must arrive within this time (slowloris).
+  std::chrono::milliseconds read_timeout{10000};
+  // A keep-alive connection with no request in progress is closed after this.
+  std::chrono::milliseconds keepalive_timeout{120000};
+  std::chrono::milliseconds session_idle_timeout{30 * 60 * 1000};
+  // A comment line keeps idle SSE streams (and the proxies on the way) alive.
+  std::chrono::milliseconds sse_keepalive{25000};
+  // Sent as the SSE `retry:` field.
+  std::chrono::milliseconds sse_retry{2000};
+  // Per-stream replay buffer for Last-Event-ID resumption.
+  size_t replay_max_events = 256;
+  size_t replay_max_bytes = 1024 * 1024;
+  // A stream whose client reads slower than this much queued output is dropped (it can resume).
+  size_t max_queued_bytes = 4 * 1024 * 1024;
+};
+
+}  // namespace labgate::gateway::http

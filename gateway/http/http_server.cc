@@ -1,0 +1,312 @@
+#include "gateway/http/http_server.h"
+
+#include <boost/asio/post.hpp>
+#include <boost/beast/http/field.hpp>
+#include <boost/beast/http/verb.hpp>
+#include <vector>
+
+#include "common/log.h"
+#include "common/status_map.h"
+#include "gateway/http/http_security.h"
+#include "gateway/http/http_session.h"
+#include "gateway/jsonrpc/message.h"
+#include "gateway/mcp/protocol_version.h"
+
+namespace labgate::gateway::http {
+
+namespace asio = boost::asio;
+namespace beast_http = boost::beast::http;
+using Kind = jsonrpc::IncomingMessage::Kind;
+
+namespace {
+
+std::string Header(const Request& request, std::string_view name) {
+  auto it = request.find(boost::beast::string_view(name.data(), name.size()));
+  if (it == request.end()) return "";
+  return std::string(it->value().data(), it->value().size());
+}
+
+std::string Header(const Request& request, beast_http::field field) {
+  auto it = request.find(field);
+  if (it == request.end()) return "";
+  return std::string(it->value().data(), it->value().size());
+}
+
+std::string Path(const Request& request) {
+  std::string target(request.target().data(), request.target().size());
+  return target.substr(0, target.find('?'));
+}
+
+std::string Error(int code, std::string_view message) {
+  return HttpConnection::ErrorBody(code, message);
+}
+
+}  // namespace
+
+HttpServer::HttpServer(asio::io_context& io, const McpServer* server, HttpOptions options,
+                       ReadinessProbe readiness)
+    : io_(io),
+      server_(server),
+      options_(std::move(options)),
+      readiness_(std::move(readiness)),
+      acceptor_(io),
+      sweep_timer_(io) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+absl::Status HttpServer::Start() {
+  boost::system::error_code ec;
+  auto address = asio::ip::make_address(options_.host, ec);
+  if (ec) return absl::InvalidArgumentError("bad HTTP bind address '" + options_.host + "'");
+  asio::ip::tcp::endpoint endpoint(address, options_.port);
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return absl::UnavailableError("cannot listen on " + options_.host + ":" +
+                                  std::to_string(options_.port) + ": " + ec.message());
+  }
+  port_ = acceptor_.local_endpoint().port();
+  Accept();
+  ScheduleSweep();
+  return absl::OkStatus();
+}
+
+void HttpServer::Stop() {
+  if (stopped_.exchange(true)) return;
+  asio::post(acceptor_.get_executor(), [this] {
+    boost::system::error_code ignored;
+    acceptor_.close(ignored);
+    sweep_timer_.cancel();
+  });
+  std::unordered_map<std::string, std::shared_ptr<HttpSession>> sessions;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sessions.swap(sessions_);
+  }
+  for (auto& [id, session] : sessions) {
+    asio::post(session->strand(), [session] { session->Close(); });
+  }
+}
+
+void HttpServer::Accept() {
+  acceptor_.async_accept(
+      asio::make_strand(io_), [this](boost::system::error_code ec, asio::ip::tcp::socket socket) {
+        if (ec == asio::error::operation_aborted || stopped_.load()) return;
+        if (!ec) {
+          if (connections_->load() >= options_.max_connections) {
+            // Over the cap: refuse at once rather than let a flood starve the others.
+            boost::system::error_code ignored;
+            socket.close(ignored);
+          } else {
+            connections_->fetch_add(1);
+            auto connection = std::make_shared<HttpConnection>(
+                std::move(socket), &options_,
+                [this](std::shared_ptr<HttpConnection> connection, Request request) {
+                  Route(std::move(connection), std::move(request));
+                },
+                [counter = connections_] { counter->fetch_sub(1); });
+            connection->Start();
+          }
+        } else {
+          LG_LOG(kWarning) << "http: accept failed: " << ec.message();
+        }
+        Accept();
+      });
+}
+
+void HttpServer::Route(std::shared_ptr<HttpConnection> connection, Request request) {
+  std::string path = Path(request);
+  if (path == "/health" || path == "/healthz") {
+    if (request.method() != beast_http::verb::get && request.method() != beast_http::verb::head) {
+      return connection->Respond(405, {{"Allow", "GET"}}, "");
+    }
+    return connection->Respond(200, {}, R"({"status":"ok"})");
+  }
+  if (path == "/readyz") {
+    if (!readiness_) return connection->Respond(200, {}, R"({"status":"ready"})");
+    return readiness_([connection](bool ready, std::string detail) {
+      nlohmann::json body = {{"status", ready ? "ready" : "unavailable"}, {"detail", detail}};
+      connection->Respond(ready ? 200 : 503, {}, jsonrpc::DumpJson(body));
+    });
+  }
+  if (path == "/mcp" || path == "/") return RouteMcp(std::move(connection), std::move(request));
+  connection->Respond(404, {}, Error(jsonrpc_code::kInvalidRequest, "no such endpoint: " + path));
+}
+
+void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request request) {
+  // DNS-rebinding protection first: a browser page must not reach a local server.
+  if (!OriginAllowed(Header(request, beast_http::field::origin), options_.allowed_origins)) {
+    return connection->Respond(403, {}, Error(jsonrpc_code::kInvalidRequest, "Origin not allowed"));
+  }
+  if (!HostAllowed(Header(request, beast_http::field::host), options_.allowed_hosts)) {
+    return connection->Respond(403, {}, Error(jsonrpc_code::kInvalidRequest, "Host not allowed"));
+  }
+  if (!options_.auth_tokens.empty() &&
+      !BearerAccepted(Header(request, beast_http::field::authorization), options_.auth_tokens)) {
+    bool presented = !Header(request, beast_http::field::authorization).empty();
+    std::string challenge = presented ? R"(Bearer realm="labgate", error="invalid_token")"
+                                      : R"(Bearer realm="labgate")";
+    return connection->Respond(401, {{"WWW-Authenticate", challenge}},
+                               Error(jsonrpc_code::kInvalidRequest, "Unauthorized"));
+  }
+
+  auto method = request.method();
+  if (method != beast_http::verb::post && method != beast_http::verb::get &&
+      method != beast_http::verb::delete_) {
+    return connection->Respond(405, {{"Allow", "GET, POST, DELETE"}},
+                               Error(jsonrpc_code::kInvalidRequest, "Method not allowed"));
+  }
+
+  std::string version = Header(request, "mcp-protocol-version");
+  std::string session_id = Header(request, "mcp-session-id");
+  std::shared_ptr<HttpSession> session;
+  if (!session_id.empty()) {
+    session = FindSession(session_id);
+    if (!session) {
+      return connection->Respond(404, {}, Error(-32001, "Session not found"));
+    }
+  }
+
+  if (method == beast_http::verb::post) {
+    return RoutePost(std::move(connection), std::move(request), std::move(session));
+  }
+  if (!session) {
+    return connection->Respond(
+        400, {},
+        Error(jsonrpc_code::kInvalidRequest, "Bad Request: Mcp-Session-Id header is required"));
+  }
+  if (!version.empty() && !IsSupportedProtocolVersion(version)) {
+    return connection->Respond(
+        400, {},
+        Error(jsonrpc_code::kInvalidRequest, "Unsupported MCP-Protocol-Version: " + version));
+  }
+  if (method == beast_http::verb::get) {
+    if (!AcceptIncludes(Header(request, beast_http::field::accept), "text/event-stream")) {
+      return connection->Respond(406, {},
+                                 Error(jsonrpc_code::kInvalidRequest,
+                                       "Not Acceptable: Accept must include text/event-stream"));
+    }
+    std::string last_event_id = Header(request, "last-event-id");
+    return asio::post(session->strand(), [session, connection, last_event_id] {
+      session->OpenStream(last_event_id, connection);
+    });
+  }
+  // DELETE
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sessions_.erase(session->id());
+  }
+  asio::post(session->strand(), [session, connection] {
+    session->Close();
+    connection->Respond(200, {}, "");
+  });
+}
+
+void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request request,
+                           std::shared_ptr<HttpSession> session) {
+  std::string accept = Header(request, beast_http::field::accept);
+  if (!AcceptIncludes(accept, "application/json") || !AcceptIncludes(accept, "text/event-stream")) {
+    return connection->Respond(
+        406, {},
+        Error(jsonrpc_code::kInvalidRequest,
+              "Not Acceptable: Accept must include application/json and text/event-stream"));
+  }
+  std::string content_type = Header(request, beast_http::field::content_type);
+  if (content_type.rfind("application/json", 0) != 0) {
+    return connection->Respond(
+        415, {},
+        Error(jsonrpc_code::kInvalidRequest, "Unsupported Media Type: use application/json"));
+  }
+
+  jsonrpc::IncomingMessage message = jsonrpc::ParseMessage(request.body());
+  if (message.kind == Kind::kInvalid) {
+    return connection->Respond(
+        400, {}, jsonrpc::MakeError(message.raw_id, message.error_code, message.error_message));
+  }
+  if (message.kind == Kind::kLegacy) {
+    return connection->Respond(
+        400, {},
+        Error(jsonrpc_code::kInvalidRequest, "legacy envelope messages are not served over HTTP"));
+  }
+  bool initialize = message.kind == Kind::kRequest && message.method == "initialize";
+  std::string version = Header(request, "mcp-protocol-version");
+  if (!initialize && !version.empty() && !IsSupportedProtocolVersion(version)) {
+    return connection->Respond(
+        400, {},
+        Error(jsonrpc_code::kInvalidRequest, "Unsupported MCP-Protocol-Version: " + version));
+  }
+  if (!session) {
+    if (!initialize) {
+      return connection->Respond(
+          400, {},
+          jsonrpc::MakeError(message.kind == Kind::kRequest ? message.raw_id : "null",
+                             jsonrpc_code::kInvalidRequest,
+                             "Bad Request: Mcp-Session-Id header is required (send initialize "
+                             "first)"));
+    }
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (sessions_.size() >= options_.max_sessions) {
+        return connection->Respond(503, {{"Retry-After", "5"}},
+                                   Error(jsonrpc_code::kInvalidRequest, "too many sessions"));
+      }
+      session = std::make_shared<HttpSession>(NewSessionId(), server_, io_, &options_);
+      session->Start();
+      sessions_[session->id()] = session;
+    }
+  }
+  asio::post(session->strand(), [session, connection, message = std::move(message)]() mutable {
+    if (message.kind == Kind::kRequest) {
+      session->HandleRequest(std::move(message), connection);
+    } else {
+      session->HandleOther(std::move(message), connection);
+    }
+  });
+}
+
+std::shared_ptr<HttpSession> HttpServer::FindSession(const std::string& id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = sessions_.find(id);
+  return it == sessions_.end() ? nullptr : it->second;
+}
+
+size_t HttpServer::session_count() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return sessions_.size();
+}
+
+void HttpServer::ScheduleSweep() {
+  auto period = std::min<std::chrono::milliseconds>(options_.session_idle_timeout / 4,
+                                                    std::chrono::seconds(30));
+  if (period < std::chrono::milliseconds(10)) period = std::chrono::milliseconds(10);
+  sweep_timer_.expires_after(period);
+  sweep_timer_.async_wait([this](boost::system::error_code ec) {
+    if (ec || stopped_.load()) return;
+    Sweep();
+    ScheduleSweep();
+  });
+}
+
+void HttpServer::Sweep() {
+  auto cutoff = std::chrono::steady_clock::now() - options_.session_idle_timeout;
+  std::vector<std::shared_ptr<HttpSession>> expired;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      if (it->second->IdleSince(cutoff)) {
+        expired.push_back(std::move(it->second));
+        it = sessions_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& session : expired) {
+    LG_LOG(kInfo) << "http: session " << session->id().substr(0, 8) << " expired after idling";
+    asio::post(session->strand(), [session] { session->Close(); });
+  }
+}
+
+}  // namespace labgate::gateway::http

@@ -1,0 +1,69 @@
+// The Streamable HTTP transport: accepts connections on the gateway's io_context,
+// routes /mcp (and /) to MCP sessions, serves /health, /healthz and /readyz, and
+// expires idle sessions. Nothing here blocks an Asio thread.
+#pragma once
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "gateway/http/http_connection.h"
+#include "gateway/http/http_options.h"
+#include "gateway/mcp/mcp_server.h"
+
+namespace labgate::gateway::http {
+
+class HttpSession;
+
+// Asks whether the gRPC backends answer; calls `done` once, from any thread, without
+// blocking the caller.
+using ReadinessProbe = std::function<void(std::function<void(bool ready, std::string detail)>)>;
+
+class HttpServer {
+ public:
+  HttpServer(boost::asio::io_context& io, const McpServer* server, HttpOptions options,
+             ReadinessProbe readiness = nullptr);
+  ~HttpServer();
+
+  // Binds and starts accepting; port() is then the bound port.
+  absl::Status Start();
+  uint16_t port() const { return port_; }
+  // Stops accepting and ends every session (their open streams end).
+  void Stop();
+  size_t session_count() const;
+  size_t connection_count() const { return connections_->load(); }
+
+ private:
+  void Accept();
+  void Route(std::shared_ptr<HttpConnection> connection, Request request);
+  void RouteMcp(std::shared_ptr<HttpConnection> connection, Request request);
+  void RoutePost(std::shared_ptr<HttpConnection> connection, Request request,
+                 std::shared_ptr<HttpSession> session);
+  std::shared_ptr<HttpSession> FindSession(const std::string& id) const;
+  void ScheduleSweep();
+  void Sweep();
+
+  boost::asio::io_context& io_;
+  const McpServer* server_;
+  HttpOptions options_;
+  ReadinessProbe readiness_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::steady_timer sweep_timer_;
+  uint16_t port_ = 0;
+  std::atomic<bool> stopped_{false};
+  // Shared with connections, which may outlive the server by a moment at shutdown.
+  std::shared_ptr<std::atomic<size_t>> connections_ = std::make_shared<std::atomic<size_t>>(0);
+
+  mutable std::mutex mutex_;
+  std::unordered_map<std::string, std::shared_ptr<HttpSession>> sessions_ ABSL_GUARDED_BY(mutex_);
+};
+
+}  // namespace labgate::gateway::http

@@ -1,0 +1,239 @@
+#include "gateway/http/http_session.h"
+
+#include <boost/asio/post.hpp>
+
+#include "common/log.h"
+#include "common/status_map.h"
+
+namespace labgate::gateway::http {
+
+namespace asio = boost::asio;
+
+namespace {
+constexpr size_t kRetainedStreams = 32;
+}  // namespace
+
+HttpSession::HttpSession(std::string id, const McpServer* server, asio::io_context& io,
+                         const HttpOptions* options)
+    : id_(std::move(id)), server_(server), options_(options), strand_(asio::make_strand(io)) {
+  Touch();
+}
+
+void HttpSession::Start() {
+  std::weak_ptr<HttpSession> weak = weak_from_this();
+  session_ = std::make_shared<McpSession>(
+      server_, strand_,
+      [weak](Outbound message) {
+        if (auto self = weak.lock()) self->Route(std::move(message));
+      },
+      NewOwnerId("http"));
+  session_->Register();  // list-changed notices reach it through the server's hub
+  standalone_ = std::make_shared<Stream>();
+  standalone_->id = 0;
+  streams_[0] = standalone_;
+}
+
+void HttpSession::Touch() {
+  last_active_.store(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+bool HttpSession::IdleSince(std::chrono::steady_clock::time_point since) const {
+  return attached_.load() == 0 && last_active_.load() < since.time_since_epoch().count();
+}
+
+HeaderList HttpSession::SessionHeaders() const { return {{"Mcp-Session-Id", id_}}; }
+
+bool HttpSession::Priming() const {
+  // Clients before 2025-11-25 may not expect an event with empty data.
+  return session_->protocol_version() >= "2025-11-25";
+}
+
+void HttpSession::HandleRequest(jsonrpc::IncomingMessage message,
+                                std::shared_ptr<HttpConnection> connection) {
+  Touch();
+  if (closed_.load()) {
+    return connection->Respond(404, {}, HttpConnection::ErrorBody(-32001, "Session not found"));
+  }
+  std::string key = RequestKey(message.body["id"]);
+  if (posts_.count(key) != 0) {
+    return connection->Respond(
+        200, SessionHeaders(),
+        jsonrpc::MakeError(message.raw_id, jsonrpc_code::kInvalidRequest,
+                           "request id " + message.raw_id + " is already in use"));
+  }
+  if (posts_.size() >= options_->max_requests_per_session) {
+    return connection->Respond(429, SessionHeaders(),
+                               jsonrpc::MakeError(message.raw_id, jsonrpc_code::kInvalidRequest,
+                                                  "too many requests in flight on this session"));
+  }
+  attached_++;
+  posts_[key] = PendingPost{connection, nullptr};
+  connection->OnGone([weak = weak_from_this(), key, connection] {
+    auto self = weak.lock();
+    if (!self) return;
+    asio::post(self->strand_, [self, key, connection] {
+      auto it = self->posts_.find(key);
+      if (it == self->posts_.end() || it->second.connection != connection) return;
+      // Not a cancellation: the call goes on and its result is kept for the client.
+      it->second.connection = nullptr;
+      if (!it->second.stream) self->attached_--;
+    });
+  });
+  session_->Handle(std::move(message));
+}
+
+void HttpSession::HandleOther(jsonrpc::IncomingMessage message,
+                              std::shared_ptr<HttpConnection> connection) {
+  Touch();
+  if (closed_.load()) {
+    return connection->Respond(404, {}, HttpConnection::ErrorBody(-32001, "Session not found"));
+  }
+  session_->Handle(std::move(message));
+  connection->Respond(202, SessionHeaders(), "");
+}
+
+void HttpSession::Route(Outbound message) {
+  auto it = message.related_request.empty() ? posts_.end() : posts_.find(message.related_request);
+  if (it == posts_.end()) {
+    Emit(*standalone_, message.payload);
+    return;
+  }
+  PendingPost& post = it->second;
+  if (!post.stream) {
+    if (!post.connection) {
+      // The client left before anything was sent: its messages go on the GET stream.
+      Emit(*standalone_, message.payload);
+      if (message.is_response) posts_.erase(it);
+      return;
+    }
+    if (message.is_response) {
+      HeaderList headers = SessionHeaders();
+      post.connection->Respond(200, std::move(headers), std::move(message.payload));
+      attached_--;
+      posts_.erase(it);
+      return;
+    }
+    post.stream = NewStream();
+    attached_--;  // Attach counts it again
+    Attach(post.stream, post.connection, 0, /*send_header=*/true);
+  }
+  std::shared_ptr<Stream> stream = post.stream;
+  Emit(*stream, message.payload);
+  if (message.is_response) {
+    stream->ended = true;
+    posts_.erase(it);
+    Detach(*stream, /*end=*/true);
+    RetireStream(stream->id);
+  }
+}
+
+std::shared_ptr<HttpSession::Stream> HttpSession::NewStream() {
+  auto stream = std::make_shared<Stream>();
+  stream->id = next_stream_++;
+  streams_[stream->id] = stream;
+  return stream;
+}
+
+void HttpSession::Emit(Stream& stream, const std::string& payload) {
+  uint64_t seq = stream.next_seq++;
+  std::string event = FormatEvent({stream.id, seq}, payload);
+  stream.bytes += event.size();
+  stream.events.emplace_back(seq, event);
+  while (!stream.events.empty() && (stream.events.size() > options_->replay_max_events ||
+                                    stream.bytes > options_->replay_max_bytes)) {
+    if (stream.events.front().first > stream.delivered) {
+      LG_LOG(kWarning) << "http: session " << id_.substr(0, 8) << " stream " << stream.id
+                       << ": replay buffer full; dropping an undelivered message";
+    }
+    stream.bytes -= stream.events.front().second.size();
+    stream.events.pop_front();
+  }
+  if (stream.connection) {
+    stream.delivered = seq;
+    stream.connection->StreamWrite(std::move(event));
+  }
+}
+
+void HttpSession::Attach(const std::shared_ptr<Stream>& stream,
+                         std::shared_ptr<HttpConnection> connection, uint64_t after_seq,
+                         bool send_header) {
+  if (stream->connection) Detach(*stream, /*end=*/true);  // a newer GET takes over
+  stream->connection = connection;
+  uint64_t generation = ++attach_generation_;
+  stream->attach_generation = generation;
+  attached_++;
+  if (send_header) connection->StartStream(SessionHeaders());
+  if (Priming()) {
+    connection->StreamWrite(FormatPrimingEvent({stream->id, after_seq}, options_->sse_retry));
+  }
+  for (const auto& [seq, event] : stream->events) {
+    if (seq <= after_seq) continue;
+    connection->StreamWrite(event);
+    stream->delivered = seq;
+  }
+  connection->OnGone([weak = weak_from_this(), stream_id = stream->id, generation] {
+    auto self = weak.lock();
+    if (!self) return;
+    asio::post(self->strand_, [self, stream_id, generation] {
+      auto it = self->streams_.find(stream_id);
+      if (it == self->streams_.end() || it->second->attach_generation != generation ||
+          !it->second->connection) {
+        return;
+      }
+      self->Detach(*it->second, /*end=*/false);
+    });
+  });
+  if (stream->ended) Detach(*stream, /*end=*/true);
+}
+
+void HttpSession::Detach(Stream& stream, bool end) {
+  if (!stream.connection) return;
+  if (end) stream.connection->EndStream();
+  stream.connection = nullptr;
+  attached_--;
+  Touch();
+}
+
+void HttpSession::RetireStream(uint64_t id) {
+  retired_.push_back(id);
+  while (retired_.size() > kRetainedStreams) {
+    auto it = streams_.find(retired_.front());
+    if (it != streams_.end() && !it->second->connection) streams_.erase(it);
+    retired_.pop_front();
+  }
+}
+
+void HttpSession::OpenStream(std::string last_event_id,
+                             std::shared_ptr<HttpConnection> connection) {
+  Touch();
+  if (closed_.load()) {
+    return connection->Respond(404, {}, HttpConnection::ErrorBody(-32001, "Session not found"));
+  }
+  if (!last_event_id.empty()) {
+    if (auto event = ParseEventId(last_event_id)) {
+      auto it = streams_.find(event->stream);
+      if (it != streams_.end()) {
+        return Attach(it->second, std::move(connection), event->seq, /*send_header=*/true);
+      }
+    }
+    LG_LOG(kDebug) << "http: Last-Event-ID " << last_event_id
+                   << " names no stream; opening the standalone stream";
+  }
+  // A fresh GET gets what was queued for the standalone stream while none was open.
+  Attach(standalone_, std::move(connection), standalone_->delivered, /*send_header=*/true);
+}
+
+void HttpSession::Close() {
+  if (closed_.exchange(true)) return;
+  session_->Close();
+  for (auto& [id, stream] : streams_) Detach(*stream, /*end=*/true);
+  for (auto& [key, post] : posts_) {
+    if (post.connection && !post.stream) {
+      post.connection->Respond(404, {}, HttpConnection::ErrorBody(-32001, "Session terminated"));
+      attached_--;
+    }
+  }
+  posts_.clear();
+}
+
+}  // namespace labgate::gateway::http
