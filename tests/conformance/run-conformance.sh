@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (server side, 2025-11-25 requirement set)
+# against `labgate --http 127.0.0.1:0 --conformance-fixtures`.
+#
+#   run-conformance.sh LABGATE_BIN NODE_BIN [OUTPUT_DIR]
+#
+# Exits non-zero unless every scored scenario passes. The suite's report is saved in
+# OUTPUT_DIR (default: a fresh temporary directory) as conformance.log, with the
+# per-scenario checks under results/ and labgate's stderr in labgate.log.
+set -euo pipefail
+
+if [[ $# -lt 2 ]]; then
+  echo "usage: $0 LABGATE_BIN NODE_BIN [OUTPUT_DIR]" >&2
+  exit 2
+fi
+labgate_bin=$1
+node_bin=$2
+out_dir=${3:-$(mktemp -d -t labgate-conformance.XXXXXX)}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+suite=${LABGATE_CONFORMANCE_SUITE:-$here/../e2e/node_modules/@modelcontextprotocol/conformance/dist/index.js}
+
+for file in "$labgate_bin" "$node_bin" "$suite"; do
+  if [[ ! -e $file ]]; then
+    echo "run-conformance: missing $file (run 'npm ci' in tests/e2e for node and the suite)" >&2
+    exit 2
+  fi
+done
+
+mkdir -p "$out_dir"
+work=$(mktemp -d -t labgate-conformance-run.XXXXXX)
+port_file=$work/port
+labgate_pid=""
+
+cleanup() {
+  if [[ -n $labgate_pid ]] && kill -0 "$labgate_pid" 2>/dev/null; then
+    kill -TERM "$labgate_pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do
+      kill -0 "$labgate_pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$labgate_pid" 2>/dev/null || true
+    wait "$labgate_pid" 2>/dev/null || true
+  fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# Port 0 lets the kernel pick a free port; labgate writes the one it bound.
+"$labgate_bin" --http 127.0.0.1:0 --http-port-file "$port_file" \
+  --conformance-fixtures --data-dir "$work/data" --log-level warning \
+  </dev/null 2>"$out_dir/labgate.log" &
+labgate_pid=$!
+
+for _ in $(seq 1 300); do
+  [[ -s $port_file ]] && break
+  if ! kill -0 "$labgate_pid" 2>/dev/null; then
+    echo "run-conformance: labgate exited before listening; its log:" >&2
+    cat "$out_dir/labgate.log" >&2
+    exit 1
+  fi
+  sleep 0.1
+done
+if [[ ! -s $port_file ]]; then
+  echo "run-conformance: labgate did not report its HTTP port" >&2
+  exit 1
+fi
+port=$(tr -d '[:space:]' <"$port_file")
+url="http://localhost:$port/mcp"
+
+# The dynamic fixtures appear 2 s after start; the scenarios do not need to wait for them.
+echo "run-conformance: labgate on $url; running the 2025-11-25 server requirement set"
+set +e
+"$node_bin" "$suite" server --url "$url" --requirements 2025-11-25 \
+  --output-dir "$out_dir/results" 2>&1 | tee "$out_dir/conformance.log"
+status=${PIPESTATUS[0]}
+set -e
+
+if [[ $status -ne 0 ]]; then
+  echo "run-conformance: FAILED (suite exit $status); report in $out_dir" >&2
+  exit 1
+fi
+echo "run-conformance: every scored scenario passed; report in $out_dir"
