@@ -273,6 +273,9 @@ absl::StatusOr<ReadResult> ManagedPort::DoRead(const ReadParams& params) {
     if (close_requested_) {
       return absl::AbortedError(absl::StrCat("port ", name_, " was closed during the read"));
     }
+    if (params.abandoned && params.abandoned()) {
+      return absl::CancelledError(absl::StrCat("the read on ", name_, " was cancelled"));
+    }
     absl::StatusOr<size_t> got = Receive(std::clamp<int64_t>(left, 0, kReadSliceMs));
     if (!got.ok()) return got.status();
   }

@@ -30,6 +30,9 @@ struct ReadParams {
   int64_t timeout_ms = 1000;
   // Text reads stop at the terminator and strip it; binary reads return raw bytes.
   bool text_mode = true;
+  // True once the caller has gone (e.g. its gRPC call was cancelled): a blocked read
+  // then gives up within kReadSliceMs, so the port's worker is free again.
+  std::function<bool()> abandoned;
 };
 
 struct ReadResult {

@@ -286,6 +286,8 @@ class SerialServiceImpl final : public SerialGrpcService {
                    absl::InvalidArgumentError("encoding must be one of text, hex, base64"));
     }
     params.text_mode = encoding == v1::ENCODING_UNSPECIFIED || encoding == v1::ENCODING_TEXT;
+    // The context outlives the read: the reactor finishes only in its callback.
+    params.abandoned = [context] { return context->IsCancelled(); };
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
     (*port)->Read(params, [response, reactor, encoding,
                            name = (*port)->name()](absl::StatusOr<ReadResult> result) {
