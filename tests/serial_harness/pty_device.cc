@@ -121,6 +121,10 @@ absl::Status PtyDevice::Attach() {
   char slave_name[128];
   int master = -1, slave = -1;
   if (openpty(&master, &slave, slave_name, &raw, nullptr) != 0) return Errno("openpty");
+  // Commands run by labgate-pty-run must not inherit our ends: a copy held open by a
+  // child would keep the pty alive after Disconnect(), so the port would see no hang-up.
+  fcntl(master, F_SETFD, FD_CLOEXEC);
+  fcntl(slave, F_SETFD, FD_CLOEXEC);
   umount2(path_.c_str(), MNT_DETACH);  // a previous pty bound here, if any
   if (mount(slave_name, path_.c_str(), nullptr, MS_BIND, nullptr) != 0) {
     const int error = errno;
