@@ -116,8 +116,8 @@ test('loop://: a timeout returns 0 bytes and counts the streak; a good read rese
     await callOk(client, 'open_port', { port_name: 'loop://t', baud_rate: 9600, terminator: '\r\n', timeout_ms: 5000 });
     for (const streak of [1, 2]) {
       const read = await callOk(client, 'read', { port_name: 'loop://t', timeout_ms: 50 });
-      assert.equal(read.bytes_read ?? 0, 0);
-      assert.equal(read.data ?? '', '');
+      assert.equal(read.bytes_read, 0);
+      assert.equal(read.data, '');
       assert.equal(read.timed_out, true);
       const metrics = await callOk(client, 'metrics', { port_name: 'loop://t' });
       assert.equal(metrics.timeout_streak, streak);
@@ -126,7 +126,7 @@ test('loop://: a timeout returns 0 bytes and counts the streak; a good read rese
     const read = await callOk(client, 'read', { port_name: 'loop://t', timeout_ms: 50 });
     assert.equal(read.data, 'OK');
     const metrics = await callOk(client, 'metrics', { port_name: 'loop://t' });
-    assert.equal(metrics.timeout_streak ?? 0, 0);
+    assert.equal(metrics.timeout_streak, 0);
   } finally {
     await gateway.close();
   }
@@ -180,10 +180,14 @@ test('loop://: status, metrics, reconfigure resetting metrics, idempotent close'
     assert.equal(metrics.port_name, 'loop://m');
     assert.equal(metrics.bytes_written_total, 6);
     assert.equal(metrics.bytes_read_total, 6);
-    assert.equal(metrics.idle_close_count ?? 0, 0);
-    assert.equal(typeof (metrics.open_duration_ms ?? 0), 'number');
-    assert.equal(typeof (metrics.last_activity_ms ?? 0), 'number');
-    assert.ok((metrics.open_duration_ms ?? 0) >= 0 && (metrics.last_activity_ms ?? 0) >= 0);
+    assert.equal(metrics.idle_close_count, 0);
+    assert.equal(metrics.timeout_streak, 0);
+    for (const field of ['state', 'bytes_read_total', 'bytes_written_total', 'idle_close_count',
+      'open_duration_ms', 'last_activity_ms', 'timeout_streak']) {
+      assert.ok(field in metrics, `metrics carries the seed's ${field}`);
+    }
+    assert.ok(Number.isInteger(metrics.open_duration_ms) && metrics.open_duration_ms >= 0);
+    assert.ok(Number.isInteger(metrics.last_activity_ms) && metrics.last_activity_ms >= 0);
 
     const described = await callOk(client, 'describe_port', { port_name: 'loop://m' });
     assert.equal(described.state, 'open');
@@ -196,8 +200,8 @@ test('loop://: status, metrics, reconfigure resetting metrics, idempotent close'
     assert.equal(reconfigured.settings.parity, 'odd');
     assert.equal(reconfigured.settings.terminator, '\n', 'fields left out keep their value');
     const reset = await callOk(client, 'metrics', { port_name: 'loop://m' });
-    assert.equal(reset.bytes_written_total ?? 0, 0);
-    assert.equal(reset.bytes_read_total ?? 0, 0);
+    assert.equal(reset.bytes_written_total, 0);
+    assert.equal(reset.bytes_read_total, 0);
     assert.equal(reset.state, 'open', 'reconfigure does not close the port');
 
     assert.equal((await callOk(client, 'close', { port_name: 'loop://m' })).status, 'closed');
