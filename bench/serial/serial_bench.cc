@@ -249,7 +249,27 @@ json RoundTrips(Gateway& gateway, const std::string& path, int total) {
   std::vector<double> through_gateway;
   std::vector<double> direct;
   std::vector<double> gateway_write;
+  // Where the gateway's time goes: a bare MCP ping (stdio + JSON-RPC), and the same two
+  // tool calls on a loop:// port (gRPC in-process + the port worker, no device).
+  std::vector<double> ping;
+  std::vector<double> loopback;
+  gateway.Tool("open_port",
+               {{"port_name", "loop://bench"}, {"baud_rate", 115200}, {"terminator", "\n"}});
   for (int block = 0; block < kBlocks; ++block) {
+    for (int i = 0; i < kWarmup + per_block; ++i) {
+      const auto start = Clock::now();
+      gateway.Call("ping", json::object());
+      const auto pinged = Clock::now();
+      gateway.Tool("write", {{"port_name", "loop://bench"}, {"data", "*IDN?"}});
+      json read = gateway.Tool("read", {{"port_name", "loop://bench"}});
+      const auto end = Clock::now();
+      Expect(read.value("data", "") == "*IDN?", "loopback read " + read.dump());
+      if (i >= kWarmup) {
+        ping.push_back(Micros(pinged - start));
+        loopback.push_back(Micros(end - pinged));
+      }
+    }
+
     gateway.Tool("open_port", OpenArgs(path));
     for (int i = 0; i < kWarmup + per_block; ++i) {
       const auto start = Clock::now();
@@ -277,7 +297,10 @@ json RoundTrips(Gateway& gateway, const std::string& path, int total) {
   }
   const double gateway_p50 = Percentile(through_gateway, 0.5);
   const double direct_p50 = Percentile(direct, 0.5);
+  gateway.Tool("close", {{"port_name", "loop://bench"}});
   return {{"gateway", Summary(through_gateway)},
+          {"gateway_ping", Summary(ping)},
+          {"gateway_loopback_round_trip", Summary(loopback)},
           {"gateway_write_call", Summary(gateway_write)},
           {"direct", Summary(direct)},
           {"ratio_p50", gateway_p50 / direct_p50},
