@@ -1,0 +1,706 @@
+// The Streamable HTTP transport against a real server on 127.0.0.1 port 0, driven by a
+// raw-socket HTTP/1.1 client: session lifecycle, status codes, SSE framing, resumption
+// with Last-Event-ID, Origin/Host/auth checks, limits, a slowloris client, and a client
+// that leaves in the middle of a call.
+#include "gateway/http/http_server.h"
+
+#include <arpa/inet.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <boost/asio/executor_work_guard.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "gateway/mcp/mcp_server.h"
+#include "gateway/mcp/providers.h"
+
+namespace labgate::gateway::http {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using namespace std::chrono_literals;
+
+// Tools: "echo" answers at once; "hold" answers when the test releases it; "progress"
+// sends a progress notice first (so its POST turns into an SSE stream) and then holds.
+class TestTools final : public ToolProvider {
+ public:
+  std::vector<json> ListTools() const override {
+    std::vector<json> tools;
+    for (const char* name : {"echo", "hold", "progress"}) {
+      tools.push_back(
+          {{"name", name}, {"description", "test tool"}, {"inputSchema", {{"type", "object"}}}});
+    }
+    return tools;
+  }
+  bool HasTool(const std::string& name) const override {
+    return name == "echo" || name == "hold" || name == "progress";
+  }
+  void CallTool(const std::string& name, const json& arguments,
+                std::shared_ptr<RequestContext> context, JsonDone done) override {
+    json result = {{"content", json::array({{{"type", "text"}, {"text", arguments.dump()}}})}};
+    if (name == "echo") return done(result);
+    if (name == "progress") context->Progress(1, 2, "halfway");
+    context->OnCancel([this] { cancelled++; });
+    std::lock_guard<std::mutex> lock(mutex_);
+    held_.push_back([done, result] { done(result); });
+    held_changed_.notify_all();
+  }
+  // Waits for a held call and finishes it.
+  bool ReleaseOne() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!held_changed_.wait_for(lock, 10s, [this] { return !held_.empty(); })) return false;
+    auto finish = std::move(held_.front());
+    held_.erase(held_.begin());
+    lock.unlock();
+    finish();
+    return true;
+  }
+  std::atomic<int> cancelled{0};
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable held_changed_;
+  std::vector<std::function<void()>> held_;
+};
+
+struct Response {
+  int status = 0;
+  std::map<std::string, std::string> headers;  // names lower-cased
+  std::string body;
+  std::string header(const std::string& name) const {
+    auto it = headers.find(name);
+    return it == headers.end() ? "" : it->second;
+  }
+  json Json() const { return json::parse(body, nullptr, false); }
+};
+
+struct Event {
+  std::string id;
+  std::string data;
+  std::optional<int> retry;
+};
+
+// A blocking HTTP/1.1 client on a raw socket; every read gives up after 10 s.
+class RawClient {
+ public:
+  explicit RawClient(uint16_t port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    timeval timeout{10, 0};
+    ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = ::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
+  }
+  ~RawClient() { Close(); }
+  void Close() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  bool connected() const { return connected_; }
+
+  bool Send(const std::string& data) {
+    size_t sent = 0;
+    while (sent < data.size()) {
+      ssize_t n = ::send(fd_, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+      if (n <= 0) return false;
+      sent += static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+  // True when the server closed the connection (reads EOF or reset).
+  bool WaitForClose() {
+    char scratch[4096];
+    while (true) {
+      ssize_t n = ::recv(fd_, scratch, sizeof(scratch), 0);
+      if (n == 0) return true;
+      if (n < 0) return errno == ECONNRESET;
+      buffer_.append(scratch, static_cast<size_t>(n));
+    }
+  }
+
+  std::optional<Response> ReadHead() {
+    size_t end;
+    while ((end = buffer_.find("\r\n\r\n")) == std::string::npos) {
+      if (!Fill()) return std::nullopt;
+    }
+    std::string head = buffer_.substr(0, end);
+    buffer_.erase(0, end + 4);
+    Response response;
+    response.status = std::stoi(head.substr(9, 3));
+    size_t line_start = head.find("\r\n");
+    while (line_start != std::string::npos) {
+      line_start += 2;
+      size_t line_end = head.find("\r\n", line_start);
+      std::string line = head.substr(line_start, line_end - line_start);
+      size_t colon = line.find(':');
+      if (colon != std::string::npos) {
+        std::string name = line.substr(0, colon);
+        for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        response.headers[name] = line.substr(line.find_first_not_of(' ', colon + 1));
+      }
+      line_start = line_end;
+    }
+    chunked_ = response.header("transfer-encoding") == "chunked";
+    ended_ = false;
+    return response;
+  }
+
+  // A complete response (Content-Length bodies; chunked ones read to their end).
+  std::optional<Response> Read() {
+    auto response = ReadHead();
+    if (!response) return std::nullopt;
+    if (chunked_) {
+      while (!ended_) {
+        if (!ReadChunk()) return std::nullopt;
+      }
+      response->body = std::move(stream_);
+      stream_.clear();
+      return response;
+    }
+    size_t length = std::stoul(
+        response->header("content-length").empty() ? "0" : response->header("content-length"));
+    while (buffer_.size() < length) {
+      if (!Fill()) return std::nullopt;
+    }
+    response->body = buffer_.substr(0, length);
+    buffer_.erase(0, length);
+    return response;
+  }
+
+  // Next SSE event of a chunked event-stream body; nullopt at its end (or on error).
+  std::optional<Event> NextEvent() {
+    size_t end;
+    while ((end = stream_.find("\n\n")) == std::string::npos) {
+      if (ended_ || !ReadChunk()) return std::nullopt;
+    }
+    std::string block = stream_.substr(0, end);
+    stream_.erase(0, end + 2);
+    if (block.rfind(":", 0) == 0) return NextEvent();  // a keep-alive comment
+    Event event;
+    size_t start = 0;
+    while (start <= block.size()) {
+      size_t line_end = block.find('\n', start);
+      std::string line = block.substr(start, line_end - start);
+      if (line.rfind("id: ", 0) == 0) event.id = line.substr(4);
+      if (line.rfind("data: ", 0) == 0) event.data += line.substr(6);
+      if (line.rfind("retry: ", 0) == 0) event.retry = std::stoi(line.substr(7));
+      if (line_end == std::string::npos) break;
+      start = line_end + 1;
+    }
+    return event;
+  }
+  bool stream_ended() const { return ended_; }
+
+ private:
+  bool Fill() {
+    char scratch[65536];
+    ssize_t n = ::recv(fd_, scratch, sizeof(scratch), 0);
+    if (n <= 0) return false;
+    buffer_.append(scratch, static_cast<size_t>(n));
+    return true;
+  }
+  bool ReadChunk() {
+    size_t line_end;
+    while ((line_end = buffer_.find("\r\n")) == std::string::npos) {
+      if (!Fill()) return false;
+    }
+    size_t size = std::stoul(buffer_.substr(0, line_end), nullptr, 16);
+    while (buffer_.size() < line_end + 2 + size + 2) {
+      if (!Fill()) return false;
+    }
+    stream_ += buffer_.substr(line_end + 2, size);
+    buffer_.erase(0, line_end + 2 + size + 2);
+    if (size == 0) ended_ = true;
+    return true;
+  }
+
+  int fd_ = -1;
+  bool connected_ = false;
+  std::string buffer_;
+  std::string stream_;
+  bool chunked_ = false;
+  bool ended_ = false;
+};
+
+std::string Request(const std::string& method, const std::string& session, const std::string& body,
+                    const std::vector<std::string>& extra = {},
+                    const std::string& target = "/mcp") {
+  std::string text = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+  bool has_accept = false;
+  for (const auto& header : extra) has_accept |= header.rfind("Accept:", 0) == 0;
+  if (!has_accept) {
+    text += method == "GET" ? "Accept: text/event-stream\r\n"
+                            : "Accept: application/json, text/event-stream\r\n";
+  }
+  if (!session.empty()) text += "Mcp-Session-Id: " + session + "\r\n";
+  for (const auto& header : extra) text += header + "\r\n";
+  if (method == "POST") {
+    text +=
+        "Content-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
+  }
+  return text + "\r\n" + body;
+}
+
+std::string Call(const std::string& id, const std::string& method, const json& params = nullptr) {
+  json message = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
+  if (!params.is_null()) message["params"] = params;
+  return message.dump();
+}
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_.config.instructions = "test";
+    server_.tools = {&tools_};
+    for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
+  }
+  void TearDown() override {
+    if (http_) http_->Stop();
+    http_.reset();
+    work_.reset();
+    io_.stop();
+    for (auto& thread : threads_) thread.join();
+  }
+  void StartServer(HttpOptions options = {}, ReadinessProbe probe = nullptr) {
+    options.port = 0;
+    http_ = std::make_unique<HttpServer>(io_, &server_, options, std::move(probe));
+    ASSERT_TRUE(http_->Start().ok());
+    port_ = http_->port();
+  }
+  Response Exchange(const std::string& request) {
+    RawClient client(port_);
+    EXPECT_TRUE(client.Send(request));
+    auto response = client.Read();
+    EXPECT_TRUE(response.has_value());
+    return response.value_or(Response{});
+  }
+  // initialize + notifications/initialized; returns the session id.
+  std::string Initialize(const std::string& version = "2025-11-25") {
+    Response init = Exchange(Request("POST", "",
+                                     Call("init", "initialize",
+                                          {{"protocolVersion", version},
+                                           {"capabilities", json::object()},
+                                           {"clientInfo", {{"name", "t"}, {"version", "1"}}}})));
+    EXPECT_EQ(init.status, 200);
+    std::string session = init.header("mcp-session-id");
+    Response initialized = Exchange(
+        Request("POST", session, R"({"jsonrpc":"2.0","method":"notifications/initialized"})"));
+    EXPECT_EQ(initialized.status, 202);
+    return session;
+  }
+
+  boost::asio::io_context io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_ =
+      boost::asio::make_work_guard(io_);
+  std::vector<std::thread> threads_;
+  TestTools tools_;
+  McpServer server_;
+  std::unique_ptr<HttpServer> http_;
+  uint16_t port_ = 0;
+};
+
+TEST_F(HttpServerTest, InitializeIssuesASessionAndAnswersJson) {
+  StartServer();
+  Response init = Exchange(Request("POST", "",
+                                   Call("1", "initialize",
+                                        {{"protocolVersion", "2025-06-18"},
+                                         {"capabilities", json::object()},
+                                         {"clientInfo", {{"name", "t"}, {"version", "1"}}}})));
+  EXPECT_EQ(init.status, 200);
+  EXPECT_THAT(init.header("content-type"), StartsWith("application/json"));
+  EXPECT_EQ(init.header("mcp-session-id").size(), 64u);
+  EXPECT_EQ(init.Json()["result"]["protocolVersion"], "2025-06-18");
+  EXPECT_EQ(init.Json()["id"], "1");
+}
+
+TEST_F(HttpServerTest, SessionLifecycle) {
+  StartServer();
+  std::string session = Initialize();
+  Response list = Exchange(
+      Request("POST", session, Call("l", "tools/list"), {"MCP-Protocol-Version: 2025-11-25"}));
+  EXPECT_EQ(list.status, 200);
+  EXPECT_EQ(list.Json()["result"]["tools"].size(), 3u);
+  EXPECT_EQ(list.header("mcp-session-id"), session);
+
+  Response missing = Exchange(Request("POST", "", Call("m", "tools/list")));
+  EXPECT_EQ(missing.status, 400);
+  EXPECT_EQ(missing.Json()["error"]["code"], -32600);
+  EXPECT_EQ(missing.Json()["id"], "m");
+  Response unknown = Exchange(Request("POST", std::string(64, 'a'), Call("u", "tools/list")));
+  EXPECT_EQ(unknown.status, 404);
+  EXPECT_EQ(Exchange(Request("GET", "", "")).status, 400);
+
+  EXPECT_EQ(Exchange(Request("DELETE", session, "")).status, 200);
+  EXPECT_EQ(Exchange(Request("POST", session, Call("after", "ping"))).status, 404);
+  EXPECT_EQ(Exchange(Request("DELETE", session, "")).status, 404);
+  EXPECT_EQ(http_->session_count(), 0u);
+}
+
+TEST_F(HttpServerTest, StatusCodesForBadRequests) {
+  StartServer();
+  std::string session = Initialize();
+  auto post = [&](const std::string& body, std::vector<std::string> extra = {}) {
+    return Exchange(Request("POST", session, body, extra));
+  };
+  EXPECT_EQ(post(Call("a", "ping"), {"Accept: application/json"}).status, 406);
+  EXPECT_EQ(post(Call("a", "ping"), {"Accept: text/event-stream"}).status, 406);
+  EXPECT_EQ(Exchange(Request("GET", session, "", {"Accept: application/json"})).status, 406);
+  EXPECT_EQ(post(Call("v", "ping"), {"MCP-Protocol-Version: 1999-01-01"}).status, 400);
+  EXPECT_EQ(post(Call("v", "ping"), {"MCP-Protocol-Version: 2025-03-26"}).status, 200);
+
+  Response batch = post(R"([{"jsonrpc":"2.0","id":1,"method":"ping"}])");
+  EXPECT_EQ(batch.status, 400);
+  EXPECT_EQ(batch.Json()["error"]["code"], -32600);
+  Response garbage = post("hello there");
+  EXPECT_EQ(garbage.status, 400);
+  EXPECT_EQ(garbage.Json()["error"]["code"], -32700);
+  Response unknown = post(Call("um", "no/such"));
+  EXPECT_EQ(unknown.status, 200);
+  EXPECT_EQ(unknown.Json()["error"]["code"], -32601);
+
+  std::string plain = Request("POST", session, Call("ct", "ping"));
+  plain.replace(plain.find("application/json\r\nContent-Length"), 16, "text/plain");
+  EXPECT_EQ(Exchange(plain).status, 415);
+  EXPECT_EQ(Exchange(Request("PUT", session, "")).status, 405);
+  EXPECT_EQ(Exchange(Request("GET", "", "", {}, "/nowhere")).status, 404);
+  // POST / is the same endpoint as /mcp.
+  Response root = Exchange(Request("POST", session, Call("r", "ping"), {}, "/"));
+  EXPECT_EQ(root.status, 200);
+  EXPECT_EQ(root.Json()["result"], json::object());
+}
+
+TEST_F(HttpServerTest, KeepAliveServesSeveralRequestsOnOneConnection) {
+  StartServer();
+  std::string session = Initialize();
+  RawClient client(port_);
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(client.Send(Request("POST", session, Call(std::to_string(i), "ping"))));
+    auto response = client.Read();
+    ASSERT_TRUE(response.has_value());
+    EXPECT_EQ(response->Json()["id"], std::to_string(i));
+  }
+}
+
+TEST_F(HttpServerTest, ForeignOriginAndHostAreRefused) {
+  StartServer();
+  Response origin =
+      Exchange(Request("POST", "", Call("1", "ping"), {"Origin: http://evil.example.com"}));
+  EXPECT_EQ(origin.status, 403);
+  std::string host = Request("POST", "", Call("1", "ping"));
+  host.replace(host.find("Host: 127.0.0.1"), 15, "Host: evil.example.com");
+  EXPECT_EQ(Exchange(host).status, 403);
+  std::string local = Request("POST", "",
+                              Call("1", "initialize",
+                                   {{"protocolVersion", "2025-11-25"},
+                                    {"capabilities", json::object()},
+                                    {"clientInfo", {{"name", "t"}, {"version", "1"}}}}),
+                              {"Origin: http://localhost:5173"});
+  local.replace(local.find("Host: 127.0.0.1"), 15, "Host: localhost:1234");
+  EXPECT_EQ(Exchange(local).status, 200);
+  // Health checks are not MCP and carry no data: any Host may ask.
+  std::string health = Request("GET", "", "", {}, "/health");
+  health.replace(health.find("Host: 127.0.0.1"), 15, "Host: container-name");
+  EXPECT_EQ(Exchange(health).status, 200);
+}
+
+TEST_F(HttpServerTest, BearerTokensAreRequiredWhenConfigured) {
+  HttpOptions options;
+  options.auth_tokens = {"s3cret"};
+  StartServer(options);
+  std::string init = Call("1", "initialize",
+                          {{"protocolVersion", "2025-11-25"},
+                           {"capabilities", json::object()},
+                           {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
+  Response none = Exchange(Request("POST", "", init));
+  EXPECT_EQ(none.status, 401);
+  EXPECT_THAT(none.header("www-authenticate"), StartsWith("Bearer"));
+  Response wrong = Exchange(Request("POST", "", init, {"Authorization: Bearer nope"}));
+  EXPECT_EQ(wrong.status, 401);
+  EXPECT_THAT(wrong.header("www-authenticate"), HasSubstr("invalid_token"));
+  EXPECT_EQ(Exchange(Request("POST", "", init, {"Authorization: Bearer s3cret"})).status, 200);
+}
+
+TEST_F(HttpServerTest, OversizedBodyGets413AndTheServerKeepsServing) {
+  HttpOptions options;
+  options.max_body_bytes = 1024;
+  StartServer(options);
+  std::string session = Initialize();
+  Response big =
+      Exchange(Request("POST", session,
+                       R"({"jsonrpc":"2.0","id":"big","method":"ping","params":{"pad":")" +
+                           std::string(4096, 'x') + "\"}}"));
+  EXPECT_EQ(big.status, 413);
+  EXPECT_EQ(big.Json()["error"]["code"], -32600);
+  EXPECT_EQ(Exchange(Request("POST", session, Call("p", "ping"))).status, 200);
+}
+
+TEST_F(HttpServerTest, SlowlorisClientIsCutOffWhileOthersAreServed) {
+  HttpOptions options;
+  options.read_timeout = 300ms;
+  StartServer(options);
+  std::string session = Initialize();
+  RawClient slow(port_);
+  ASSERT_TRUE(slow.Send("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "));
+  // Others are served while the slow client dribbles.
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(Exchange(Request("POST", session, Call("p", "ping"))).status, 200);
+    slow.Send("x");
+  }
+  auto response = slow.ReadHead();
+  if (response) {
+    EXPECT_EQ(response->status, 408);
+  }
+  EXPECT_TRUE(slow.WaitForClose());
+}
+
+TEST_F(HttpServerTest, ConnectionsOverTheCapAreClosed) {
+  HttpOptions options;
+  options.max_connections = 2;
+  StartServer(options);
+  RawClient a(port_), b(port_);
+  ASSERT_TRUE(a.connected() && b.connected());
+  // Wait until both are accepted, then a third is refused.
+  for (int i = 0; i < 200 && http_->connection_count() < 2; ++i) std::this_thread::sleep_for(5ms);
+  RawClient c(port_);
+  EXPECT_TRUE(c.WaitForClose());
+  a.Close();
+  for (int i = 0; i < 200 && http_->connection_count() >= 2; ++i) std::this_thread::sleep_for(5ms);
+  RawClient d(port_);
+  ASSERT_TRUE(d.Send(Request("GET", "", "", {}, "/healthz")));
+  auto health = d.Read();
+  ASSERT_TRUE(health.has_value());
+  EXPECT_EQ(health->status, 200);
+}
+
+TEST_F(HttpServerTest, RequestsPerSessionAreCapped) {
+  HttpOptions options;
+  options.max_requests_per_session = 1;
+  StartServer(options);
+  std::string session = Initialize();
+  RawClient held(port_);
+  ASSERT_TRUE(held.Send(
+      Request("POST", session, Call("h", "tools/call", {{"name", "hold"}, {"arguments", {}}}))));
+  // The held call occupies the session's one slot (wait until the tool has it).
+  Response over;
+  for (int i = 0; i < 200; ++i) {
+    over = Exchange(Request("POST", session, Call("o", "ping")));
+    if (over.status == 429) break;
+    std::this_thread::sleep_for(5ms);
+  }
+  EXPECT_EQ(over.status, 429);
+  ASSERT_TRUE(tools_.ReleaseOne());
+  auto done = held.Read();
+  ASSERT_TRUE(done.has_value());
+  EXPECT_EQ(done->Json()["id"], "h");
+  EXPECT_EQ(Exchange(Request("POST", session, Call("o", "ping"))).status, 200);
+}
+
+TEST_F(HttpServerTest, RelatedNotificationTurnsThePostIntoAnSseStream) {
+  StartServer();
+  std::string session = Initialize();
+  RawClient client(port_);
+  ASSERT_TRUE(client.Send(Request("POST", session,
+                                  Call("p1", "tools/call",
+                                       {{"name", "progress"},
+                                        {"arguments", {{"x", 1}}},
+                                        {"_meta", {{"progressToken", "tok"}}}}))));
+  auto head = client.ReadHead();
+  ASSERT_TRUE(head.has_value());
+  EXPECT_EQ(head->status, 200);
+  EXPECT_THAT(head->header("content-type"), StartsWith("text/event-stream"));
+  EXPECT_EQ(head->header("mcp-session-id"), session);
+  auto priming = client.NextEvent();
+  ASSERT_TRUE(priming.has_value());
+  EXPECT_TRUE(priming->data.empty());
+  EXPECT_FALSE(priming->id.empty());
+  EXPECT_TRUE(priming->retry.has_value());
+  auto progress = client.NextEvent();
+  ASSERT_TRUE(progress.has_value());
+  json notice = json::parse(progress->data);
+  EXPECT_EQ(notice["method"], "notifications/progress");
+  EXPECT_EQ(notice["params"]["progressToken"], "tok");
+  ASSERT_TRUE(tools_.ReleaseOne());
+  auto result = client.NextEvent();
+  ASSERT_TRUE(result.has_value());
+  EXPECT_EQ(json::parse(result->data)["id"], "p1");
+  EXPECT_NE(result->id, progress->id);
+  EXPECT_FALSE(client.NextEvent().has_value());
+  EXPECT_TRUE(client.stream_ended());
+  // The connection stays usable after the stream ended.
+  ASSERT_TRUE(client.Send(Request("POST", session, Call("after", "ping"))));
+  auto after = client.Read();
+  ASSERT_TRUE(after.has_value());
+  EXPECT_EQ(after->Json()["id"], "after");
+}
+
+TEST_F(HttpServerTest, GetStreamCarriesUnrelatedMessagesAndResumesWithLastEventId) {
+  StartServer();
+  std::string session = Initialize();
+  std::string first_id;
+  {
+    RawClient get(port_);
+    ASSERT_TRUE(get.Send(Request("GET", session, "")));
+    auto head = get.ReadHead();
+    ASSERT_TRUE(head.has_value());
+    EXPECT_EQ(head->status, 200);
+    EXPECT_THAT(head->header("content-type"), StartsWith("text/event-stream"));
+    auto priming = get.NextEvent();
+    ASSERT_TRUE(priming.has_value());
+    EXPECT_TRUE(priming->data.empty());
+    server_.NotifyListChanged(ListKind::kTools);
+    auto event = get.NextEvent();
+    ASSERT_TRUE(event.has_value());
+    EXPECT_EQ(json::parse(event->data)["method"], "notifications/tools/list_changed");
+    first_id = event->id;
+  }  // the stream drops
+  // Wait until the server has noticed, then send two messages nobody is listening for.
+  std::this_thread::sleep_for(100ms);
+  server_.NotifyListChanged(ListKind::kTools);
+  server_.NotifyListChanged(ListKind::kPrompts);
+  std::this_thread::sleep_for(100ms);
+  RawClient resumed(port_);
+  ASSERT_TRUE(resumed.Send(Request("GET", session, "", {"Last-Event-ID: " + first_id})));
+  auto head = resumed.ReadHead();
+  ASSERT_TRUE(head.has_value());
+  EXPECT_EQ(head->status, 200);
+  std::vector<std::string> methods;
+  while (methods.size() < 2) {
+    auto event = resumed.NextEvent();
+    ASSERT_TRUE(event.has_value());
+    if (event->data.empty()) continue;  // priming
+    EXPECT_NE(event->id, first_id);
+    methods.push_back(json::parse(event->data)["method"]);
+  }
+  EXPECT_EQ(methods[0], "notifications/tools/list_changed");
+  EXPECT_EQ(methods[1], "notifications/prompts/list_changed");
+}
+
+TEST_F(HttpServerTest, ClientLeavingMidCallIsNotACancellation) {
+  StartServer();
+  std::string session = Initialize();
+  {
+    RawClient caller(port_);
+    ASSERT_TRUE(caller.Send(
+        Request("POST", session,
+                Call("gone", "tools/call", {{"name", "hold"}, {"arguments", {{"k", 7}}}}))));
+  }
+  std::this_thread::sleep_for(100ms);
+  RawClient get(port_);
+  ASSERT_TRUE(get.Send(Request("GET", session, "")));
+  ASSERT_TRUE(get.ReadHead().has_value());
+  ASSERT_TRUE(tools_.ReleaseOne());
+  std::optional<Event> event;
+  do {
+    event = get.NextEvent();
+    ASSERT_TRUE(event.has_value());
+  } while (event->data.empty());
+  json result = json::parse(event->data);
+  EXPECT_EQ(result["id"], "gone");
+  EXPECT_THAT(result["result"]["content"][0]["text"].get<std::string>(), HasSubstr("7"));
+  EXPECT_EQ(tools_.cancelled.load(), 0);
+}
+
+TEST_F(HttpServerTest, DroppedPostStreamResumesOnGetWithLastEventId) {
+  StartServer();
+  std::string session = Initialize();
+  std::string last_id;
+  {
+    RawClient client(port_);
+    ASSERT_TRUE(client.Send(Request("POST", session,
+                                    Call("r1", "tools/call",
+                                         {{"name", "progress"},
+                                          {"arguments", json::object()},
+                                          {"_meta", {{"progressToken", 5}}}}))));
+    ASSERT_TRUE(client.ReadHead().has_value());
+    auto priming = client.NextEvent();
+    auto progress = client.NextEvent();
+    ASSERT_TRUE(progress.has_value());
+    last_id = progress->id;
+  }
+  std::this_thread::sleep_for(100ms);
+  ASSERT_TRUE(tools_.ReleaseOne());
+  std::this_thread::sleep_for(100ms);
+  RawClient resumed(port_);
+  ASSERT_TRUE(resumed.Send(Request("GET", session, "", {"Last-Event-ID: " + last_id})));
+  auto head = resumed.ReadHead();
+  ASSERT_TRUE(head.has_value());
+  EXPECT_EQ(head->status, 200);
+  std::vector<json> messages;
+  while (auto event = resumed.NextEvent()) {
+    if (!event->data.empty()) messages.push_back(json::parse(event->data));
+  }
+  // Only the missed response, and the resumed stream ends with it.
+  ASSERT_EQ(messages.size(), 1u);
+  EXPECT_EQ(messages[0]["id"], "r1");
+  EXPECT_TRUE(resumed.stream_ended());
+  EXPECT_EQ(tools_.cancelled.load(), 0);
+}
+
+TEST_F(HttpServerTest, HealthAndReadiness) {
+  std::atomic<bool> ready{false};
+  StartServer({}, [&ready](std::function<void(bool, std::string)> done) {
+    done(ready.load(), ready.load() ? "ok" : "session backend down");
+  });
+  EXPECT_EQ(Exchange(Request("GET", "", "", {}, "/health")).status, 200);
+  EXPECT_EQ(Exchange(Request("GET", "", "", {}, "/healthz")).status, 200);
+  Response down = Exchange(Request("GET", "", "", {}, "/readyz"));
+  EXPECT_EQ(down.status, 503);
+  EXPECT_THAT(down.body, HasSubstr("session backend down"));
+  ready = true;
+  EXPECT_EQ(Exchange(Request("GET", "", "", {}, "/readyz")).status, 200);
+}
+
+TEST_F(HttpServerTest, IdleSessionsExpire) {
+  HttpOptions options;
+  options.session_idle_timeout = 200ms;
+  StartServer(options);
+  std::string session = Initialize();
+  int status = 0;
+  // Each probe is itself activity, so wait well past the timeout between probes.
+  for (int i = 0; i < 20 && status != 404; ++i) {
+    std::this_thread::sleep_for(500ms);
+    status = Exchange(Request("POST", session, Call("p", "ping"))).status;
+  }
+  EXPECT_EQ(status, 404);
+}
+
+TEST_F(HttpServerTest, AnOpenGetStreamKeepsItsSessionAlive) {
+  HttpOptions options;
+  options.session_idle_timeout = 100ms;
+  StartServer(options);
+  std::string session = Initialize();
+  RawClient get(port_);
+  ASSERT_TRUE(get.Send(Request("GET", session, "")));
+  ASSERT_TRUE(get.ReadHead().has_value());
+  std::this_thread::sleep_for(600ms);
+  EXPECT_EQ(Exchange(Request("POST", session, Call("p", "ping"))).status, 200);
+}
+
+TEST_F(HttpServerTest, OldProtocolClientsGetNoPrimingEvent) {
+  StartServer();
+  std::string session = Initialize("2025-03-26");
+  RawClient get(port_);
+  ASSERT_TRUE(get.Send(Request("GET", session, "", {"MCP-Protocol-Version: 2025-03-26"})));
+  ASSERT_TRUE(get.ReadHead().has_value());
+  server_.NotifyListChanged(ListKind::kTools);
+  auto event = get.NextEvent();
+  ASSERT_TRUE(event.has_value());
+  EXPECT_FALSE(event->data.empty());
+}
+
+}  // namespace
+}  // namespace labgate::gateway::http
