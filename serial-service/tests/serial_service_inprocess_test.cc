@@ -124,6 +124,29 @@ TEST_F(InProcessServiceTest, CallsWithoutOwnerMetadataShareTheDefaultOwner) {
             grpc::StatusCode::FAILED_PRECONDITION);
 }
 
+// A caller that gives up on a long read (here its deadline passes) frees the port: the
+// read stops instead of holding the port's worker for its whole timeout, so the next
+// write gets through well within its own deadline and the data is not swallowed.
+TEST_F(InProcessServiceTest, AnAbandonedReadFreesItsPort) {
+  ASSERT_TRUE(client_->Open("loop://slow", 9600).ok());
+  v1::ReadRequest request;
+  request.set_port_name("loop://slow");
+  request.set_timeout_ms(60000);
+  v1::ReadResponse abandoned;
+  grpc::Status gave_up = client_->stub()->Read(
+      client_->Context(std::chrono::milliseconds(200)).get(), request, &abandoned);
+  EXPECT_EQ(gave_up.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  v1::WriteRequest write;
+  write.set_port_name("loop://slow");
+  write.set_data("after");
+  v1::WriteResponse wrote;
+  ASSERT_TRUE(
+      client_->stub()->Write(client_->Context(std::chrono::seconds(10)).get(), write, &wrote).ok());
+  v1::ReadResponse read;
+  ASSERT_TRUE(client_->Read("loop://slow", 1000, &read).ok());
+  EXPECT_EQ(read.data(), "after");
+}
+
 // A subscriber that does not read: its queue stays bounded, data chunks are dropped
 // and counted, and nothing else (the writer, Read) is held up.
 TEST(SubscribeFlowControlTest, ASlowSubscriberLosesChunksNotTheService) {
