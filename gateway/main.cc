@@ -19,11 +19,18 @@
 #include "common/service_host.h"
 #include "gateway/app/backends.h"
 #include "gateway/catalog/tool_catalog.h"
+#include "gateway/conformance/conformance_fixtures.h"
+#include "gateway/http/http_flags.h"
 #include "gateway/mcp/mcp_server.h"
 #include "gateway/server/stdio_connection.h"
+#include "gateway/prompts/labgate_prompts.h"
+#include "gateway/resources/labgate_resources.h"
+#include "gateway/tools/catalog_tools.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 
 ABSL_FLAG(bool, stdio, true, "Serve MCP over stdin/stdout (the default)");
+ABSL_FLAG(bool, conformance_fixtures, false,
+          "Add the MCP conformance suite's test_* tools, resources and prompts");
 ABSL_FLAG(std::string, data_dir, "",
           "Directory of the embedded session store (default $LABGATE_DATA_DIR, else "
           "$HOME/.local/share/labgate)");
@@ -36,7 +43,7 @@ ABSL_FLAG(std::string, serial_addr, "",
 ABSL_FLAG(std::string, log_level, "info", "debug, info, warning, error or off (logs go to stderr)");
 ABSL_FLAG(int64_t, max_message_bytes, 4 * 1024 * 1024, "Largest accepted stdio message");
 ABSL_FLAG(int64_t, call_timeout_ms, 30000, "Deadline of each backend call");
-ABSL_FLAG(int64_t, tools_page_size, 100, "Tools per tools/list page");
+ABSL_FLAG(int64_t, tools_page_size, 100, "Items per tools/resources/prompts list page");
 
 namespace {
 
@@ -86,25 +93,65 @@ int main(int argc, char** argv) {
   const auto call_deadline = std::chrono::milliseconds(absl::GetFlag(FLAGS_call_timeout_ms));
   labgate::gateway::ActionTools action_tools((*backends)->actions_channel(), call_deadline);
   action_tools.Start(/*watch_connectivity=*/!backend_options.actions_addr.empty());
+  labgate::gateway::OwnerLeases leases((*backends)->serial_channel(),
+                                       labgate::serial::v1::SerialService::service_full_name());
+  labgate::gateway::CatalogTools catalog_tools(catalog->get(), &invoker, &leases, call_deadline);
+
   labgate::gateway::McpServer server;
   server.config.instructions = labgate::gateway::DefaultInstructions();
   server.config.call_deadline = call_deadline;
-  server.config.tools_page_size = static_cast<size_t>(absl::GetFlag(FLAGS_tools_page_size));
-  server.catalog = catalog->get();
-  server.invoker = &invoker;
-  server.actions = &action_tools;
-  labgate::gateway::OwnerLeases leases((*backends)->serial_channel(),
-                                       labgate::serial::v1::SerialService::service_full_name());
-  server.leases = &leases;
+  server.config.page_size = static_cast<size_t>(absl::GetFlag(FLAGS_tools_page_size));
+  server.tools = {&catalog_tools, &action_tools};
+  labgate::gateway::LabgateResources resources(
+      {(*backends)->session_channel(), (*backends)->serial_channel(),
+       (*backends)->actions_channel()},
+      call_deadline);
+  labgate::gateway::LabgatePrompts prompts(&resources);
+  server.resources = {&resources};
+  server.prompts = {&prompts};
+  action_tools.OnChanged(
+      [&server] { server.NotifyListChanged(labgate::gateway::ListKind::kTools); });
 
   boost::asio::io_context io;
   auto work = boost::asio::make_work_guard(io);
   std::vector<std::thread> io_threads;
   for (int i = 0; i < 2; ++i) io_threads.emplace_back([&io] { io.run(); });
+  // Registered before any connection is served; off unless asked for.
+  std::unique_ptr<labgate::gateway::ConformanceFixtures> conformance_fixtures;
+  if (absl::GetFlag(FLAGS_conformance_fixtures)) {
+    conformance_fixtures = labgate::gateway::CreateConformanceFixtures(&server, io);
+  }
+
+  // --http turns stdio off unless --stdio is named too.
+  const bool serve_stdio =
+      !labgate::gateway::http::HttpRequested() || labgate::gateway::http::StdioNamed(argc, argv);
+  std::unique_ptr<labgate::gateway::http::HttpServer> http_server;
+  if (labgate::gateway::http::HttpRequested()) {
+    // Ready when every backend channel is connected; GetState never blocks.
+    auto readiness = [channels = &(*backends)->channels()](
+                         std::function<void(bool, std::string)> done) {
+      std::string waiting;
+      for (const auto& [name, channel] : channels->all()) {
+        if (channel->GetState(/*try_to_connect=*/true) != GRPC_CHANNEL_READY) {
+          waiting += (waiting.empty() ? "" : ", ") + name;
+        }
+      }
+      done(waiting.empty(), waiting.empty() ? "backends connected" : "not connected: " + waiting);
+    };
+    auto started = labgate::gateway::http::StartHttpFromFlags(io, &server, readiness);
+    if (!started.ok()) {
+      LG_LOG(kError) << "cannot serve HTTP: " << std::string(started.status().message());
+      work.reset();
+      io.stop();
+      for (auto& thread : io_threads) thread.join();
+      return 1;
+    }
+    http_server = std::move(*started);
+  }
 
   labgate::gateway::StdioTransport::Options stdio_options;
   stdio_options.max_message_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_max_message_bytes));
-  labgate::gateway::StdioConnection connection(&server, io, stdio_options);
+  labgate::gateway::StdioConnection connection(&server, &action_tools, io, stdio_options);
 
   // A signal ends input just as EOF does; the requests in flight still finish.
   std::atomic<bool> stopping{false};
@@ -114,12 +161,12 @@ int main(int argc, char** argv) {
     connection.Interrupt();
   });
 
-  action_tools.OnChanged([&connection] { connection.NotifyToolsChanged(); });
-  connection.Start();
-  LG_LOG(kInfo) << "labgate " << server.config.version << " serving MCP on stdio with "
-                << (*catalog)->tools().size() + action_tools.ToolsJson().size() << " tools";
+  if (serve_stdio) connection.Start();
+  if (serve_stdio) LG_LOG(kInfo) << "labgate " << server.config.version << " serving MCP on stdio with "
+                << catalog_tools.ListTools().size() + action_tools.ListTools().size() << " tools";
   connection.WaitForEndOfInput();
-  connection.Drain(std::chrono::seconds(10));
+  if (http_server) http_server->Stop();
+  if (serve_stdio) connection.Drain(std::chrono::seconds(10));
 
   // Wake the signal thread if input ended by EOF.
   stopping.store(true);

@@ -81,6 +81,31 @@ nlohmann::ordered_json OrderBySchema(const json& value, const nlohmann::ordered_
 
 }  // namespace
 
+json ActionResultJson(const absl::StatusOr<json>& outcome) {
+  if (outcome.ok()) {
+    return {
+        {"content",
+         json::array({{{"type", "text"},
+                       {"text", outcome->dump(-1, ' ', false, json::error_handler_t::replace)}}})},
+        {"structuredContent", *outcome},
+        {"isError", false}};
+  }
+  absl::StatusCode code = outcome.status().code();
+  std::string text =
+      code == absl::StatusCode::kInvalidArgument || code == absl::StatusCode::kNotFound
+          ? std::string(outcome.status().message())
+          : ToolErrorText(outcome.status());
+  return {{"content", json::array({{{"type", "text"}, {"text", text}}})}, {"isError", true}};
+}
+
+void ActionTools::CallTool(const std::string& name, const json& arguments,
+                           std::shared_ptr<RequestContext> context, JsonDone done) {
+  auto call = Invoke(name, arguments, [done = std::move(done)](absl::StatusOr<json> outcome) {
+    done(ActionResultJson(outcome));
+  });
+  if (call) context->OnCancel([call] { call->TryCancel(); });
+}
+
 json ActionResponseJson(const InvokeActionResponse& response) {
   json assumptions = json::array();
   for (const std::string& assumption : response.assumptions()) assumptions.push_back(assumption);
@@ -165,7 +190,7 @@ void ActionTools::Watch() {
   }
 }
 
-std::vector<json> ActionTools::ToolsJson() const {
+std::vector<json> ActionTools::ListTools() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<json> tools;
   tools.reserve(tools_.size());
@@ -176,7 +201,7 @@ std::vector<json> ActionTools::ToolsJson() const {
   return tools;
 }
 
-bool ActionTools::Has(const std::string& name) const {
+bool ActionTools::HasTool(const std::string& name) const {
   std::lock_guard<std::mutex> lock(mutex_);
   return tools_.count(name) != 0;
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "gateway/mcp/providers.h"
 #include "labgate/actions/v1/actions.grpc.pb.h"
 
 namespace labgate::gateway {
@@ -24,7 +25,11 @@ namespace labgate::gateway {
 // {action, boundaryNotice, uncertainty, assumptions, output}.
 nlohmann::json ActionResponseJson(const labgate::actions::v1::InvokeActionResponse& response);
 
-class ActionTools {
+// The MCP CallToolResult of an action: a failure's text is the actions service's own
+// message (the seed's exact validation and unknown-action texts).
+nlohmann::json ActionResultJson(const absl::StatusOr<nlohmann::json>& outcome);
+
+class ActionTools final : public ToolProvider {
  public:
   explicit ActionTools(std::shared_ptr<grpc::Channel> channel,
                        std::chrono::milliseconds call_deadline = std::chrono::seconds(30));
@@ -35,9 +40,11 @@ class ActionTools {
   void Start(bool watch_connectivity);
   void Stop();
 
-  // Tools in tools/list form, sorted by name.
-  std::vector<nlohmann::json> ToolsJson() const;
-  bool Has(const std::string& name) const;
+  // ToolProvider: tools in tools/list form, sorted by name.
+  std::vector<nlohmann::json> ListTools() const override;
+  bool HasTool(const std::string& name) const override;
+  void CallTool(const std::string& name, const nlohmann::json& arguments,
+                std::shared_ptr<RequestContext> context, JsonDone done) override;
 
   // Calls InvokeAction; `done` runs once on a gRPC thread with the structured result,
   // or the service's status (its message is the seed's exact error text).

@@ -95,6 +95,10 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
   return backends;
 }
 
+std::shared_ptr<grpc::Channel> Backends::session_channel() const {
+  return channels_.For(session_v1::SessionService::service_full_name());
+}
+
 std::shared_ptr<grpc::Channel> Backends::serial_channel() const {
   return channels_.For(serial_v1::SerialService::service_full_name());
 }

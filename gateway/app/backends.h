@@ -30,6 +30,7 @@ class Backends {
   const BackendChannels& channels() const { return channels_; }
   std::shared_ptr<grpc::Channel> actions_channel() const;
   std::shared_ptr<grpc::Channel> serial_channel() const;
+  std::shared_ptr<grpc::Channel> session_channel() const;
   // The services whose annotated methods become tools.
   std::vector<const google::protobuf::ServiceDescriptor*> ToolServices() const;
   // Ends streams, drains in-process calls and stops the embedded services.

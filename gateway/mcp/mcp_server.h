@@ -1,36 +1,56 @@
-// What every MCP connection shares: server identity, the tool catalog and the
-// invoker that reaches the gRPC backends.
+// What every MCP connection shares: server identity, the providers of tools, resources
+// and prompts, and the hub of live sessions that list-changed notices go out to.
 #pragma once
 
 #include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
-#include "gateway/actions/action_tools.h"
-#include "gateway/backends/owner_lease.h"
-#include "gateway/backends/tool_invoker.h"
-#include "gateway/catalog/tool_catalog.h"
+#include "gateway/mcp/providers.h"
 
 namespace labgate::gateway {
+
+class McpSession;
 
 struct ServerConfig {
   std::string version = "0.1.0";
   std::string instructions;
-  size_t tools_page_size = 100;
+  size_t page_size = 100;  // items per tools/resources/prompts list page
   std::chrono::milliseconds call_deadline{30000};
+  std::chrono::milliseconds client_request_timeout{60000};  // sampling, elicitation, roots
+};
+
+// Thread-safe registry of live sessions.
+class SessionHub {
+ public:
+  void Add(const std::shared_ptr<McpSession>& session);
+  // Runs `fn` for every live session, each on its own strand.
+  void Broadcast(std::function<void(McpSession&)> fn);
+  size_t live_sessions();
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::weak_ptr<McpSession>> sessions_;
 };
 
 struct McpServer {
   ServerConfig config;
-  const ToolCatalog* catalog = nullptr;
-  ToolInvoker* invoker = nullptr;
-  ActionTools* actions = nullptr;       // null when no actions service is configured
-  const OwnerLeases* leases = nullptr;  // serial port ownership, per connection
-};
+  std::vector<ToolProvider*> tools;
+  std::vector<ResourceProvider*> resources;
+  std::vector<PromptProvider*> prompts;
+  std::shared_ptr<SessionHub> hub = std::make_shared<SessionHub>();
 
-// A fresh owner id for one connection, e.g. "stdio-3f9c2a1b7d4e8f60".
-std::string NewOwnerId(const std::string& transport);
+  // Tells every initialized session that a list changed.
+  void NotifyListChanged(ListKind kind) const;
+};
 
 // The default `instructions` text returned by initialize.
 std::string DefaultInstructions();
+
+// A fresh owner id for one connection, e.g. "stdio-3f9c2a1b7d4e8f60".
+std::string NewOwnerId(const std::string& transport);
 
 }  // namespace labgate::gateway

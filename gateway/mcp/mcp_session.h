@@ -1,51 +1,62 @@
 // One MCP client connection's state and request handling, independent of transport.
-// Every method runs on the connection's strand; gRPC completions are posted back to it.
+// Every method runs on the connection's strand; provider callbacks are posted back to it.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "gateway/backends/tool_invoker.h"
 #include "gateway/jsonrpc/message.h"
 #include "gateway/mcp/mcp_server.h"
+#include "gateway/mcp/outbound.h"
 
 namespace labgate::gateway {
 
 class McpSession : public std::enable_shared_from_this<McpSession> {
  public:
-  using SendFn = std::function<void(std::string payload)>;
-
-  // `strand` serialises this session's work; `send` delivers one protocol message.
-  McpSession(const McpServer* server, boost::asio::any_io_executor strand, SendFn send,
+  // `strand` serialises this session's work; `send` delivers one protocol message
+  // (called on the strand). Call Register() once the shared_ptr exists.
+  McpSession(const McpServer* server, boost::asio::any_io_executor strand, OutboundFn send,
              std::string owner_id);
+  ~McpSession();
+
+  // Joins the server's hub, so list-changed notices reach this session.
+  void Register();
 
   // Handles one incoming message. Call on the strand.
   void Handle(jsonrpc::IncomingMessage message);
 
-  // Cancels what is in flight; replies to cancelled requests are suppressed.
+  // Cancels what is in flight (replies are suppressed), ends subscriptions and
+  // releases what the connection held (e.g. its serial port lease). Call on the strand.
   void Close();
 
-  // Sends notifications/tools/list_changed if the client has initialized.
-  void NotifyToolsChanged();
+  // Sends notifications/<kind>/list_changed if the client has initialized.
+  void NotifyListChanged(ListKind kind);
 
   size_t in_flight() const { return in_flight_.size(); }
   bool initialized() const { return initialized_; }
+  bool closed() const { return closed_; }
   const std::string& protocol_version() const { return protocol_version_; }
   const std::string& owner_id() const { return owner_id_; }
+  const boost::asio::any_io_executor& strand() const { return strand_; }
 
  private:
+  class Context;
+
   // Guarantees one reply per request: the first Result/Error wins, later ones are
-  // dropped, and a reply for a cancelled request is suppressed.
+  // dropped, and a reply to a cancelled request is suppressed.
   class Reply {
    public:
     Reply(std::weak_ptr<McpSession> session, std::string raw_id, std::string key)
         : session_(std::move(session)), raw_id_(std::move(raw_id)), key_(std::move(key)) {}
     void Result(const nlohmann::json& result) const;
     void Error(int code, const std::string& message, const nlohmann::json& data = nullptr) const;
+    // Error for a failed status, coded through the status map.
+    void Fail(const absl::Status& status) const;
     const std::string& key() const { return key_; }
 
    private:
@@ -56,37 +67,62 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   };
 
   struct InFlight {
-    std::function<void()> cancel;  // abandons the backend call, when there is one
+    std::shared_ptr<Context> context;
     bool cancelled = false;
+  };
+
+  struct ClientRequest {
+    JsonDone done;
+    std::unique_ptr<boost::asio::steady_timer> timer;
   };
 
   void HandleRequest(const jsonrpc::IncomingMessage& message);
   void HandleNotification(const jsonrpc::IncomingMessage& message);
+  void HandleResponse(const jsonrpc::IncomingMessage& message);
 
   void Initialize(const nlohmann::json& params, const Reply& reply);
   void ListTools(const nlohmann::json& params, const Reply& reply);
-  void CallTool(const nlohmann::json& params, const Reply& reply);
-  void CallAction(const std::string& name, const nlohmann::json& arguments, const Reply& reply);
-  void AttachCancel(const Reply& reply, std::function<void()> cancel);
+  void CallTool(const nlohmann::json& params, const Reply& reply, std::shared_ptr<Context> context);
+  void ListResources(const nlohmann::json& params, const Reply& reply);
+  void ListResourceTemplates(const nlohmann::json& params, const Reply& reply);
+  void ReadResource(const nlohmann::json& params, const Reply& reply,
+                    std::shared_ptr<Context> context);
+  void Subscribe(const nlohmann::json& params, const Reply& reply);
+  void Unsubscribe(const nlohmann::json& params, const Reply& reply);
+  void ListPrompts(const nlohmann::json& params, const Reply& reply);
+  void GetPrompt(const nlohmann::json& params, const Reply& reply,
+                 std::shared_ptr<Context> context);
+  void SetLogLevel(const nlohmann::json& params, const Reply& reply);
+  void Complete(const nlohmann::json& params, const Reply& reply);
+
+  // Posts a provider's completion back onto the strand and answers with it.
+  JsonDone ReplyOnStrand(const Reply& reply);
+  ResourceProvider* FindResourceProvider(const std::string& uri) const;
+
+  void SendNotification(const std::string& method, const nlohmann::json& params,
+                        const std::string& related_request = "");
+  void SendLog(McpLogLevel level, const std::string& logger, const nlohmann::json& data,
+               const std::string& related_request);
+  void SendClientRequest(const std::string& method, const nlohmann::json& params,
+                         const std::string& related_request, std::chrono::milliseconds timeout,
+                         JsonDone done);
+  bool IsInFlight(const std::string& key) const { return in_flight_.count(key) != 0; }
 
   const McpServer* server_;
   boost::asio::any_io_executor strand_;
-  SendFn send_;
+  OutboundFn send_;
   std::string owner_id_;
   bool initialized_ = false;
   bool closed_ = false;
   std::string protocol_version_;
   nlohmann::json client_capabilities_ = nlohmann::json::object();
-  // Keyed by the request id's canonical JSON text.
+  McpLogLevel log_level_ = McpLogLevel::kInfo;
+  // Keyed by RequestKey(id).
   std::map<std::string, InFlight> in_flight_;
-  // Held from the first serial tool call until Close(); its end closes our ports.
-  std::shared_ptr<OwnerLease> lease_;
+  std::map<std::string, ClientRequest> client_requests_;
+  uint64_t next_client_request_ = 1;
+  std::map<std::string, std::shared_ptr<void>> subscriptions_;  // by URI
+  std::map<std::string, std::shared_ptr<void>> held_;           // HoldForConnection
 };
-
-// The MCP CallToolResult for a finished call.
-nlohmann::json ToolResultJson(const absl::StatusOr<nlohmann::json>& outcome);
-// Same, for an action: a failure's text is the actions service's own message (the seed's
-// exact validation and unknown-action texts).
-nlohmann::json ActionResultJson(const absl::StatusOr<nlohmann::json>& outcome);
 
 }  // namespace labgate::gateway

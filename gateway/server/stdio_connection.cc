@@ -11,12 +11,13 @@
 
 namespace labgate::gateway {
 
-StdioConnection::StdioConnection(const McpServer* server, boost::asio::io_context& io,
-                                 StdioTransport::Options options)
-    : strand_(boost::asio::make_strand(io)), server_(server) {
+StdioConnection::StdioConnection(const McpServer* server, ActionTools* legacy_actions,
+                                 boost::asio::io_context& io, StdioTransport::Options options)
+    : strand_(boost::asio::make_strand(io)), legacy_actions_(legacy_actions) {
   session_ = std::make_shared<McpSession>(
-      server, strand_, [this](std::string payload) { Send(std::move(payload)); },
+      server, strand_, [this](Outbound message) { Send(std::move(message.payload)); },
       NewOwnerId("stdio"));
+  session_->Register();
   StdioTransport::Callbacks callbacks;
   callbacks.on_frame = [this](Frame frame) { OnFrame(std::move(frame)); };
   callbacks.on_error = [this](FrameError error) { OnFrameError(error); };
@@ -50,14 +51,10 @@ void StdioConnection::HandleLegacy(const Frame& frame, const nlohmann::json& env
     return Send(legacy::ErrorReply(legacy::kTooLarge));
   }
   legacy_in_flight_++;
-  legacy::HandleEnvelope(envelope, server_->actions, [this](std::string reply) {
+  legacy::HandleEnvelope(envelope, legacy_actions_, [this](std::string reply) {
     Send(std::move(reply));
     legacy_in_flight_--;
   });
-}
-
-void StdioConnection::NotifyToolsChanged() {
-  boost::asio::post(strand_, [session = session_]() { session->NotifyToolsChanged(); });
 }
 
 void StdioConnection::OnFrameError(const FrameError& error) {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 
+#include "gateway/actions/action_tools.h"
 #include "gateway/mcp/mcp_server.h"
 #include "gateway/mcp/mcp_session.h"
 #include "gateway/transport/stdio_transport.h"
@@ -18,7 +19,8 @@ namespace labgate::gateway {
 
 class StdioConnection {
  public:
-  StdioConnection(const McpServer* server, boost::asio::io_context& io,
+  // `legacy_actions` answers the legacy list_actions/invoke envelope (may be null).
+  StdioConnection(const McpServer* server, ActionTools* legacy_actions, boost::asio::io_context& io,
                   StdioTransport::Options options);
   ~StdioConnection();
 
@@ -28,8 +30,6 @@ class StdioConnection {
   void Interrupt();
   // Waits (up to `timeout`) for requests in flight to be answered, then flushes output.
   void Drain(std::chrono::milliseconds timeout);
-  // Tells the client the tool list changed (if it has initialized).
-  void NotifyToolsChanged();
 
  private:
   void OnFrame(Frame frame);
@@ -42,7 +42,7 @@ class StdioConnection {
   std::shared_ptr<McpSession> session_;
   std::unique_ptr<StdioTransport> transport_;
   std::atomic<Framing> reply_framing_{Framing::kNewline};
-  const McpServer* server_;
+  ActionTools* legacy_actions_;
   // Once a client has used the legacy envelope, malformed lines get its error texts.
   std::atomic<bool> spoke_legacy_{false};
   std::atomic<int> legacy_in_flight_{0};

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "common/service_host.h"
+#include "gateway/tools/catalog_tools.h"
 #include "labgate/testing/catalog_test.grpc.pb.h"
 
 namespace labgate::gateway {
@@ -80,18 +81,20 @@ class McpSessionTest : public ::testing::Test {
     ASSERT_TRUE(catalog.ok());
     catalog_ = std::move(*catalog);
     invoker_ = std::make_unique<ToolInvoker>(&channels_);
-    server_.catalog = catalog_.get();
-    server_.invoker = invoker_.get();
+    tools_ = std::make_unique<CatalogTools>(catalog_.get(), invoker_.get(), nullptr,
+                                            std::chrono::seconds(10));
+    server_.tools = {tools_.get()};
     server_.config.instructions = "test instructions";
     io_thread_ = std::thread([this] { io_.run(); });
     session_ = std::make_shared<McpSession>(
         &server_, strand_,
-        [this](std::string payload) {
+        [this](Outbound message) {
           std::lock_guard<std::mutex> lock(mutex_);
-          sent_.push_back(json::parse(payload));
+          sent_.push_back(json::parse(message.payload));
           arrived_.notify_all();
         },
         "owner-1");
+    session_->Register();
   }
 
   void TearDown() override {
@@ -148,6 +151,7 @@ class McpSessionTest : public ::testing::Test {
   BackendChannels channels_;
   std::unique_ptr<ToolCatalog> catalog_;
   std::unique_ptr<ToolInvoker> invoker_;
+  std::unique_ptr<CatalogTools> tools_;
   McpServer server_;
   boost::asio::io_context io_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_ =

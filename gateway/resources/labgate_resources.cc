@@ -1,0 +1,316 @@
+#include "gateway/resources/labgate_resources.h"
+
+#include <cctype>
+#include <cstdio>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "gateway/backends/async_calls.h"
+#include "gateway/catalog/json_proto.h"
+#include "labgate/actions/v1/actions.grpc.pb.h"
+#include "labgate/serial/v1/serial.grpc.pb.h"
+#include "labgate/session/v1/session.grpc.pb.h"
+
+namespace labgate::gateway {
+
+namespace session_v1 = labgate::session::v1;
+namespace serial_v1 = labgate::serial::v1;
+namespace actions_v1 = labgate::actions::v1;
+using nlohmann::json;
+
+struct LabgateResources::Stubs {
+  std::unique_ptr<session_v1::SessionService::Stub> session;
+  std::unique_ptr<serial_v1::SerialService::Stub> serial;
+  std::unique_ptr<actions_v1::ActionsService::Stub> actions;
+};
+
+namespace {
+
+constexpr char kSessions[] = "labgate://sessions";
+constexpr char kSessionPrefix[] = "labgate://sessions/";
+constexpr char kPorts[] = "labgate://ports";
+constexpr char kPortPrefix[] = "labgate://ports/";
+constexpr char kActionPrefix[] = "labgate://actions/";
+
+json JsonContents(const std::string& uri, const json& value) {
+  return {{"contents",
+           json::array({{{"uri", uri},
+                         {"mimeType", "application/json"},
+                         {"text", value.dump(2, ' ', false, json::error_handler_t::replace)}}})}};
+}
+
+// Converts a proto response to JSON, or passes its error on.
+template <typename Response>
+std::function<void(absl::StatusOr<Response>)> AsContents(const std::string& uri, JsonDone done) {
+  return [uri, done = std::move(done)](absl::StatusOr<Response> response) {
+    if (!response.ok()) return done(response.status());
+    done(JsonContents(uri, ProtoToJson(*response)));
+  };
+}
+
+std::vector<std::string> WithPrefix(std::vector<std::string> values, const std::string& prefix) {
+  std::vector<std::string> kept;
+  for (std::string& value : values) {
+    if (absl::StartsWith(value, prefix)) kept.push_back(std::move(value));
+  }
+  return kept;
+}
+
+}  // namespace
+
+std::string PercentDecode(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() &&
+        std::isxdigit(static_cast<unsigned char>(text[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(text[i + 2]))) {
+      out.push_back(static_cast<char>(std::stoi(text.substr(i + 1, 2), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
+}
+
+std::string PercentEncode(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == ':') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      char escaped[4];
+      std::snprintf(escaped, sizeof(escaped), "%%%02X", c);
+      out += escaped;
+    }
+  }
+  return out;
+}
+
+LabgateResources::LabgateResources(ResourceChannels channels, std::chrono::milliseconds deadline)
+    : stubs_(std::make_unique<Stubs>()), deadline_(deadline) {
+  stubs_->session = session_v1::SessionService::NewStub(channels.session);
+  stubs_->serial = serial_v1::SerialService::NewStub(channels.serial);
+  stubs_->actions = actions_v1::ActionsService::NewStub(channels.actions);
+}
+
+LabgateResources::~LabgateResources() = default;
+
+void LabgateResources::ListResources(JsonListDone done) {
+  session_v1::ListSessionsRequest request;
+  request.set_include_closed(true);
+  request.set_limit(100);
+  auto* stub = stubs_->session.get();
+  Unary<session_v1::ListSessionsResponse>(
+      request, deadline_,
+      [stub](auto* context, auto* req, auto* resp, auto cb) {
+        stub->async()->ListSessions(context, req, resp, std::move(cb));
+      },
+      [done = std::move(done)](absl::StatusOr<session_v1::ListSessionsResponse> response) {
+        std::vector<json> resources = {
+            {{"uri", kSessions},
+             {"name", "sessions"},
+             {"title", "Session transcripts"},
+             {"description", "Every session (open and closed), newest first"},
+             {"mimeType", "application/json"}},
+            {{"uri", kPorts},
+             {"name", "ports"},
+             {"title", "Serial ports"},
+             {"description", "The serial ports of this machine, with USB details"},
+             {"mimeType", "application/json"}},
+        };
+        if (response.ok()) {
+          for (const auto& session : response->sessions()) {
+            resources.push_back({{"uri", absl::StrCat(kSessionPrefix, session.id())},
+                                 {"name", absl::StrCat("session-", session.id())},
+                                 {"title", absl::StrCat("Transcript: ", session.device_id(),
+                                                        session.closed() ? " (closed)" : "")},
+                                 {"mimeType", "application/json"}});
+          }
+        }
+        done(std::move(resources));
+      });
+}
+
+std::vector<json> LabgateResources::ListResourceTemplates() const {
+  return {
+      {{"uriTemplate", "labgate://sessions/{session_id}"},
+       {"name", "session"},
+       {"title", "Session transcript"},
+       {"description", "A session and all its messages; subscribe for appends"},
+       {"mimeType", "application/json"}},
+      {{"uriTemplate", "labgate://ports/{port_name}"},
+       {"name", "port"},
+       {"title", "Serial port"},
+       {"description", "One serial port (percent-encode '/' in device paths)"},
+       {"mimeType", "application/json"}},
+      {{"uriTemplate", "labgate://actions/{action}"},
+       {"name", "action"},
+       {"title", "Action contract"},
+       {"description", "An action contract with its input and output schemas"},
+       {"mimeType", "application/json"}},
+  };
+}
+
+bool LabgateResources::HandlesUri(const std::string& uri) const {
+  return uri == kSessions || uri == kPorts || absl::StartsWith(uri, kSessionPrefix) ||
+         absl::StartsWith(uri, kPortPrefix) || absl::StartsWith(uri, kActionPrefix);
+}
+
+void LabgateResources::ReadResource(const std::string& uri, std::shared_ptr<RequestContext>,
+                                    JsonDone done) {
+  if (uri == kSessions) {
+    session_v1::ListSessionsRequest request;
+    request.set_include_closed(true);
+    request.set_limit(1000);
+    auto* stub = stubs_->session.get();
+    return Unary<session_v1::ListSessionsResponse>(
+        request, deadline_,
+        [stub](auto* c, auto* rq, auto* rs, auto cb) {
+          stub->async()->ListSessions(c, rq, rs, std::move(cb));
+        },
+        AsContents<session_v1::ListSessionsResponse>(uri, std::move(done)));
+  }
+  if (absl::StartsWith(uri, kSessionPrefix)) {
+    session_v1::ExportSessionRequest request;
+    request.set_session_id(PercentDecode(uri.substr(sizeof(kSessionPrefix) - 1)));
+    auto* stub = stubs_->session.get();
+    return Unary<session_v1::ExportSessionResponse>(
+        request, deadline_,
+        [stub](auto* c, auto* rq, auto* rs, auto cb) {
+          stub->async()->ExportSession(c, rq, rs, std::move(cb));
+        },
+        AsContents<session_v1::ExportSessionResponse>(uri, std::move(done)));
+  }
+  if (uri == kPorts) {
+    auto* stub = stubs_->serial.get();
+    return Unary<serial_v1::ListPortsExtendedResponse>(
+        serial_v1::ListPortsExtendedRequest(), deadline_,
+        [stub](auto* c, auto* rq, auto* rs, auto cb) {
+          stub->async()->ListPortsExtended(c, rq, rs, std::move(cb));
+        },
+        AsContents<serial_v1::ListPortsExtendedResponse>(uri, std::move(done)));
+  }
+  if (absl::StartsWith(uri, kPortPrefix)) {
+    serial_v1::DescribePortRequest request;
+    request.set_port_name(PercentDecode(uri.substr(sizeof(kPortPrefix) - 1)));
+    auto* stub = stubs_->serial.get();
+    return Unary<serial_v1::DescribePortResponse>(
+        request, deadline_,
+        [stub](auto* c, auto* rq, auto* rs, auto cb) {
+          stub->async()->DescribePort(c, rq, rs, std::move(cb));
+        },
+        AsContents<serial_v1::DescribePortResponse>(uri, std::move(done)));
+  }
+  if (absl::StartsWith(uri, kActionPrefix)) {
+    actions_v1::GetActionRequest request;
+    request.set_action(PercentDecode(uri.substr(sizeof(kActionPrefix) - 1)));
+    auto* stub = stubs_->actions.get();
+    return Unary<actions_v1::ActionContract>(
+        request, deadline_,
+        [stub](auto* c, auto* rq, auto* rs, auto cb) {
+          stub->async()->GetAction(c, rq, rs, std::move(cb));
+        },
+        [uri, done = std::move(done)](absl::StatusOr<actions_v1::ActionContract> contract) {
+          if (!contract.ok()) return done(contract.status());
+          json value = ProtoToJson(*contract);
+          // Schemas travel as JSON text; show them as JSON.
+          for (const char* field : {"input_schema_json", "output_schema_json"}) {
+            json parsed = json::parse(value[field].get<std::string>(), nullptr, false);
+            std::string name(field);
+            value.erase(field);
+            value[name.substr(0, name.size() - 5)] = parsed.is_discarded() ? json() : parsed;
+          }
+          done(JsonContents(uri, value));
+        });
+  }
+  done(absl::NotFoundError(absl::StrCat("Resource not found: ", uri)));
+}
+
+std::shared_ptr<void> LabgateResources::SubscribeResource(const std::string& uri,
+                                                          std::function<void()> updated) {
+  if (uri == kSessions || absl::StartsWith(uri, kSessionPrefix)) {
+    session_v1::WatchSessionRequest request;
+    if (uri != kSessions)
+      request.set_session_id(PercentDecode(uri.substr(sizeof(kSessionPrefix) - 1)));
+    auto* stub = stubs_->session.get();
+    return Watch<session_v1::SessionEvent>(
+        request,
+        [stub](grpc::ClientContext* context, const session_v1::WatchSessionRequest* req,
+               grpc::ClientReadReactor<session_v1::SessionEvent>* reactor) {
+          stub->async()->WatchSession(context, req, reactor);
+        },
+        [updated](const session_v1::SessionEvent&) { updated(); });
+  }
+  if (absl::StartsWith(uri, kPortPrefix)) {
+    serial_v1::SubscribeRequest request;
+    request.set_port_name(PercentDecode(uri.substr(sizeof(kPortPrefix) - 1)));
+    auto* stub = stubs_->serial.get();
+    return Watch<serial_v1::PortEvent>(
+        request,
+        [stub](grpc::ClientContext* context, const serial_v1::SubscribeRequest* req,
+               grpc::ClientReadReactor<serial_v1::PortEvent>* reactor) {
+          stub->async()->Subscribe(context, req, reactor);
+        },
+        [updated](const serial_v1::PortEvent&) { updated(); });
+  }
+  return nullptr;
+}
+
+void LabgateResources::CompleteResourceArgument(const std::string& template_uri,
+                                                const std::string& argument,
+                                                const std::string& value, const json&,
+                                                StringsDone done) {
+  (void)template_uri;
+  if (argument == "session_id") {
+    session_v1::ListSessionsRequest request;
+    request.set_include_closed(true);
+    request.set_limit(1000);
+    auto* stub = stubs_->session.get();
+    return Unary<session_v1::ListSessionsResponse>(
+        request, deadline_,
+        [stub](auto* c, auto* rq, auto* rs, auto cb) {
+          stub->async()->ListSessions(c, rq, rs, std::move(cb));
+        },
+        [value, done = std::move(done)](absl::StatusOr<session_v1::ListSessionsResponse> response) {
+          std::vector<std::string> ids;
+          if (response.ok()) {
+            for (const auto& session : response->sessions()) ids.push_back(session.id());
+          }
+          done(WithPrefix(std::move(ids), value));
+        });
+  }
+  if (argument == "port_name") {
+    auto* stub = stubs_->serial.get();
+    return Unary<serial_v1::ListPortsResponse>(
+        serial_v1::ListPortsRequest(), deadline_,
+        [stub](auto* c, auto* rq, auto* rs, auto cb) {
+          stub->async()->ListPorts(c, rq, rs, std::move(cb));
+        },
+        [value, done = std::move(done)](absl::StatusOr<serial_v1::ListPortsResponse> response) {
+          std::vector<std::string> names = {"loop://"};
+          if (response.ok()) {
+            for (const auto& port : response->ports()) names.push_back(port.port_name());
+          }
+          done(WithPrefix(std::move(names), value));
+        });
+  }
+  if (argument == "action") {
+    auto* stub = stubs_->actions.get();
+    return Unary<actions_v1::ListActionsResponse>(
+        actions_v1::ListActionsRequest(), deadline_,
+        [stub](auto* c, auto* rq, auto* rs, auto cb) {
+          stub->async()->ListActions(c, rq, rs, std::move(cb));
+        },
+        [value, done = std::move(done)](absl::StatusOr<actions_v1::ListActionsResponse> response) {
+          std::vector<std::string> names;
+          if (response.ok()) {
+            for (const auto& action : response->actions()) names.push_back(action.action());
+          }
+          done(WithPrefix(std::move(names), value));
+        });
+  }
+  done({});
+}
+
+}  // namespace labgate::gateway

@@ -1,0 +1,53 @@
+// labgate's own MCP resources:
+//   labgate://sessions            every session (JSON)
+//   labgate://sessions/{id}       one transcript: the session and all its messages
+//   labgate://ports               the serial ports the machine has
+//   labgate://ports/{port_name}   one port (percent-encode '/' in device paths)
+//   labgate://actions/{action}    an action contract with its schemas
+// Subscribing to a session (or to labgate://sessions) follows the session service's
+// WatchSession stream; to a port, the serial service's Subscribe stream.
+#pragma once
+
+#include <grpcpp/channel.h>
+
+#include <memory>
+#include <string>
+
+#include "gateway/mcp/providers.h"
+
+namespace labgate::gateway {
+
+struct ResourceChannels {
+  std::shared_ptr<grpc::Channel> session;
+  std::shared_ptr<grpc::Channel> serial;
+  std::shared_ptr<grpc::Channel> actions;
+};
+
+class LabgateResources final : public ResourceProvider {
+ public:
+  LabgateResources(ResourceChannels channels, std::chrono::milliseconds deadline);
+  ~LabgateResources() override;
+
+  void ListResources(JsonListDone done) override;
+  std::vector<nlohmann::json> ListResourceTemplates() const override;
+  bool HandlesUri(const std::string& uri) const override;
+  void ReadResource(const std::string& uri, std::shared_ptr<RequestContext> context,
+                    JsonDone done) override;
+  std::shared_ptr<void> SubscribeResource(const std::string& uri,
+                                          std::function<void()> updated) override;
+  void CompleteResourceArgument(const std::string& template_uri, const std::string& argument,
+                                const std::string& value, const nlohmann::json& context_arguments,
+                                StringsDone done) override;
+
+  struct Stubs;
+
+ private:
+  std::unique_ptr<Stubs> stubs_;
+  std::chrono::milliseconds deadline_;
+};
+
+// "%2Fdev%2FttyUSB0" -> "/dev/ttyUSB0"; and back.
+std::string PercentDecode(const std::string& text);
+std::string PercentEncode(const std::string& text);
+
+}  // namespace labgate::gateway

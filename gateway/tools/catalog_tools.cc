@@ -1,0 +1,53 @@
+#include "gateway/tools/catalog_tools.h"
+
+#include "common/status_map.h"
+
+namespace labgate::gateway {
+
+using nlohmann::json;
+
+json ToolResultJson(const absl::StatusOr<json>& outcome) {
+  if (!outcome.ok()) {
+    return {
+        {"content", json::array({{{"type", "text"}, {"text", ToolErrorText(outcome.status())}}})},
+        {"isError", true}};
+  }
+  return {
+      {"content",
+       json::array({{{"type", "text"},
+                     {"text", outcome->dump(-1, ' ', false, json::error_handler_t::replace)}}})},
+      {"structuredContent", *outcome},
+      {"isError", false}};
+}
+
+std::vector<json> CatalogTools::ListTools() const {
+  std::vector<json> tools;
+  for (const ToolBinding& tool : catalog_->tools()) tools.push_back(tool.ToJson());
+  return tools;
+}
+
+bool CatalogTools::HasTool(const std::string& name) const {
+  return catalog_->Find(name) != nullptr;
+}
+
+void CatalogTools::CallTool(const std::string& name, const json& arguments,
+                            std::shared_ptr<RequestContext> context, JsonDone done) {
+  const ToolBinding* tool = catalog_->Find(name);
+  if (leases_ != nullptr && leases_->Covers(tool->service_name)) {
+    // The lease lives as long as the connection; its end closes the owner's ports.
+    const std::string owner = context->owner();
+    context->HoldForConnection("serial-lease", [this, owner] { return leases_->Acquire(owner); });
+  }
+  ToolInvoker::Options options;
+  options.deadline = deadline_;
+  options.owner = context->owner();
+  context->Progress(0, 1, "calling " + name);
+  auto call = invoker_->Call(*tool, arguments, options,
+                             [context, done = std::move(done)](absl::StatusOr<json> outcome) {
+                               context->Progress(1, 1, "done");
+                               done(ToolResultJson(outcome));
+                             });
+  if (call) context->OnCancel([call] { call->Cancel(); });
+}
+
+}  // namespace labgate::gateway
