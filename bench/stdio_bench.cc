@@ -1,5 +1,6 @@
 // Measures embedded labgate over real stdio pipes: sequential ping round trips,
-// pipelined durable append_message with a fixed number in flight, and idle RSS.
+// pipelined durable append_message, pipelined legacy `invoke` and pipelined tools/call
+// on an action (each with a fixed number in flight), and idle RSS.
 // Usage: labgate_stdio_bench LABGATE_BINARY [ping_count] [append_count] [in_flight]
 #include <fcntl.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
@@ -110,6 +112,49 @@ long RssKilobytes(pid_t pid) {
   return -1;
 }
 
+struct PipelineResult {
+  double per_second = 0;
+  double p50_ms = 0;
+  double p99_ms = 0;
+  int errors = 0;
+};
+
+// Keeps `in_flight` requests outstanding until `count` have been answered. `make` builds
+// request number i with id `id`; `ok` judges a reply; replies are matched by "id".
+PipelineResult RunPipelined(GatewayProcess& gateway, int count, int in_flight,
+                            const std::function<json(long id)>& make,
+                            const std::function<bool(const json&)>& ok) {
+  std::map<long, Clock::time_point> sent;
+  std::vector<double> latencies_ms;
+  latencies_ms.reserve(static_cast<size_t>(count));
+  static long next_id = 5000000;
+  int issued = 0;
+  PipelineResult result;
+  auto send_one = [&] {
+    long id = next_id++;
+    sent[id] = Clock::now();
+    gateway.Write(make(id).dump() + "\n");
+    ++issued;
+  };
+  auto start = Clock::now();
+  while (issued < std::min(in_flight, count)) send_one();
+  for (int done = 0; done < count; ++done) {
+    json reply = json::parse(gateway.ReadLine());
+    const json& id_json = reply["id"];
+    long id = id_json.is_string() ? std::stol(id_json.get<std::string>()) : id_json.get<long>();
+    latencies_ms.push_back(
+        std::chrono::duration<double, std::milli>(Clock::now() - sent[id]).count());
+    sent.erase(id);
+    if (!ok(reply)) ++result.errors;
+    if (issued < count) send_one();
+  }
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  result.per_second = count / seconds;
+  result.p50_ms = Percentile(latencies_ms, 0.50);
+  result.p99_ms = Percentile(latencies_ms, 0.99);
+  return result;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -191,6 +236,30 @@ int main(int argc, char** argv) {
   }
   double append_seconds = std::chrono::duration<double>(Clock::now() - start).count();
 
+  // Actions: the legacy envelope and tools/call on an action tool, both pipelined.
+  const json action_input = {{"message", "I feel overwhelmed by this deadline"},
+                             {"risk_level", "medium"}};
+  PipelineResult legacy = RunPipelined(
+      gateway, appends, in_flight,
+      [&](long id) {
+        return json{{"id", std::to_string(id)},
+                    {"type", "invoke"},
+                    {"payload", {{"action", "supportive_reply"}, {"input", action_input}}}};
+      },
+      [](const json& reply) { return reply.value("ok", false); });
+  PipelineResult action_calls = RunPipelined(
+      gateway, appends, in_flight,
+      [&](long id) {
+        return json{{"jsonrpc", "2.0"},
+                    {"id", id},
+                    {"method", "tools/call"},
+                    {"params", {{"name", "supportive_reply"}, {"arguments", action_input}}}};
+      },
+      [](const json& reply) {
+        return reply.contains("result") && !reply["result"].value("isError", true);
+      });
+  errors += legacy.errors + action_calls.errors;
+
   json report = {
       {"idle_rss_mb", static_cast<double>(idle_rss_kb) / 1024.0},
       {"ping_count", pings},
@@ -201,7 +270,13 @@ int main(int argc, char** argv) {
       {"append_per_s", appends / append_seconds},
       {"append_p50_ms", Percentile(latencies_ms, 0.50)},
       {"append_p99_ms", Percentile(latencies_ms, 0.99)},
-      {"append_errors", errors},
+      {"legacy_invoke_per_s", legacy.per_second},
+      {"legacy_invoke_p50_ms", legacy.p50_ms},
+      {"legacy_invoke_p99_ms", legacy.p99_ms},
+      {"action_call_per_s", action_calls.per_second},
+      {"action_call_p50_ms", action_calls.p50_ms},
+      {"action_call_p99_ms", action_calls.p99_ms},
+      {"errors", errors},
   };
   std::printf("%s\n", report.dump(2).c_str());
   std::string cleanup = "rm -rf '" + data_dir + "'";
