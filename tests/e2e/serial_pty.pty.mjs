@@ -145,6 +145,38 @@ test('pty: two ports at once, each answering its own queries', async () => {
   }
 });
 
+test('pty: a stalled instrument on one port does not hold up another', async () => {
+  const gateway = await embeddedGateway();
+  const { client } = gateway;
+  const [slow, fast] = DEVICES;
+  try {
+    for (const port of [slow, fast]) {
+      await callOk(client, 'open_port', { port_name: port, baud_rate: 115200, terminator: '\n', timeout_ms: 2000 });
+    }
+    // The instrument stops reading and answering for 4 s; a read there waits out its
+    // 3 s timeout.
+    await callOk(client, 'write', { port_name: slow, data: 'STALL 4000' });
+    let stalledDone = false;
+    const stalled = callOk(client, 'read', { port_name: slow, timeout_ms: 3000 })
+      .finally(() => { stalledDone = true; });
+    for (let i = 0; i < 5; ++i) {
+      await callOk(client, 'write', { port_name: fast, data: '*IDN?' });
+      assert.equal((await callOk(client, 'read', { port_name: fast })).data, INSTRUMENT_ID);
+      assert.equal((await callOk(client, 'status', { port_name: slow })).status, 'open');
+    }
+    assert.equal(stalledDone, false, 'the other port answered while the stalled read was still waiting');
+    const read = await stalled;
+    assert.equal(read.timed_out, true);
+    assert.equal(read.bytes_read, 0);
+    // A query sent while the instrument is still stalled is answered once it wakes.
+    await callOk(client, 'write', { port_name: slow, data: '*IDN?' });
+    const late = await callOk(client, 'read', { port_name: slow, timeout_ms: 5000 });
+    assert.equal(late.data, INSTRUMENT_ID);
+  } finally {
+    await gateway.close();
+  }
+});
+
 test('pty: device drop-off is UNAVAILABLE "device disconnected", and the port reopens when it returns', async () => {
   const gateway = await embeddedGateway();
   const { client } = gateway;
