@@ -66,12 +66,13 @@ std::string Chunk(std::string_view data) {
 
 }  // namespace
 
-HttpConnection::HttpConnection(asio::ip::tcp::socket socket, const HttpOptions* options,
-                               Router router, std::function<void()> on_destroy)
+HttpConnection::HttpConnection(asio::ip::tcp::socket socket,
+                               std::shared_ptr<const HttpOptions> options, Router router,
+                               std::function<void()> on_destroy)
     : socket_(std::move(socket)),
       strand_(asio::make_strand(socket_.get_executor())),
       timer_(strand_),
-      options_(options),
+      options_(std::move(options)),
       router_(std::move(router)),
       on_destroy_(std::move(on_destroy)) {}
 

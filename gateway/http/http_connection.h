@@ -32,8 +32,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   // Respond() or StartStream()...EndStream() must follow (from any thread).
   using Router = std::function<void(std::shared_ptr<HttpConnection>, Request)>;
 
-  HttpConnection(boost::asio::ip::tcp::socket socket, const HttpOptions* options, Router router,
-                 std::function<void()> on_destroy);
+  HttpConnection(boost::asio::ip::tcp::socket socket, std::shared_ptr<const HttpOptions> options,
+                 Router router, std::function<void()> on_destroy);
   ~HttpConnection();
 
   void Start();
@@ -71,7 +71,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   boost::asio::ip::tcp::socket socket_;
   boost::asio::strand<boost::asio::any_io_executor> strand_;
   boost::asio::steady_timer timer_;
-  const HttpOptions* options_;
+  std::shared_ptr<const HttpOptions> options_;
   Router router_;
   std::function<void()> on_destroy_;
 

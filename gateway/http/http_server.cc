@@ -3,6 +3,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/beast/http/field.hpp>
 #include <boost/beast/http/verb.hpp>
+#include <future>
 #include <vector>
 
 #include "common/log.h"
@@ -47,25 +48,26 @@ HttpServer::HttpServer(asio::io_context& io, const McpServer* server, HttpOption
                        ReadinessProbe readiness)
     : io_(io),
       server_(server),
-      options_(std::move(options)),
+      options_(std::make_shared<const HttpOptions>(std::move(options))),
       readiness_(std::move(readiness)),
-      acceptor_(io),
-      sweep_timer_(io) {}
+      accept_strand_(asio::make_strand(io)),
+      acceptor_(accept_strand_),
+      sweep_timer_(accept_strand_) {}
 
 HttpServer::~HttpServer() { Stop(); }
 
 absl::Status HttpServer::Start() {
   boost::system::error_code ec;
-  auto address = asio::ip::make_address(options_.host, ec);
-  if (ec) return absl::InvalidArgumentError("bad HTTP bind address '" + options_.host + "'");
-  asio::ip::tcp::endpoint endpoint(address, options_.port);
+  auto address = asio::ip::make_address(options_->host, ec);
+  if (ec) return absl::InvalidArgumentError("bad HTTP bind address '" + options_->host + "'");
+  asio::ip::tcp::endpoint endpoint(address, options_->port);
   acceptor_.open(endpoint.protocol(), ec);
   if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) acceptor_.bind(endpoint, ec);
   if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
-    return absl::UnavailableError("cannot listen on " + options_.host + ":" +
-                                  std::to_string(options_.port) + ": " + ec.message());
+    return absl::UnavailableError("cannot listen on " + options_->host + ":" +
+                                  std::to_string(options_->port) + ": " + ec.message());
   }
   port_ = acceptor_.local_endpoint().port();
   Accept();
@@ -75,11 +77,20 @@ absl::Status HttpServer::Start() {
 
 void HttpServer::Stop() {
   if (stopped_.exchange(true)) return;
-  asio::post(acceptor_.get_executor(), [this] {
+  alive_->store(false);
+  // Close on the acceptor's strand; if the io_context no longer runs, close here.
+  auto closed = std::make_shared<std::promise<void>>();
+  auto done = closed->get_future();
+  asio::post(accept_strand_, [this, closed] {
     boost::system::error_code ignored;
     acceptor_.close(ignored);
     sweep_timer_.cancel();
+    closed->set_value();
   });
+  if (done.wait_for(std::chrono::seconds(2)) != std::future_status::ready) {
+    boost::system::error_code ignored;
+    acceptor_.close(ignored);
+  }
   std::unordered_map<std::string, std::shared_ptr<HttpSession>> sessions;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -91,29 +102,33 @@ void HttpServer::Stop() {
 }
 
 void HttpServer::Accept() {
-  acceptor_.async_accept(
-      asio::make_strand(io_), [this](boost::system::error_code ec, asio::ip::tcp::socket socket) {
-        if (ec == asio::error::operation_aborted || stopped_.load()) return;
-        if (!ec) {
-          if (connections_->load() >= options_.max_connections) {
-            // Over the cap: refuse at once rather than let a flood starve the others.
-            boost::system::error_code ignored;
-            socket.close(ignored);
-          } else {
-            connections_->fetch_add(1);
-            auto connection = std::make_shared<HttpConnection>(
-                std::move(socket), &options_,
-                [this](std::shared_ptr<HttpConnection> connection, Request request) {
-                  Route(std::move(connection), std::move(request));
-                },
-                [counter = connections_] { counter->fetch_sub(1); });
-            connection->Start();
-          }
-        } else {
-          LG_LOG(kWarning) << "http: accept failed: " << ec.message();
-        }
-        Accept();
-      });
+  acceptor_.async_accept(asio::make_strand(io_), [this, alive = alive_](
+                                                     boost::system::error_code ec,
+                                                     asio::ip::tcp::socket socket) {
+    if (!alive->load() || ec == asio::error::operation_aborted) return;
+    if (!ec) {
+      if (connections_->load() >= options_->max_connections) {
+        // Over the cap: refuse at once rather than let a flood starve the others.
+        boost::system::error_code ignored;
+        socket.close(ignored);
+      } else {
+        connections_->fetch_add(1);
+        auto connection = std::make_shared<HttpConnection>(
+            std::move(socket), options_,
+            [this, alive](std::shared_ptr<HttpConnection> connection, Request request) {
+              if (!alive->load()) {
+                return connection->Respond(503, {}, Error(-32603, "server shutting down"), true);
+              }
+              Route(std::move(connection), std::move(request));
+            },
+            [counter = connections_] { counter->fetch_sub(1); });
+        connection->Start();
+      }
+    } else {
+      LG_LOG(kWarning) << "http: accept failed: " << ec.message();
+    }
+    Accept();
+  });
 }
 
 void HttpServer::Route(std::shared_ptr<HttpConnection> connection, Request request) {
@@ -137,14 +152,14 @@ void HttpServer::Route(std::shared_ptr<HttpConnection> connection, Request reque
 
 void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request request) {
   // DNS-rebinding protection first: a browser page must not reach a local server.
-  if (!OriginAllowed(Header(request, beast_http::field::origin), options_.allowed_origins)) {
+  if (!OriginAllowed(Header(request, beast_http::field::origin), options_->allowed_origins)) {
     return connection->Respond(403, {}, Error(jsonrpc_code::kInvalidRequest, "Origin not allowed"));
   }
-  if (!HostAllowed(Header(request, beast_http::field::host), options_.allowed_hosts)) {
+  if (!HostAllowed(Header(request, beast_http::field::host), options_->allowed_hosts)) {
     return connection->Respond(403, {}, Error(jsonrpc_code::kInvalidRequest, "Host not allowed"));
   }
-  if (!options_.auth_tokens.empty() &&
-      !BearerAccepted(Header(request, beast_http::field::authorization), options_.auth_tokens)) {
+  if (!options_->auth_tokens.empty() &&
+      !BearerAccepted(Header(request, beast_http::field::authorization), options_->auth_tokens)) {
     bool presented = !Header(request, beast_http::field::authorization).empty();
     std::string challenge = presented ? R"(Bearer realm="labgate", error="invalid_token")"
                                       : R"(Bearer realm="labgate")";
@@ -248,11 +263,11 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
     }
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      if (sessions_.size() >= options_.max_sessions) {
+      if (sessions_.size() >= options_->max_sessions) {
         return connection->Respond(503, {{"Retry-After", "5"}},
                                    Error(jsonrpc_code::kInvalidRequest, "too many sessions"));
       }
-      session = std::make_shared<HttpSession>(NewSessionId(), server_, io_, &options_);
+      session = std::make_shared<HttpSession>(NewSessionId(), server_, io_, options_);
       session->Start();
       sessions_[session->id()] = session;
     }
@@ -278,19 +293,19 @@ size_t HttpServer::session_count() const {
 }
 
 void HttpServer::ScheduleSweep() {
-  auto period = std::min<std::chrono::milliseconds>(options_.session_idle_timeout / 4,
+  auto period = std::min<std::chrono::milliseconds>(options_->session_idle_timeout / 4,
                                                     std::chrono::seconds(30));
   if (period < std::chrono::milliseconds(10)) period = std::chrono::milliseconds(10);
   sweep_timer_.expires_after(period);
-  sweep_timer_.async_wait([this](boost::system::error_code ec) {
-    if (ec || stopped_.load()) return;
+  sweep_timer_.async_wait([this, alive = alive_](boost::system::error_code ec) {
+    if (ec || !alive->load()) return;
     Sweep();
     ScheduleSweep();
   });
 }
 
 void HttpServer::Sweep() {
-  auto cutoff = std::chrono::steady_clock::now() - options_.session_idle_timeout;
+  auto cutoff = std::chrono::steady_clock::now() - options_->session_idle_timeout;
   std::vector<std::shared_ptr<HttpSession>> expired;
   {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -7,6 +7,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -53,12 +54,15 @@ class HttpServer {
 
   boost::asio::io_context& io_;
   const McpServer* server_;
-  HttpOptions options_;
+  std::shared_ptr<const HttpOptions> options_;
   ReadinessProbe readiness_;
+  boost::asio::strand<boost::asio::io_context::executor_type> accept_strand_;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer sweep_timer_;
   uint16_t port_ = 0;
   std::atomic<bool> stopped_{false};
+  // Cleared by Stop(); handlers check it before touching the server, which may be gone.
+  std::shared_ptr<std::atomic<bool>> alive_ = std::make_shared<std::atomic<bool>>(true);
   // Shared with connections, which may outlive the server by a moment at shutdown.
   std::shared_ptr<std::atomic<size_t>> connections_ = std::make_shared<std::atomic<size_t>>(0);
 

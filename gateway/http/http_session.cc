@@ -14,8 +14,11 @@ constexpr size_t kRetainedStreams = 32;
 }  // namespace
 
 HttpSession::HttpSession(std::string id, const McpServer* server, asio::io_context& io,
-                         const HttpOptions* options)
-    : id_(std::move(id)), server_(server), options_(options), strand_(asio::make_strand(io)) {
+                         std::shared_ptr<const HttpOptions> options)
+    : id_(std::move(id)),
+      server_(server),
+      options_(std::move(options)),
+      strand_(asio::make_strand(io)) {
   Touch();
 }
 

@@ -30,7 +30,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
 
   HttpSession(std::string id, const McpServer* server, boost::asio::io_context& io,
-              const HttpOptions* options);
+              std::shared_ptr<const HttpOptions> options);
   // Creates the McpSession; call once, before anything else, on any thread.
   void Start();
 
@@ -79,7 +79,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
   const std::string id_;
   const McpServer* server_;
-  const HttpOptions* options_;
+  std::shared_ptr<const HttpOptions> options_;
   Strand strand_;
   std::shared_ptr<McpSession> session_;
 

