@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Streamable HTTP benchmark: labgate and the TypeScript reference server
 # (@modelcontextprotocol/server-everything, streamableHttp mode) side by side in one run,
-# with the same load generator (labgate_http_bench), then the RSS of 1,000 idle
-# sessions holding GET streams open.
+# with the same load generator (labgate_http_bench), after measuring the RSS of 1,000
+# idle sessions holding GET streams open on the fresh labgate.
 #
 #   bench/http/run_http_bench.sh BUILD_DIR [SECONDS]
 set -euo pipefail
@@ -25,14 +25,7 @@ for _ in $(seq 200); do [[ -s "$WORK/port" ]] && grep -q listening "$WORK/everyt
 LABGATE_PORT=$(cat "$WORK/port")
 
 echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
-for sessions in 1 32 256; do
-  "$LOAD" --port "$LABGATE_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label labgate
-  "$LOAD" --port "$EVERYTHING_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label server-everything
-  "$LOAD" --port "$LABGATE_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label labgate \
-    --method tools/call --tool list_sessions --args '{"limit":1}'
-done
-
-kill $EVERYTHING_PID; wait $EVERYTHING_PID 2>/dev/null || true
+# Memory first, on a fresh process.
 rss() { awk '/VmRSS/ {print $2}' /proc/$LABGATE_PID/status; }
 BEFORE=$(rss)
 "$LOAD" --port "$LABGATE_PORT" --hold-streams 1000 --hold-seconds 5 >"$WORK/hold.json" &
@@ -43,3 +36,11 @@ HELD=$(rss)
 THREADS=$(awk '/Threads/ {print $2}' /proc/$LABGATE_PID/status)
 wait $HOLD_PID
 echo "{\"idle_streams\":$(cat "$WORK/hold.json"),\"rss_kb_before\":$BEFORE,\"rss_kb_with_1000_streams\":$HELD,\"labgate_threads\":$THREADS}"
+
+for sessions in 1 32 256; do
+  "$LOAD" --port "$LABGATE_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label labgate
+  "$LOAD" --port "$EVERYTHING_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label server-everything
+  "$LOAD" --port "$LABGATE_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label labgate \
+    --method tools/call --tool list_sessions --args '{"limit":1}'
+done
+
