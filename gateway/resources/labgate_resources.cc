@@ -56,6 +56,21 @@ std::vector<std::string> WithPrefix(std::vector<std::string> values, const std::
   return kept;
 }
 
+// Every session, open and closed (at most `limit`), newest first.
+void ListSessions(session_v1::SessionService::Stub* stub, int limit,
+                  std::chrono::milliseconds deadline,
+                  std::function<void(absl::StatusOr<session_v1::ListSessionsResponse>)> done) {
+  session_v1::ListSessionsRequest request;
+  request.set_include_closed(true);
+  request.set_limit(limit);
+  Unary<session_v1::ListSessionsResponse>(
+      request, deadline,
+      [stub](auto* c, auto* rq, auto* rs, auto cb) {
+        stub->async()->ListSessions(c, rq, rs, std::move(cb));
+      },
+      std::move(done));
+}
+
 }  // namespace
 
 std::string PercentDecode(const std::string& text) {
@@ -97,15 +112,8 @@ LabgateResources::LabgateResources(ResourceChannels channels, std::chrono::milli
 LabgateResources::~LabgateResources() = default;
 
 void LabgateResources::ListResources(JsonListDone done) {
-  session_v1::ListSessionsRequest request;
-  request.set_include_closed(true);
-  request.set_limit(100);
-  auto* stub = stubs_->session.get();
-  Unary<session_v1::ListSessionsResponse>(
-      request, deadline_,
-      [stub](auto* context, auto* req, auto* resp, auto cb) {
-        stub->async()->ListSessions(context, req, resp, std::move(cb));
-      },
+  ListSessions(
+      stubs_->session.get(), 100, deadline_,
       [done = std::move(done)](absl::StatusOr<session_v1::ListSessionsResponse> response) {
         std::vector<json> resources = {
             {{"uri", kSessions},
@@ -160,16 +168,8 @@ bool LabgateResources::HandlesUri(const std::string& uri) const {
 void LabgateResources::ReadResource(const std::string& uri, std::shared_ptr<RequestContext>,
                                     JsonDone done) {
   if (uri == kSessions) {
-    session_v1::ListSessionsRequest request;
-    request.set_include_closed(true);
-    request.set_limit(1000);
-    auto* stub = stubs_->session.get();
-    return Unary<session_v1::ListSessionsResponse>(
-        request, deadline_,
-        [stub](auto* c, auto* rq, auto* rs, auto cb) {
-          stub->async()->ListSessions(c, rq, rs, std::move(cb));
-        },
-        AsContents<session_v1::ListSessionsResponse>(uri, std::move(done)));
+    return ListSessions(stubs_->session.get(), 1000, deadline_,
+                        AsContents<session_v1::ListSessionsResponse>(uri, std::move(done)));
   }
   if (absl::StartsWith(uri, kSessionPrefix)) {
     session_v1::ExportSessionRequest request;
@@ -263,15 +263,8 @@ void LabgateResources::CompleteResourceArgument(const std::string& template_uri,
                                                 StringsDone done) {
   (void)template_uri;
   if (argument == "session_id") {
-    session_v1::ListSessionsRequest request;
-    request.set_include_closed(true);
-    request.set_limit(1000);
-    auto* stub = stubs_->session.get();
-    return Unary<session_v1::ListSessionsResponse>(
-        request, deadline_,
-        [stub](auto* c, auto* rq, auto* rs, auto cb) {
-          stub->async()->ListSessions(c, rq, rs, std::move(cb));
-        },
+    return ListSessions(
+        stubs_->session.get(), 1000, deadline_,
         [value, done = std::move(done)](absl::StatusOr<session_v1::ListSessionsResponse> response) {
           std::vector<std::string> ids;
           if (response.ok()) {
