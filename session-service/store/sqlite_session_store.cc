@@ -1,5 +1,6 @@
 #include "session-service/store/sqlite_session_store.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 
@@ -148,15 +149,17 @@ absl::StatusOr<std::unique_ptr<SqliteSessionStore>> SqliteSessionStore::Open(
     readers.push_back(std::move(*reader));
   }
   return std::unique_ptr<SqliteSessionStore>(
-      new SqliteSessionStore(std::move(path), std::max<size_t>(1, options.max_batch),
-                             std::move(*writer), std::move(readers)));
+      new SqliteSessionStore(std::move(path), options, std::move(*writer), std::move(readers)));
 }
 
-SqliteSessionStore::SqliteSessionStore(std::string database_path, size_t max_batch,
+SqliteSessionStore::SqliteSessionStore(std::string database_path,
+                                       const SqliteSessionStoreOptions& options,
                                        std::unique_ptr<SqliteConnection> writer,
                                        std::vector<std::unique_ptr<SqliteConnection>> readers)
     : database_path_(std::move(database_path)),
-      max_batch_(max_batch),
+      max_batch_(std::max<size_t>(1, options.max_batch)),
+      commit_delay_max_us_(std::max<int64_t>(0, options.commit_delay_max_us)),
+      commit_gap_min_us_(std::max<int64_t>(1, options.commit_gap_min_us)),
       writer_connection_(std::move(writer)),
       readers_(std::move(readers)) {
   writer_thread_ = std::thread([this] { WriterLoop(); });
@@ -176,16 +179,58 @@ void SqliteSessionStore::Shutdown() {
   writer_connection_.reset();  // closing the last connection checkpoints the WAL
 }
 
+WriterStats SqliteSessionStore::writer_stats() const {
+  std::lock_guard<std::mutex> lock(stats_mu_);
+  return stats_;
+}
+
 void SqliteSessionStore::EnqueueWrite(std::unique_ptr<WriteRequest> request) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!stopping_) {
+      auto now = std::chrono::steady_clock::now();
+      // Inter-arrival times within a burst feed the commit delay's gap; idle pauses
+      // (longer than the longest delay) say nothing about a burst and are skipped.
+      double since_last_us = std::chrono::duration<double, std::micro>(now - last_arrival_).count();
+      if (since_last_us >= 0 && since_last_us <= static_cast<double>(commit_delay_max_us_)) {
+        arrival_gap_us_ = arrival_gap_us_ * 0.875 + since_last_us * 0.125;
+      }
+      last_arrival_ = now;
       queue_.push_back(std::move(request));
       request = nullptr;
     }
   }
   if (request != nullptr) return request->Complete(ShutDownError(), events_);
   wake_writer_.notify_one();
+}
+
+void SqliteSessionStore::DelayCommit(std::unique_lock<std::mutex>& lock) {
+  using std::chrono::microseconds;
+  using std::chrono::steady_clock;
+  if (commit_delay_max_us_ == 0) return;
+  const size_t target = std::min(outstanding_, max_batch_);
+  if (stopping_ || queue_.size() >= target) return;
+  // Waiting much longer than a commit takes would cost more than it saves.
+  const int64_t cap = std::min(commit_delay_max_us_,
+                               std::max(commit_gap_min_us_, static_cast<int64_t>(2 * commit_us_)));
+  const steady_clock::time_point start = steady_clock::now();
+  const steady_clock::time_point deadline = start + microseconds(cap);
+  bool delayed = false;
+  while (!stopping_ && queue_.size() < target) {
+    const int64_t gap = std::clamp(static_cast<int64_t>(4 * arrival_gap_us_), commit_gap_min_us_,
+                                   std::max(commit_gap_min_us_, cap));
+    const steady_clock::time_point wake = std::min(deadline, last_arrival_ + microseconds(gap));
+    if (steady_clock::now() >= wake) break;
+    delayed = true;
+    const size_t seen = queue_.size();
+    wake_writer_.wait_until(lock, wake, [&] { return stopping_ || queue_.size() != seen; });
+  }
+  if (delayed) {
+    auto waited = std::chrono::duration_cast<microseconds>(steady_clock::now() - start);
+    std::lock_guard<std::mutex> stats_lock(stats_mu_);
+    ++stats_.delayed_batches;
+    stats_.delay_us += static_cast<uint64_t>(waited.count());
+  }
 }
 
 void SqliteSessionStore::WriterLoop() {
@@ -195,6 +240,7 @@ void SqliteSessionStore::WriterLoop() {
       std::unique_lock<std::mutex> lock(mu_);
       wake_writer_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) return;  // stopping and drained
+      DelayCommit(lock);
       while (!queue_.empty() && batch.size() < max_batch_) {
         batch.push_back(std::move(queue_.front()));
         queue_.pop_front();
@@ -208,6 +254,7 @@ void SqliteSessionStore::CommitBatch(std::deque<std::unique_ptr<WriteRequest>>& 
   SqliteConnection& db = *writer_connection_;
   std::vector<absl::Status> outcomes(batch.size());
   WriteTime now = WriteTime::Now();
+  const auto started = std::chrono::steady_clock::now();
   absl::Status transaction = db.Run("BEGIN IMMEDIATE");
   for (size_t i = 0; transaction.ok() && i < batch.size(); ++i) {
     transaction = db.Run("SAVEPOINT write_request");
@@ -222,13 +269,36 @@ void SqliteSessionStore::CommitBatch(std::deque<std::unique_ptr<WriteRequest>>& 
       if (transaction.ok()) transaction = db.Run("RELEASE write_request");
     }
   }
+  const auto executed = std::chrono::steady_clock::now();
   if (transaction.ok()) transaction = db.Run("COMMIT");
   if (transaction.ok()) {
+    const auto committed = std::chrono::steady_clock::now();
+    double took_us = std::chrono::duration<double, std::micro>(committed - started).count();
+    commit_us_ = commit_us_ == 0 ? took_us : commit_us_ * 0.75 + took_us * 0.25;
+    {
+      std::lock_guard<std::mutex> lock(stats_mu_);
+      ++stats_.transactions;
+      stats_.writes += batch.size();
+      stats_.largest_batch = std::max<uint64_t>(stats_.largest_batch, batch.size());
+      using std::chrono::duration_cast;
+      using std::chrono::microseconds;
+      stats_.execute_us +=
+          static_cast<uint64_t>(duration_cast<microseconds>(executed - started).count());
+      stats_.commit_us +=
+          static_cast<uint64_t>(duration_cast<microseconds>(committed - executed).count());
+    }
     committed_transactions_.fetch_add(1);
   } else {
     LG_LOG(kWarning) << "session store: batch of " << batch.size()
                      << " writes failed: " << std::string(transaction.message());
     if (!sqlite3_get_autocommit(db.handle())) db.Run("ROLLBACK").IgnoreError();
+  }
+  {
+    // Pipelining clients send the writes about to be acknowledged straight back, so the
+    // writes outstanding are this batch plus whatever queued up while it ran. Counted
+    // before any acknowledgement goes out, so no write is counted twice.
+    std::lock_guard<std::mutex> lock(mu_);
+    outstanding_ = batch.size() + queue_.size();
   }
   for (size_t i = 0; i < batch.size(); ++i) {
     batch[i]->Complete(outcomes[i].ok() ? transaction : outcomes[i], events_);

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -26,6 +28,28 @@ struct SqliteSessionStoreOptions {
   int reader_threads = 2;
   int busy_timeout_ms = 5000;
   size_t max_batch = 1024;  // most requests committed in one transaction
+  // Commit delay (like PostgreSQL's commit_delay/commit_siblings). When the writer has
+  // recently seen more writes outstanding than are queued now (the writes it just
+  // acknowledged tend to come straight back from pipelining clients), it waits for them
+  // before BEGIN, so one fsync covers them all instead of two half-size batches
+  // alternating. The wait ends as soon as that many are queued, when no new write has
+  // arrived for an adaptive gap (a few observed inter-arrival times, at least
+  // `commit_gap_min_us`), or after `commit_delay_max_us` (further capped by the recent
+  // commit time). A lone writer is never delayed: it leaves nothing outstanding.
+  // 0 turns the delay off. Acknowledgements still wait for COMMIT (synchronous=FULL).
+  int64_t commit_delay_max_us = 4000;
+  int64_t commit_gap_min_us = 250;
+};
+
+// What the writer thread has done; read with SqliteSessionStore::writer_stats().
+struct WriterStats {
+  uint64_t transactions = 0;     // committed transactions
+  uint64_t writes = 0;           // writes in committed transactions
+  uint64_t largest_batch = 0;    // most writes in one committed transaction
+  uint64_t delayed_batches = 0;  // batches the commit delay held back
+  uint64_t delay_us = 0;         // total time spent in commit delays
+  uint64_t execute_us = 0;       // total time from BEGIN to just before COMMIT
+  uint64_t commit_us = 0;        // total time in COMMIT (the WAL write and fsync)
 };
 
 class SqliteSessionStore : public SessionStore {
@@ -55,22 +79,28 @@ class SqliteSessionStore : public SessionStore {
 
   // Transactions the writer has committed; fewer than the writes when batching works.
   uint64_t committed_transactions() const { return committed_transactions_.load(); }
+  WriterStats writer_stats() const;
   const std::string& database_path() const { return database_path_; }
 
   // One queued write; defined in the .cc file.
   class WriteRequest;
 
  private:
-  SqliteSessionStore(std::string database_path, size_t max_batch,
+  SqliteSessionStore(std::string database_path, const SqliteSessionStoreOptions& options,
                      std::unique_ptr<SqliteConnection> writer,
                      std::vector<std::unique_ptr<SqliteConnection>> readers);
 
   void EnqueueWrite(std::unique_ptr<WriteRequest> request);
   void WriterLoop();
+  // Called with mu_ held and the queue non-empty: waits (releasing mu_) while the commit
+  // delay policy expects more writes to join the next batch.
+  void DelayCommit(std::unique_lock<std::mutex>& lock);
   void CommitBatch(std::deque<std::unique_ptr<WriteRequest>>& batch);
 
   const std::string database_path_;
   const size_t max_batch_;
+  const int64_t commit_delay_max_us_;
+  const int64_t commit_gap_min_us_;
   std::unique_ptr<SqliteConnection> writer_connection_;  // used by the writer thread only
   ReaderPool readers_;
   EventHub events_;
@@ -80,6 +110,14 @@ class SqliteSessionStore : public SessionStore {
   std::condition_variable wake_writer_;
   std::deque<std::unique_ptr<WriteRequest>> queue_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // Commit-delay state. `outstanding_` estimates how many writes clients keep in flight:
+  // the last batch plus what queued up while it committed.
+  size_t outstanding_ ABSL_GUARDED_BY(mu_) = 0;
+  std::chrono::steady_clock::time_point last_arrival_ ABSL_GUARDED_BY(mu_);
+  double arrival_gap_us_ ABSL_GUARDED_BY(mu_) = 0;  // moving average of inter-arrival time
+  double commit_us_ = 0;  // moving average of BEGIN..COMMIT; writer thread only
+  mutable std::mutex stats_mu_;
+  WriterStats stats_ ABSL_GUARDED_BY(stats_mu_);
   std::mutex shutdown_mu_;
   std::thread writer_thread_;
 };
