@@ -20,6 +20,7 @@
 #include "gateway/app/backends.h"
 #include "gateway/catalog/tool_catalog.h"
 #include "gateway/conformance/conformance_fixtures.h"
+#include "gateway/http/grpc_health_probe.h"
 #include "gateway/http/http_flags.h"
 #include "gateway/mcp/mcp_server.h"
 #include "gateway/server/stdio_connection.h"
@@ -127,17 +128,9 @@ int main(int argc, char** argv) {
       !labgate::gateway::http::HttpRequested() || labgate::gateway::http::StdioNamed(argc, argv);
   std::unique_ptr<labgate::gateway::http::HttpServer> http_server;
   if (labgate::gateway::http::HttpRequested()) {
-    // Ready when every backend channel is connected; GetState never blocks.
-    auto readiness = [channels = &(*backends)->channels()](
-                         std::function<void(bool, std::string)> done) {
-      std::string waiting;
-      for (const auto& [name, channel] : channels->all()) {
-        if (channel->GetState(/*try_to_connect=*/true) != GRPC_CHANNEL_READY) {
-          waiting += (waiting.empty() ? "" : ", ") + name;
-        }
-      }
-      done(waiting.empty(), waiting.empty() ? "backends connected" : "not connected: " + waiting);
-    };
+    // Ready when every backend answers grpc.health.v1 Check (callback API, 2 s deadline).
+    auto readiness = labgate::gateway::http::GrpcHealthProbe((*backends)->channels().all(),
+                                                             std::chrono::seconds(2));
     auto started = labgate::gateway::http::StartHttpFromFlags(io, &server, readiness);
     if (!started.ok()) {
       LG_LOG(kError) << "cannot serve HTTP: " << std::string(started.status().message());
