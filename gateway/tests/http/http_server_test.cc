@@ -702,5 +702,37 @@ TEST_F(HttpServerTest, OldProtocolClientsGetNoPrimingEvent) {
   EXPECT_FALSE(event->data.empty());
 }
 
+TEST_F(HttpServerTest, IdleStreamsCarryKeepAliveCommentsInValidChunks) {
+  HttpOptions options;
+  options.sse_keepalive = 20ms;
+  StartServer(options);
+  std::string session = Initialize();
+  RawClient get(port_);
+  ASSERT_TRUE(get.Send(Request("GET", session, "")));
+  ASSERT_TRUE(get.ReadHead().has_value());
+  std::this_thread::sleep_for(150ms);  // several keep-alive comments go out meanwhile
+  server_.NotifyListChanged(ListKind::kTools);
+  std::optional<Event> event;
+  do {
+    event = get.NextEvent();  // skips comments; a bad chunk would fail to parse
+    ASSERT_TRUE(event.has_value());
+  } while (event->data.empty());
+  EXPECT_EQ(json::parse(event->data)["method"], "notifications/tools/list_changed");
+}
+
+TEST_F(HttpServerTest, DeleteAnswersRequestsStillInFlight) {
+  StartServer();
+  std::string session = Initialize();
+  RawClient held(port_);
+  ASSERT_TRUE(held.Send(
+      Request("POST", session, Call("h", "tools/call", {{"name", "hold"}, {"arguments", {}}}))));
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(Exchange(Request("DELETE", session, "")).status, 200);
+  auto answer = held.Read();
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(answer->status, 404);
+  tools_.ReleaseOne();  // the tool finishing later is harmless
+}
+
 }  // namespace
 }  // namespace labgate::gateway::http
