@@ -3,6 +3,7 @@
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
 #include <cstdio>
@@ -14,6 +15,7 @@
 namespace labgate::gateway::http {
 
 namespace asio = boost::asio;
+namespace beast = boost::beast;
 namespace beast_http = boost::beast::http;
 
 namespace {
@@ -129,6 +131,20 @@ void HttpConnection::ReadRequest() {
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(options_->max_header_bytes));
   parser_->body_limit(options_->max_body_bytes);
+  beast_http::async_read_header(
+      socket_, buffer_, *parser_,
+      asio::bind_executor(strand_, [self = shared_from_this()](boost::system::error_code ec,
+                                                               size_t) { self->OnHeader(ec); }));
+}
+
+void HttpConnection::OnHeader(boost::system::error_code ec) {
+  if (ec || phase_ == Phase::kClosed) return OnRead(ec);
+  // Clients such as curl wait for this before sending a large body.
+  auto expect = parser_->get().find(beast_http::field::expect);
+  if (expect != parser_->get().end() &&
+      beast::iequals(expect->value(), boost::beast::string_view("100-continue"))) {
+    Enqueue("HTTP/1.1 100 Continue\r\n\r\n");
+  }
   beast_http::async_read(
       socket_, buffer_, *parser_,
       asio::bind_executor(strand_, [self = shared_from_this()](boost::system::error_code ec,

@@ -57,6 +57,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void ArmWatch();
   void OnWatch(boost::system::error_code ec, size_t bytes);
   void ReadRequest();
+  void OnHeader(boost::system::error_code ec);
   void OnRead(boost::system::error_code ec);
   void FinishResponse();
   void Enqueue(std::string data);

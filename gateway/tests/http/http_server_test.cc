@@ -734,5 +734,22 @@ TEST_F(HttpServerTest, DeleteAnswersRequestsStillInFlight) {
   tools_.ReleaseOne();  // the tool finishing later is harmless
 }
 
+TEST_F(HttpServerTest, ExpectContinueGetsAnInterimResponse) {
+  StartServer();
+  std::string session = Initialize();
+  std::string request = Request("POST", session, Call("e", "ping"));
+  size_t body_at = request.find("\r\n\r\n") + 4;
+  RawClient client(port_);
+  ASSERT_TRUE(client.Send(request.substr(0, body_at - 2) + "Expect: 100-continue\r\n\r\n"));
+  auto interim = client.ReadHead();
+  ASSERT_TRUE(interim.has_value());
+  EXPECT_EQ(interim->status, 100);
+  ASSERT_TRUE(client.Send(request.substr(body_at)));
+  auto response = client.Read();
+  ASSERT_TRUE(response.has_value());
+  EXPECT_EQ(response->status, 200);
+  EXPECT_EQ(response->Json()["id"], "e");
+}
+
 }  // namespace
 }  // namespace labgate::gateway::http
