@@ -180,6 +180,12 @@ void McpSession::Reply::Fail(const absl::Status& status) const {
   Error(MappingFor(status.code()).jsonrpc_code, std::string(status.message()));
 }
 
+std::string McpSession::Reply::Serialize(const absl::StatusOr<json>& outcome) const {
+  if (outcome.ok()) return jsonrpc::MakeResult(raw_id_, *outcome);
+  return jsonrpc::MakeError(raw_id_, MappingFor(outcome.status().code()).jsonrpc_code,
+                            std::string(outcome.status().message()));
+}
+
 void McpSession::Reply::Finish(std::string payload) const {
   auto session = session_.lock();
   if (!session) return;
@@ -191,14 +197,11 @@ void McpSession::Reply::Finish(std::string payload) const {
   session->send_(Outbound{std::move(payload), key_, /*is_response=*/true});
 }
 
+// The reply is serialized on the completing thread; only the send runs on the strand.
 JsonDone McpSession::ReplyOnStrand(const Reply& reply) {
   return [self = shared_from_this(), reply](absl::StatusOr<json> outcome) {
-    boost::asio::post(self->strand_, [reply, outcome = std::move(outcome)]() {
-      if (outcome.ok()) {
-        reply.Result(*outcome);
-      } else {
-        reply.Fail(outcome.status());
-      }
+    boost::asio::post(self->strand_, [reply, payload = reply.Serialize(outcome)]() mutable {
+      reply.Send(std::move(payload));
     });
   };
 }

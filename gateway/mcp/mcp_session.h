@@ -57,6 +57,10 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
     void Error(int code, const std::string& message, const nlohmann::json& data = nullptr) const;
     // Error for a failed status, coded through the status map.
     void Fail(const absl::Status& status) const;
+    // The serialized reply for `outcome`; pure, so it can be built on any thread.
+    std::string Serialize(const absl::StatusOr<nlohmann::json>& outcome) const;
+    // Sends a reply built by Serialize(). On the strand.
+    void Send(std::string payload) const { Finish(std::move(payload)); }
     const std::string& key() const { return key_; }
 
    private:
