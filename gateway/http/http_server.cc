@@ -137,6 +137,7 @@ void HttpServer::Route(std::shared_ptr<HttpConnection> connection, Request reque
     if (request.method() != beast_http::verb::get && request.method() != beast_http::verb::head) {
       return connection->Respond(405, {{"Allow", "GET"}}, "");
     }
+    if (request.method() == beast_http::verb::head) return connection->Respond(200, {}, "");
     return connection->Respond(200, {}, R"({"status":"ok"})");
   }
   if (path == "/readyz") {
