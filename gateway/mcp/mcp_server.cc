@@ -54,7 +54,24 @@ size_t SessionHub::live_sessions() {
                                            [](const auto& s) { return !s.expired(); }));
 }
 
+std::string ToolListCache::Find(const std::string& cursor, uint64_t generation) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (generation != generation_) return "";
+  auto it = pages_.find(cursor);
+  return it == pages_.end() ? "" : it->second;
+}
+
+void ToolListCache::Store(const std::string& cursor, uint64_t generation, std::string result_text) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (generation != generation_) {
+    pages_.clear();
+    generation_ = generation;
+  }
+  if (pages_.size() < 64) pages_[cursor] = std::move(result_text);
+}
+
 void McpServer::NotifyListChanged(ListKind kind) const {
+  if (kind == ListKind::kTools) tools_generation->fetch_add(1);
   hub->Broadcast([kind](McpSession& session) { session.NotifyListChanged(kind); });
 }
 

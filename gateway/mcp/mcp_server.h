@@ -2,8 +2,10 @@
 // and prompts, and the hub of live sessions that list-changed notices go out to.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -36,12 +38,29 @@ class SessionHub {
   std::vector<std::weak_ptr<McpSession>> sessions_;
 };
 
+// Serialized tools/list pages, valid until the tool set changes.
+class ToolListCache {
+ public:
+  // The cached result text for `cursor` at `generation`, or "" when absent.
+  std::string Find(const std::string& cursor, uint64_t generation);
+  void Store(const std::string& cursor, uint64_t generation, std::string result_text);
+
+ private:
+  std::mutex mutex_;
+  uint64_t generation_ = 0;
+  std::map<std::string, std::string> pages_;
+};
+
 struct McpServer {
   ServerConfig config;
   std::vector<ToolProvider*> tools;
   std::vector<ResourceProvider*> resources;
   std::vector<PromptProvider*> prompts;
   std::shared_ptr<SessionHub> hub = std::make_shared<SessionHub>();
+  // Bumped by NotifyListChanged(kTools); tools/list pages are cached per generation.
+  std::shared_ptr<std::atomic<uint64_t>> tools_generation =
+      std::make_shared<std::atomic<uint64_t>>(0);
+  std::shared_ptr<ToolListCache> tools_cache = std::make_shared<ToolListCache>();
 
   // Tells every initialized session that a list changed.
   void NotifyListChanged(ListKind kind) const;

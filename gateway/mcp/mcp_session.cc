@@ -180,6 +180,10 @@ void McpSession::Reply::Fail(const absl::Status& status) const {
   Error(MappingFor(status.code()).jsonrpc_code, std::string(status.message()));
 }
 
+void McpSession::Reply::SendResultText(const std::string& result_text) const {
+  Finish(absl::StrCat("{\"jsonrpc\":\"2.0\",\"id\":", raw_id_, ",\"result\":", result_text, "}"));
+}
+
 std::string McpSession::Reply::Serialize(const absl::StatusOr<json>& outcome) const {
   if (outcome.ok()) return jsonrpc::MakeResult(raw_id_, *outcome);
   return jsonrpc::MakeError(raw_id_, MappingFor(outcome.status().code()).jsonrpc_code,
@@ -333,13 +337,24 @@ void McpSession::Initialize(const json& params, const Reply& reply) {
 }
 
 void McpSession::ListTools(const json& params, const Reply& reply) {
+  // The list is the same for every client until it changes: serve the cached text.
+  std::string cursor;
+  if (params.is_object() && params.contains("cursor") && params["cursor"].is_string()) {
+    cursor = params["cursor"].get<std::string>();
+  }
+  const uint64_t generation = server_->tools_generation->load();
+  if (std::string cached = server_->tools_cache->Find(cursor, generation); !cached.empty()) {
+    return reply.SendResultText(cached);
+  }
   std::vector<json> tools;
   for (ToolProvider* provider : server_->tools) {
     for (json& tool : provider->ListTools()) tools.push_back(std::move(tool));
   }
   auto page = Page(std::move(tools), params, "tools", server_->config.page_size);
   if (!page.ok()) return reply.Fail(page.status());
-  reply.Result(*page);
+  std::string text = page->dump(-1, ' ', false, json::error_handler_t::replace);
+  server_->tools_cache->Store(cursor, generation, text);
+  reply.SendResultText(text);
 }
 
 void McpSession::CallTool(const json& params, const Reply& reply,

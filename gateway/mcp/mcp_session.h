@@ -59,6 +59,8 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
     void Fail(const absl::Status& status) const;
     // The serialized reply for `outcome`; pure, so it can be built on any thread.
     std::string Serialize(const absl::StatusOr<nlohmann::json>& outcome) const;
+    // Sends a result whose JSON text is already serialized.
+    void SendResultText(const std::string& result_text) const;
     // Sends a reply built by Serialize(). On the strand.
     void Send(std::string payload) const { Finish(std::move(payload)); }
     const std::string& key() const { return key_; }
