@@ -243,16 +243,22 @@ void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message) {
         key, true});
     return;
   }
-  json params = json::object();
-  if (auto it = message.body.find("params"); it != message.body.end()) params = *it;
-  json progress_token;
-  if (params.is_object() && params.contains("_meta") && params["_meta"].is_object()) {
-    progress_token = params["_meta"].value("progressToken", json());
-  }
-  auto context = std::make_shared<Context>(weak_from_this(), strand_, key, progress_token,
-                                           owner_id_, client_capabilities_);
-  in_flight_.emplace(key, InFlight{context, false});
+  const json* params_ptr = nullptr;
+  if (auto it = message.body.find("params"); it != message.body.end()) params_ptr = &*it;
+  static const json kNoParams = json::object();
+  const json& params = params_ptr != nullptr ? *params_ptr : kNoParams;
+  auto& entry = in_flight_.emplace(key, InFlight{}).first->second;
   Reply reply(weak_from_this(), message.raw_id, key);
+  // Only handlers that run provider code get a context (it copies per-request state).
+  auto context = [&]() {
+    json progress_token;
+    if (params.is_object() && params.contains("_meta") && params["_meta"].is_object()) {
+      progress_token = params["_meta"].value("progressToken", json());
+    }
+    entry.context = std::make_shared<Context>(weak_from_this(), strand_, key, progress_token,
+                                              owner_id_, client_capabilities_);
+    return entry.context;
+  };
 
   const std::string& method = message.method;
   if (method == "ping") return reply.Result(json::object());
@@ -262,14 +268,14 @@ void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message) {
                        absl::StrCat("'", method, "' before initialize: send initialize first"));
   }
   if (method == "tools/list") return ListTools(params, reply);
-  if (method == "tools/call") return CallTool(params, reply, context);
+  if (method == "tools/call") return CallTool(params, reply, context());
   if (method == "resources/list") return ListResources(params, reply);
   if (method == "resources/templates/list") return ListResourceTemplates(params, reply);
-  if (method == "resources/read") return ReadResource(params, reply, context);
+  if (method == "resources/read") return ReadResource(params, reply, context());
   if (method == "resources/subscribe") return Subscribe(params, reply);
   if (method == "resources/unsubscribe") return Unsubscribe(params, reply);
   if (method == "prompts/list") return ListPrompts(params, reply);
-  if (method == "prompts/get") return GetPrompt(params, reply, context);
+  if (method == "prompts/get") return GetPrompt(params, reply, context());
   if (method == "logging/setLevel") return SetLogLevel(params, reply);
   if (method == "completion/complete") return Complete(params, reply);
   reply.Error(code::kMethodNotFound, absl::StrCat("Method not found: ", method));

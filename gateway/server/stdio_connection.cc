@@ -35,6 +35,10 @@ void StdioConnection::OnFrame(Frame frame) {
   jsonrpc::IncomingMessage message = jsonrpc::ParseMessage(frame.payload);
   using Kind = jsonrpc::IncomingMessage::Kind;
   if (message.kind == Kind::kLegacy) return HandleLegacy(frame, message.body);
+  // ping touches no session state; answering it here saves two thread hand-offs.
+  if (message.kind == Kind::kRequest && message.method == "ping") {
+    return Send(jsonrpc::MakeResult(message.raw_id, nlohmann::json::object()));
+  }
   if (message.kind == Kind::kInvalid && message.error_code == jsonrpc_code::kParseError &&
       spoke_legacy_.load()) {
     return Send(legacy::ErrorReply(
