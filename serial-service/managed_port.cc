@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -64,15 +65,47 @@ void ManagedPort::Reconfigure(PortSettings settings,
 
 void ManagedPort::Write(std::string bytes, bool text_mode, int64_t timeout_ms,
                         std::function<void(absl::StatusOr<WriteResult>)> done) {
-  worker_->Post([self = shared_from_this(), bytes = std::move(bytes), text_mode, timeout_ms,
-                 done = std::move(done)]() mutable {
-    done(self->DoWrite(std::move(bytes), text_mode, timeout_ms));
+  // The device usually takes a short write at once: then it is done here, and only what
+  // did not fit waits on the worker.
+  int64_t written_inline = 0;
+  bool finished = false;
+  const bool ran_inline = worker_->TryRunInline([&] {
+    if (text_mode) AppendTerminator(&bytes);
+    absl::StatusOr<WriteResult> wrote = DoWrite(bytes, /*timeout_ms=*/0);
+    if (!wrote.ok() || wrote->bytes_written == static_cast<int64_t>(bytes.size())) {
+      finished = true;
+      done(std::move(wrote));
+      return;
+    }
+    written_inline = wrote->bytes_written;
+  });
+  if (finished) return;
+  bytes.erase(0, static_cast<size_t>(written_inline));
+  // The terminator is added where the write starts, under the settings of that moment.
+  const bool append_terminator = text_mode && !ran_inline;
+  worker_->Post([self = shared_from_this(), bytes = std::move(bytes), append_terminator, timeout_ms,
+                 written_inline, done = std::move(done)]() mutable {
+    if (append_terminator) self->AppendTerminator(&bytes);
+    absl::StatusOr<WriteResult> wrote = self->DoWrite(bytes, timeout_ms);
+    if (wrote.ok()) wrote->bytes_written += written_inline;
+    done(std::move(wrote));
   });
 }
 
 void ManagedPort::Read(ReadParams params, std::function<void(absl::StatusOr<ReadResult>)> done) {
-  worker_->Post(
-      [self = shared_from_this(), params, done = std::move(done)] { done(self->DoRead(params)); });
+  // A reply that has already arrived is returned here; only a read that must wait for
+  // the device goes to the worker.
+  bool finished = false;
+  worker_->TryRunInline([&] {
+    std::optional<absl::StatusOr<ReadResult>> result = DoRead(params, /*may_wait=*/false);
+    if (!result.has_value()) return;
+    finished = true;
+    done(*std::move(result));
+  });
+  if (finished) return;
+  worker_->Post([self = shared_from_this(), params, done = std::move(done)] {
+    done(*self->DoRead(params, /*may_wait=*/true));
+  });
 }
 
 void ManagedPort::Close(std::string reason, std::function<void(std::string)> done) {
@@ -157,17 +190,17 @@ absl::StatusOr<PortSettings> ManagedPort::DoReconfigure(const PortSettings& sett
   return settings;
 }
 
-absl::StatusOr<WriteResult> ManagedPort::DoWrite(std::string bytes, bool text_mode,
-                                                 int64_t timeout_ms) {
-  if (absl::Status usable = CheckUsable(); !usable.ok()) return usable;
-  if (text_mode) {
-    std::string terminator;
-    {
-      absl::MutexLock lock(&mu_);
-      terminator = settings_.terminator;
-    }
-    if (!terminator.empty() && !absl::EndsWith(bytes, terminator)) bytes += terminator;
+void ManagedPort::AppendTerminator(std::string* bytes) const {
+  std::string terminator;
+  {
+    absl::MutexLock lock(&mu_);
+    terminator = settings_.terminator;
   }
+  if (!terminator.empty() && !absl::EndsWith(*bytes, terminator)) *bytes += terminator;
+}
+
+absl::StatusOr<WriteResult> ManagedPort::DoWrite(const std::string& bytes, int64_t timeout_ms) {
+  if (absl::Status usable = CheckUsable(); !usable.ok()) return usable;
   absl::StatusOr<size_t> wrote = backend_->Write(bytes, timeout_ms);
   if (!wrote.ok()) {
     if (absl::IsUnavailable(wrote.status())) EnterError(wrote.status());
@@ -217,7 +250,8 @@ ReadResult ManagedPort::Take(size_t count, size_t consumed, bool timed_out) {
   return result;
 }
 
-absl::StatusOr<ReadResult> ManagedPort::DoRead(const ReadParams& params) {
+std::optional<absl::StatusOr<ReadResult>> ManagedPort::DoRead(const ReadParams& params,
+                                                              bool may_wait) {
   if (absl::Status usable = CheckUsable(); !usable.ok()) return usable;
   int64_t idle_ms = 0;
   int64_t idle_for = 0;
@@ -270,6 +304,13 @@ absl::StatusOr<ReadResult> ManagedPort::DoRead(const ReadParams& params) {
                              deadline - std::chrono::steady_clock::now())
                              .count();
     if (left <= 0 && !first) break;
+    if (!may_wait) {
+      // One look at what the device already has; anything more is the worker's job.
+      if (!first) return std::nullopt;
+      absl::StatusOr<size_t> got = Receive(0);
+      if (!got.ok()) return got.status();
+      continue;
+    }
     if (close_requested_) {
       return absl::AbortedError(absl::StrCat("port ", name_, " was closed during the read"));
     }

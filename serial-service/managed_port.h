@@ -1,13 +1,16 @@
-// One open port: its backend, settings, metrics and worker thread. Every device
-// call runs on the worker; the public methods only post work and return, and the
-// `done` callbacks run on the worker when the work is finished. Status and metrics
-// are answered from a snapshot without waiting behind a blocked read.
+// One open port: its backend, settings, metrics and worker thread. Device calls that
+// may block run on the worker. A write the device takes at once, or a read whose data
+// has already arrived, runs on the caller's thread in the idle worker's place (see
+// PortWorker::TryRunInline); so `done` runs either there, before the call returns, or on
+// the worker. Status and metrics are answered from a snapshot without waiting behind a
+// blocked read.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
@@ -108,8 +111,11 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
 
   absl::Status DoOpen();
   absl::StatusOr<PortSettings> DoReconfigure(const PortSettings& settings);
-  absl::StatusOr<WriteResult> DoWrite(std::string bytes, bool text_mode, int64_t timeout_ms);
-  absl::StatusOr<ReadResult> DoRead(const ReadParams& params);
+  void AppendTerminator(std::string* bytes) const;
+  // A timeout of 0 writes only what the device takes at once.
+  absl::StatusOr<WriteResult> DoWrite(const std::string& bytes, int64_t timeout_ms);
+  // Without `may_wait`, nullopt when the read would have to wait for the device.
+  std::optional<absl::StatusOr<ReadResult>> DoRead(const ReadParams& params, bool may_wait);
   std::string DoClose(const std::string& reason);
   // The idle hook: false when there is nothing to poll for.
   bool PollForSubscribers();
@@ -126,8 +132,8 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   const std::string name_;
   const std::string owner_;
   const PortEnvironment env_;
-  std::unique_ptr<SerialPort> backend_;  // worker only
-  std::string pending_;                  // worker only: received, not yet read
+  std::unique_ptr<SerialPort> backend_;  // the worker's (or an inline attempt's)
+  std::string pending_;                  // likewise: received, not yet read
   std::atomic<bool> close_requested_{false};
 
   mutable absl::Mutex mu_;

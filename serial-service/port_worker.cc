@@ -19,6 +19,8 @@ struct PortWorker::State {
   bool polling = true;  // the idle hook wants to run again
   bool woken = false;
   bool stopping = false;
+  bool running = false;          // a task, the idle hook or an inline attempt is running
+  bool awaiting_inline = false;  // the worker waits for an inline attempt to end
 };
 
 PortWorker::PortWorker(std::string name, std::function<bool()> idle, int idle_period_ms)
@@ -60,17 +62,43 @@ void PortWorker::Wake() {
   state_->wake.notify_one();
 }
 
+bool PortWorker::TryRunInline(const std::function<void()>& attempt) {
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (state_->running || !state_->tasks.empty() || state_->stopping) return false;
+    state_->running = true;
+  }
+  attempt();
+  bool notify;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    state_->running = false;
+    state_->polling = true;  // the attempt may have changed what the idle hook sees
+    notify = state_->awaiting_inline;
+  }
+  if (notify) state_->wake.notify_one();
+  return true;
+}
+
 void PortWorker::Run(std::shared_ptr<State> state) {
   std::unique_lock<std::mutex> lock(state->mu);
   for (;;) {
+    if (state->running) {  // an inline attempt holds the port
+      state->awaiting_inline = true;
+      state->wake.wait(lock, [&] { return !state->running; });
+      state->awaiting_inline = false;
+      continue;
+    }
     if (!state->tasks.empty()) {
       Task task = std::move(state->tasks.front());
       state->tasks.pop_front();
+      state->running = true;
       lock.unlock();
       task();
       // Destroying the task may destroy the worker's owner; only `state` is used after.
       task = nullptr;
       lock.lock();
+      state->running = false;
       state->polling = true;  // a task may have changed what the idle hook sees
       continue;
     }
@@ -79,12 +107,14 @@ void PortWorker::Run(std::shared_ptr<State> state) {
       const bool woken =
           state->wake.wait_for(lock, std::chrono::milliseconds(state->idle_period_ms),
                                [&] { return !state->tasks.empty() || state->stopping; });
-      if (woken || !state->idle) continue;
+      if (woken || !state->idle || state->running) continue;
       std::function<bool()> idle = state->idle;
       state->woken = false;
+      state->running = true;
       lock.unlock();
       const bool again = idle();
       lock.lock();
+      state->running = false;
       // A Wake() while the hook ran means it must look again.
       state->polling = again || state->woken;
     } else {

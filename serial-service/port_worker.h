@@ -29,6 +29,13 @@ class PortWorker {
   // Makes the idle hook run again (e.g. a subscriber arrived).
   void Wake();
 
+  // Runs `attempt` on the calling thread, in the worker's place, when the worker is idle:
+  // nothing queued, no task or idle hook running. It saves two thread hand-offs for work
+  // that cannot block (a non-blocking write, a read whose data has already arrived).
+  // False, without running it, when the worker is busy. `attempt` must not block or
+  // post to this worker and wait.
+  bool TryRunInline(const std::function<void()>& attempt);
+
  private:
   struct State;
   static void Run(std::shared_ptr<State> state);

@@ -1,6 +1,7 @@
 // The one interface every port backend implements (libserialport devices and
-// loop:// loopbacks). Calls block; the service only makes them on the port's own
-// worker thread, never on a gRPC thread.
+// loop:// loopbacks). Calls may block; the service makes blocking ones only on the
+// port's own worker thread. With a timeout of 0, Read and Write never block, and may
+// run on any thread that holds the idle worker's place.
 #pragma once
 
 #include <cstddef>
@@ -55,7 +56,8 @@ class SerialPort {
   // then returns what is there, at most `max` bytes. 0 means the timeout passed.
   // UNAVAILABLE "device disconnected" when the device went away.
   virtual absl::StatusOr<size_t> Read(char* buffer, size_t max, int64_t timeout_ms) = 0;
-  // Writes as much of `data` as fits within `timeout_ms`; returns how much that was.
+  // Writes as much of `data` as fits within `timeout_ms` (0: what fits at once, without
+  // waiting); returns how much that was.
   virtual absl::StatusOr<size_t> Write(const std::string& data, int64_t timeout_ms) = 0;
   // Idempotent.
   virtual void Close() = 0;

@@ -70,8 +70,10 @@ json Summary(const std::vector<double>& us) {
           {"mean_us", Mean(us)}};
 }
 
-// Embedded labgate over stdio pipes (NDJSON). Any thread may Call(); one reader thread
-// hands each reply to the caller waiting for its id, so calls may be in flight at once.
+// Embedded labgate over stdio pipes (NDJSON). Any thread may Call(), so calls may be in
+// flight at once. A waiting caller reads the pipe itself when no other caller is reading
+// it, and hands on replies that belong to others: a lone caller gets its reply without a
+// thread hand-off in the benchmark, as the direct side gets its bytes.
 class Gateway {
  public:
   Gateway(const std::string& binary, const std::string& data_dir) {
@@ -92,7 +94,6 @@ class Gateway {
     close(from_child[1]);
     in_ = to_child[1];
     out_ = from_child[0];
-    reader_ = std::thread([this] { ReadReplies(); });
     Call("initialize", {{"protocolVersion", "2025-11-25"},
                         {"capabilities", json::object()},
                         {"clientInfo", {{"name", "serial-bench"}, {"version", "1"}}}});
@@ -103,7 +104,6 @@ class Gateway {
     close(in_);
     int status = 0;
     waitpid(pid_, &status, 0);
-    reader_.join();
     close(out_);
   }
 
@@ -116,7 +116,19 @@ class Gateway {
     }
     Send(json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}});
     std::unique_lock<std::mutex> lock(mu_);
-    replied_.wait(lock, [&] { return waiting_[id].has_value() || closed_; });
+    while (!waiting_[id].has_value() && !closed_) {
+      if (reading_) {
+        replied_.wait(lock);
+        continue;
+      }
+      reading_ = true;
+      lock.unlock();
+      const bool open = ReadSome();
+      lock.lock();
+      reading_ = false;
+      if (!open) closed_ = true;
+      replied_.notify_all();  // replies for others, or the pipe is free to read
+    }
     if (!waiting_[id].has_value()) throw std::runtime_error("labgate closed stdout");
     json reply = std::move(*waiting_[id]);
     waiting_.erase(id);
@@ -144,42 +156,38 @@ class Gateway {
     }
   }
 
-  void ReadReplies() {
-    std::string buffer;
-    std::vector<char> chunk(1 << 16);
-    for (;;) {
-      const ssize_t n = read(out_, chunk.data(), chunk.size());
-      if (n <= 0) break;
-      buffer.append(chunk.data(), static_cast<size_t>(n));
-      size_t start = 0;
-      for (size_t newline; (newline = buffer.find('\n', start)) != std::string::npos;
-           start = newline + 1) {
-        json message = json::parse(buffer.begin() + static_cast<long>(start),
-                                   buffer.begin() + static_cast<long>(newline), nullptr, false);
-        if (!message.is_object() || !message.contains("id") || !message["id"].is_number()) {
-          continue;  // notifications
-        }
-        std::lock_guard<std::mutex> lock(mu_);
-        auto it = waiting_.find(message["id"].get<long>());
-        if (it != waiting_.end()) it->second = std::move(message);
-        replied_.notify_all();
+  // One read() from labgate's stdout; complete replies go to their callers. False at EOF.
+  bool ReadSome() {
+    const ssize_t n = read(out_, chunk_.data(), chunk_.size());
+    if (n <= 0) return false;
+    buffer_.append(chunk_.data(), static_cast<size_t>(n));
+    size_t start = 0;
+    for (size_t newline; (newline = buffer_.find('\n', start)) != std::string::npos;
+         start = newline + 1) {
+      json message = json::parse(buffer_.begin() + static_cast<long>(start),
+                                 buffer_.begin() + static_cast<long>(newline), nullptr, false);
+      if (!message.is_object() || !message.contains("id") || !message["id"].is_number()) {
+        continue;  // notifications
       }
-      buffer.erase(0, start);
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = waiting_.find(message["id"].get<long>());
+      if (it != waiting_.end()) it->second = std::move(message);
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    closed_ = true;
-    replied_.notify_all();
+    buffer_.erase(0, start);
+    return true;
   }
 
   pid_t pid_ = -1;
   int in_ = -1;
   int out_ = -1;
-  std::thread reader_;
+  std::string buffer_;  // the reading caller's
+  std::vector<char> chunk_ = std::vector<char>(1 << 16);
   std::mutex write_mu_;
   std::mutex mu_;
   std::condition_variable replied_;
   std::map<long, std::optional<json>> waiting_;
   long next_id_ = 1;
+  bool reading_ = false;  // a caller is in ReadSome()
   bool closed_ = false;
 };
 

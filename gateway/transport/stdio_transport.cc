@@ -46,6 +46,18 @@ void Signal(int event_fd) {
 // The transport whose reader is the current thread, so Stop() can tell it runs in a callback.
 thread_local const StdioTransport* t_reading_for = nullptr;
 
+// Only the writer thread blocks SIGPIPE, and a write to a tty may block however little
+// it is; so other threads write only to pipes and sockets while SIGPIPE is ignored (as
+// labgate's main does), and to regular files.
+bool CanWriteFromAnyThread(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return false;
+  if (S_ISREG(st.st_mode)) return true;
+  if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) return false;
+  struct sigaction current;
+  return sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_IGN;
+}
+
 size_t WriteChunkFor(int fd) {
   struct stat st;
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) return kRegularFileWriteBytes;
@@ -92,6 +104,7 @@ void StdioTransport::Start() {
     std::lock_guard<std::mutex> lock(mu_);
     if (started_) return;
     started_ = true;
+    direct_write_ = CanWriteFromAnyThread(options_.output_fd);
   }
   writer_ = std::thread(&StdioTransport::WriterLoop, this);
   reader_ = std::thread(&StdioTransport::ReaderLoop, this);
@@ -142,6 +155,7 @@ void StdioTransport::Send(Framing framing, std::string payload) {
     frame = EncodeFrame(framing, payload);
   }
   bool log_drop = false;
+  bool write_here = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (output_failed_ || writer_quit_) {
@@ -150,14 +164,56 @@ void StdioTransport::Send(Framing framing, std::string payload) {
     } else {
       queued_bytes_ += frame.size();
       accepted_total_ += frame.size();
-      queue_.push_back(std::move(frame));
+      // With nothing ahead of it, a small frame is written by the sending thread: one
+      // thread hand-off less per reply.
+      write_here =
+          direct_write_ && queue_.empty() && !writing_ && frame.size() <= write_chunk_bytes_;
+      if (write_here) {
+        writing_ = true;
+      } else {
+        queue_.push_back(std::move(frame));
+      }
     }
   }
   if (log_drop) {
     LG_LOG(kWarning) << "stdio transport: output is closed; dropping protocol messages";
     return;
   }
+  if (write_here) return WriteNow(std::move(frame));
   work_cv_.notify_one();
+}
+
+void StdioTransport::WriteNow(std::string frame) {
+  // Never blocks: a write of at most write_chunk_bytes_ after poll() reported room (see
+  // WriteChunkFor). Whatever is not written goes to the writer thread.
+  ssize_t n = 0;
+  int error = 0;
+  pollfd entry = {options_.output_fd, POLLOUT, 0};
+  if (poll(&entry, 1, 0) == 1 && (entry.revents & (POLLOUT | POLLERR | POLLHUP)) != 0) {
+    n = write(options_.output_fd, frame.data(), frame.size());
+    if (n < 0) {
+      error = errno;
+      n = 0;
+    }
+  }
+  const bool failed = error != 0 && error != EINTR && error != EAGAIN && error != EWOULDBLOCK;
+  bool wake_writer;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    writing_ = false;
+    queued_bytes_ -= static_cast<size_t>(n);
+    written_total_ += static_cast<uint64_t>(n);
+    if (!failed && static_cast<size_t>(n) < frame.size()) {
+      queue_.push_front(frame.substr(static_cast<size_t>(n)));
+    }
+    wake_writer = !queue_.empty();
+  }
+  if (failed) {
+    MarkOutputFailed(error);
+    return;
+  }
+  progress_cv_.notify_all();
+  if (wake_writer) work_cv_.notify_one();
 }
 
 bool StdioTransport::Flush(std::chrono::milliseconds timeout) {
@@ -238,8 +294,9 @@ void StdioTransport::WriterLoop() {
   while (true) {
     {
       std::unique_lock<std::mutex> lock(mu_);
-      work_cv_.wait(lock, [&] { return writer_quit_ || !queue_.empty(); });
+      work_cv_.wait(lock, [&] { return writer_quit_ || (!queue_.empty() && !writing_); });
       if (writer_quit_) return;
+      writing_ = true;
       batch = std::move(queue_.front());
       queue_.pop_front();
       while (!queue_.empty() && batch.size() + queue_.front().size() <= kBatchBytes) {
@@ -247,10 +304,10 @@ void StdioTransport::WriterLoop() {
         queue_.pop_front();
       }
     }
-    if (!WriteAll(batch)) {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (writer_quit_) return;
-    }
+    const bool wrote = WriteAll(batch);
+    std::lock_guard<std::mutex> lock(mu_);
+    writing_ = false;
+    if (!wrote && writer_quit_) return;
   }
 }
 

@@ -1,7 +1,9 @@
 // The stdio transport: a reader thread decodes frames from input_fd and a writer thread
-// writes queued frames to output_fd. Both block only in poll(), next to an eventfd that
-// Stop() and the destructor signal, so shutdown never waits on a silent peer. poll() rather
-// than epoll because stdin may be a regular file or /dev/null, which epoll cannot watch.
+// writes queued frames to output_fd; a small frame sent while nothing is queued is
+// written at once by the sending thread instead (never blocking, see WriteNow). Both block only in
+// poll(), next to an eventfd that Stop() and the destructor signal, so shutdown never waits on a
+// silent peer. poll() rather than epoll because stdin may be a regular file or /dev/null, which
+// epoll cannot watch.
 //
 // Backpressure: while more than output_high_watermark bytes wait to be written, the reader
 // stops reading input, so a client that does not read its replies cannot grow our memory.
@@ -49,7 +51,7 @@ class StdioTransport : public Transport {
 
   // Starts the reader and writer threads. Only the first call has an effect.
   void Start();
-  // Queues one message for the writer thread; dropped once the output has failed.
+  // Writes or queues one message, in order; dropped once the output has failed.
   void Send(Framing framing, std::string payload) override;
   // Waits until everything queued so far has been written, or the output failed, up to
   // timeout. True when it was all written.
@@ -72,6 +74,9 @@ class StdioTransport : public Transport {
   bool WaitForOutputRoom();
   // Writes all of data; false when the output failed or the writer was told to quit.
   bool WriteAll(std::string_view data);
+  // Writes a frame on the calling thread, once Send() has made it the writer; queues the
+  // part not written.
+  void WriteNow(std::string frame);
   void MarkOutputFailed(int error);
   bool stopping() const;
   // Runs one callback unless Stop() was called; Stop() waits on callback_mu_.
@@ -97,6 +102,8 @@ class StdioTransport : public Transport {
   bool writer_quit_ ABSL_GUARDED_BY(mu_) = false;
   bool output_failed_ ABSL_GUARDED_BY(mu_) = false;
   bool logged_drop_ ABSL_GUARDED_BY(mu_) = false;
+  bool direct_write_ ABSL_GUARDED_BY(mu_) = false;  // see CanWriteFromAnyThread
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;       // a thread is writing to output_fd
   std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);
   size_t queued_bytes_ ABSL_GUARDED_BY(mu_) = 0;  // queue_ plus the batch being written
   uint64_t accepted_total_ ABSL_GUARDED_BY(mu_) = 0;

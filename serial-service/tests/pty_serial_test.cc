@@ -245,6 +245,29 @@ TEST_F(PtySerialTest, BinaryRoundTripsKeepNulBytes) {
   EXPECT_EQ(text.data(), "/wA=");
 }
 
+TEST_F(PtySerialTest, AWriteLargerThanTheTtyBufferArrivesWhole) {
+  // More than the pty takes at once: part is written without waiting, the rest by the
+  // port's worker as the instrument drains it.
+  auto device = Device(InstrumentMode::kScpi);
+  ASSERT_NE(device, nullptr);
+  ASSERT_TRUE(alice_->Open(device->path(), 115200).ok());
+  std::string payload;
+  uint32_t state = 12345;
+  while (payload.size() < 60 * 1024) {
+    state = state * 1103515245u + 12345u;
+    const char byte = static_cast<char>(state >> 24);
+    if (byte != '\n' && byte != '\r') payload.push_back(byte);  // the instrument acts on lines
+  }
+  v1::WriteResponse wrote;
+  ASSERT_TRUE(alice_->Write("", absl::Base64Escape(payload), v1::ENCODING_BASE64, &wrote).ok());
+  EXPECT_EQ(wrote.bytes_written(), static_cast<int64_t>(payload.size()));
+  const auto deadline = Clock::now() + std::chrono::seconds(5);
+  while (device->Received().size() < payload.size() && Clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(device->Received() == payload);
+}
+
 TEST_F(PtySerialTest, WritesAndReadsAreLimitedTo64KiB) {
   auto device = Device(InstrumentMode::kEcho);
   ASSERT_NE(device, nullptr);

@@ -130,6 +130,49 @@ class Events {
   size_t frames_ = 0;
 };
 
+// Four threads send lines of many sizes (some above PIPE_BUF) at once.
+void CheckConcurrentSendsAreNeverInterleaved(StdioTransport& transport, int read_fd) {
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 300;
+  std::string received;
+  std::vector<std::string> expected_lines;
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kPerThread; ++i) {
+      expected_lines.push_back(std::to_string(t) + ":" + std::to_string(i) + ":" +
+                               std::string(static_cast<size_t>((i * 37) % 9000), 'a' + t));
+    }
+  }
+  size_t total = 0;
+  for (const std::string& line : expected_lines) total += line.size() + 1;
+  std::thread drain([&] { received = ReadBytes(read_fd, total, 20s); });
+  std::vector<std::thread> senders;
+  for (int t = 0; t < kThreads; ++t) {
+    senders.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        transport.Send(Framing::kNewline, expected_lines[static_cast<size_t>(t * kPerThread + i)]);
+      }
+    });
+  }
+  for (std::thread& s : senders) s.join();
+  drain.join();
+  ASSERT_EQ(received.size(), total);
+  // Every line arrives whole, and each thread's lines keep their order.
+  std::vector<int> next(kThreads, 0);
+  size_t pos = 0;
+  while (pos < received.size()) {
+    size_t end = received.find('\n', pos);
+    ASSERT_NE(end, std::string::npos);
+    std::string line = received.substr(pos, end - pos);
+    int t = line[0] - '0';
+    ASSERT_GE(t, 0);
+    ASSERT_LT(t, kThreads);
+    EXPECT_EQ(line, expected_lines[static_cast<size_t>(t * kPerThread + next[t])]);
+    ++next[t];
+    pos = end + 1;
+  }
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(next[t], kPerThread);
+}
+
 // A transport over two real pipes whose frames are recorded and, optionally, answered.
 class StdioTransportTest : public ::testing::Test {
  protected:
@@ -447,46 +490,66 @@ TEST_F(StdioTransportTest, SendBeforeStartIsWrittenOnStart) {
 
 TEST_F(StdioTransportTest, ConcurrentSendsAreNeverInterleaved) {
   StartTransport();
-  constexpr int kThreads = 4;
-  constexpr int kPerThread = 300;
-  std::string received;
-  std::vector<std::string> expected_lines;
-  for (int t = 0; t < kThreads; ++t) {
-    for (int i = 0; i < kPerThread; ++i) {
-      expected_lines.push_back(std::to_string(t) + ":" + std::to_string(i) + ":" +
-                               std::string(static_cast<size_t>((i * 37) % 9000), 'a' + t));
-    }
+  CheckConcurrentSendsAreNeverInterleaved(*transport_, out_.read_fd());
+}
+
+// With SIGPIPE ignored (as labgate's main does) and a pipe for output, a small frame
+// sent while nothing is queued is written by the sending thread itself.
+class StdioTransportDirectWriteTest : public StdioTransportTest {
+ protected:
+  void SetUp() override { previous_ = signal(SIGPIPE, SIG_IGN); }
+  void TearDown() override {
+    transport_.reset();
+    signal(SIGPIPE, previous_);
   }
-  size_t total = 0;
-  for (const std::string& line : expected_lines) total += line.size() + 1;
-  std::thread drain([&] { received = ReadBytes(out_.read_fd(), total, 20s); });
-  std::vector<std::thread> senders;
-  for (int t = 0; t < kThreads; ++t) {
-    senders.emplace_back([&, t] {
-      for (int i = 0; i < kPerThread; ++i) {
-        transport_->Send(Framing::kNewline,
-                         expected_lines[static_cast<size_t>(t * kPerThread + i)]);
-      }
-    });
+  void (*previous_)(int) = SIG_DFL;
+};
+
+TEST_F(StdioTransportDirectWriteTest, ASmallFrameIsWrittenBeforeSendReturns) {
+  StartTransport();
+  fcntl(out_.read_fd(), F_SETFL, O_NONBLOCK);
+  for (int i = 0; i < 100; ++i) {
+    const std::string payload = "{\"n\":" + std::to_string(i) + "}";
+    transport_->Send(Framing::kNewline, payload);
+    char buffer[64];
+    const ssize_t n = read(out_.read_fd(), buffer, sizeof(buffer));
+    ASSERT_EQ(n, static_cast<ssize_t>(payload.size() + 1)) << "frame " << i;
+    EXPECT_EQ(std::string(buffer, static_cast<size_t>(n)), payload + "\n");
   }
-  for (std::thread& s : senders) s.join();
-  drain.join();
-  ASSERT_EQ(received.size(), total);
-  // Every line arrives whole, and each thread's lines keep their order.
-  std::vector<int> next(kThreads, 0);
-  size_t pos = 0;
-  while (pos < received.size()) {
-    size_t end = received.find('\n', pos);
-    ASSERT_NE(end, std::string::npos);
-    std::string line = received.substr(pos, end - pos);
-    int t = line[0] - '0';
-    ASSERT_GE(t, 0);
-    ASSERT_LT(t, kThreads);
-    EXPECT_EQ(line, expected_lines[static_cast<size_t>(t * kPerThread + next[t])]);
-    ++next[t];
-    pos = end + 1;
+  EXPECT_EQ(transport_->queued_output_bytes(), 0u);
+}
+
+TEST_F(StdioTransportDirectWriteTest, ConcurrentSendsAreNeverInterleaved) {
+  StartTransport();
+  CheckConcurrentSendsAreNeverInterleaved(*transport_, out_.read_fd());
+}
+
+TEST_F(StdioTransportDirectWriteTest, AFullPipeQueuesTheRestInOrder) {
+  out_.Shrink();
+  StartTransport();
+  // Far more than the pipe holds, sent while nobody reads: the first frames are written
+  // at once, the rest wait for the writer thread, and all arrive in order.
+  std::string expected;
+  for (int i = 0; i < 200; ++i) {
+    std::string line = std::to_string(i) + ":" + std::string(static_cast<size_t>(i % 7) * 150, 'x');
+    transport_->Send(Framing::kNewline, line);
+    expected += line + "\n";
   }
-  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(next[t], kPerThread);
+  EXPECT_GT(transport_->queued_output_bytes(), 0u);
+  EXPECT_EQ(ReadBytes(out_.read_fd(), expected.size(), 10s), expected);
+  EXPECT_TRUE(transport_->Flush(5s));
+}
+
+TEST_F(StdioTransportDirectWriteTest, AClosedPipeFailsTheOutputAtOnce) {
+  StartTransport();
+  out_.CloseRead();
+  transport_->Send(Framing::kNewline, "[1]");
+  EXPECT_TRUE(transport_->output_failed());    // no waiting: the sending thread wrote
+  transport_->Send(Framing::kNewline, "[2]");  // dropped
+  EXPECT_EQ(transport_->queued_output_bytes(), 0u);
+  WriteAllTo(in_.write_fd(), "[3]\n");
+  ASSERT_TRUE(events_.WaitForLog(1));
+  EXPECT_THAT(events_.log(), ElementsAre("nl:[3]"));
 }
 
 TEST(StdioTransportFilesTest, ReadsARegularFileAndWritesToARegularFile) {
