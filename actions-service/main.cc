@@ -61,6 +61,7 @@ std::string HostOf(const std::string& address) {
 
 int main(int argc, char** argv) {
   labgate::BlockShutdownSignals();
+  labgate::SkipMutexDeadlockDetection();
   absl::SetProgramUsageMessage("labgate-actions --listen HOST:PORT [--contracts-dir DIR]");
   std::vector<std::string> arg_storage;
   std::vector<char*> args = NormalizeFlagNames(argc, argv, &arg_storage);

@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 
 namespace labgate {
 
@@ -75,6 +76,10 @@ int WaitForShutdownSignal() {
   while (sigwait(&set, &signal_number) != 0) {
   }
   return signal_number;
+}
+
+void SkipMutexDeadlockDetection() {
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
 }
 
 }  // namespace labgate

@@ -46,4 +46,8 @@ void BlockShutdownSignals();
 // Blocks until SIGINT or SIGTERM arrives; returns the signal number.
 int WaitForShutdownSignal();
 
+// Turns off absl::Mutex deadlock detection, which Debian's Abseil leaves on and which
+// costs a graph lookup on every lock. Binaries call it in main(); tests keep it.
+void SkipMutexDeadlockDetection();
+
 }  // namespace labgate

@@ -62,6 +62,7 @@ std::string DefaultDataDir() {
 
 int main(int argc, char** argv) {
   labgate::BlockShutdownSignals();
+  labgate::SkipMutexDeadlockDetection();
   absl::SetProgramUsageMessage("MCP gateway for lab serial instruments, sessions and actions");
   labgate::HyphenatedFlags flags(argc, argv);
   absl::ParseCommandLine(flags.argc(), flags.argv());

@@ -50,6 +50,7 @@ std::vector<std::string> NormaliseFlagNames(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   labgate::BlockShutdownSignals();
+  labgate::SkipMutexDeadlockDetection();
   absl::SetProgramUsageMessage("labgate-serial --listen HOST:PORT [--port-file FILE]");
   std::vector<std::string> args = NormaliseFlagNames(argc, argv);
   std::vector<char*> arg_pointers;

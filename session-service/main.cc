@@ -60,6 +60,7 @@ bool WritePortFile(const std::string& path, int port) {
 
 int main(int argc, char** argv) {
   labgate::BlockShutdownSignals();
+  labgate::SkipMutexDeadlockDetection();
   std::vector<std::string> args = NormaliseFlagNames(argc, argv);
   std::vector<char*> arg_pointers;
   for (std::string& arg : args) arg_pointers.push_back(arg.data());

@@ -13,7 +13,7 @@ namespace labgate::gateway {
 
 StdioConnection::StdioConnection(const McpServer* server, ActionTools* legacy_actions,
                                  boost::asio::io_context& io, StdioTransport::Options options)
-    : strand_(boost::asio::make_strand(io)), legacy_actions_(legacy_actions) {
+    : strand_(io), legacy_actions_(legacy_actions) {
   session_ = std::make_shared<McpSession>(
       server, strand_, [this](Outbound message) { Send(std::move(message.payload)); },
       NewOwnerId("stdio"));
@@ -31,7 +31,8 @@ void StdioConnection::Start() { transport_->Start(); }
 
 void StdioConnection::OnFrame(Frame frame) {
   reply_framing_.store(frame.framing);
-  // Parsing happens here on the reader thread; the session runs on its strand.
+  // Parsing happens here on the reader thread; the session runs on its strand, which is
+  // this thread too when the strand is idle.
   jsonrpc::IncomingMessage message = jsonrpc::ParseMessage(frame.payload);
   using Kind = jsonrpc::IncomingMessage::Kind;
   if (message.kind == Kind::kLegacy) return HandleLegacy(frame, message.body);

@@ -4,7 +4,6 @@
 
 #include <atomic>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/strand.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <memory>
@@ -13,6 +12,7 @@
 #include "gateway/actions/action_tools.h"
 #include "gateway/mcp/mcp_server.h"
 #include "gateway/mcp/mcp_session.h"
+#include "gateway/server/inline_strand.h"
 #include "gateway/transport/stdio_transport.h"
 
 namespace labgate::gateway {
@@ -38,7 +38,7 @@ class StdioConnection {
   void Send(std::string payload);
   size_t InFlightOnStrand();
 
-  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
+  InlineStrand strand_;
   std::shared_ptr<McpSession> session_;
   std::unique_ptr<StdioTransport> transport_;
   std::atomic<Framing> reply_framing_{Framing::kNewline};
