@@ -197,6 +197,7 @@ void McpSession::Reply::Finish(std::string payload) const {
   if (it == session->in_flight_.end()) return;  // already answered
   bool cancelled = it->second.cancelled;
   session->in_flight_.erase(it);
+  session->in_flight_count_.store(session->in_flight_.size(), std::memory_order_relaxed);
   if (cancelled || session->closed_) return;
   session->send_(Outbound{std::move(payload), key_, /*is_response=*/true});
 }
@@ -248,6 +249,7 @@ void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message) {
   static const json kNoParams = json::object();
   const json& params = params_ptr != nullptr ? *params_ptr : kNoParams;
   auto& entry = in_flight_.emplace(key, InFlight{}).first->second;
+  in_flight_count_.store(in_flight_.size(), std::memory_order_relaxed);
   Reply reply(weak_from_this(), message.raw_id, key);
   // Only handlers that run provider code get a context (it copies per-request state).
   auto context = [&]() {

@@ -2,6 +2,7 @@
 // Every method runs on the connection's strand; provider callbacks are posted back to it.
 #pragma once
 
+#include <atomic>
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <functional>
@@ -38,6 +39,8 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   void NotifyListChanged(ListKind kind);
 
   size_t in_flight() const { return in_flight_.size(); }
+  // The same count, readable from any thread (a hint: it may change at once).
+  size_t requests_in_flight() const { return in_flight_count_.load(std::memory_order_relaxed); }
   bool initialized() const { return initialized_; }
   bool closed() const { return closed_; }
   const std::string& protocol_version() const { return protocol_version_; }
@@ -125,6 +128,7 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   McpLogLevel log_level_ = McpLogLevel::kInfo;
   // Keyed by RequestKey(id).
   std::map<std::string, InFlight> in_flight_;
+  std::atomic<size_t> in_flight_count_{0};  // in_flight_.size()
   std::map<std::string, ClientRequest> client_requests_;
   uint64_t next_client_request_ = 1;
   std::map<std::string, std::shared_ptr<void>> subscriptions_;  // by URI

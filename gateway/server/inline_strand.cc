@@ -22,7 +22,8 @@ bool InlineStrand::running_in_this_thread() const noexcept {
   return t_running_strand == state_.get();
 }
 
-void InlineStrand::State::Submit(Task task) {
+void InlineStrand::State::Submit(Task task, bool may_run_here) {
+  bool queued = false;
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (running) {
@@ -30,6 +31,14 @@ void InlineStrand::State::Submit(Task task) {
       return;
     }
     running = true;
+    if (!may_run_here) {
+      queue.push_back(std::move(task));
+      queued = true;
+    }
+  }
+  if (queued) {
+    boost::asio::post(io, [self = shared_from_this()] { self->Drain(); });
+    return;
   }
   Run(task);
   task = Task();  // destroyed outside the strand's lock, before others run

@@ -1,15 +1,15 @@
-// A strand for one stdio connection that runs work on the thread that hands it over
-// when the strand is idle, instead of waking an io_context thread for it. Work still
-// runs one piece at a time, in the order it arrived, and never nested: work submitted
-// from inside the strand, or while it is busy, is queued and run afterwards on an
-// io_context thread. So a request read from stdin is handled on the reader thread, and a
-// gRPC completion is answered on the thread that completed it: two thread hand-offs
-// fewer per tool call.
+// A strand for one stdio connection that can run work on the thread that hands it over,
+// instead of waking an io_context thread for it. Work still runs one piece at a time, in
+// the order it arrived, and never nested: work submitted from inside the strand, or while
+// it is busy, is queued and run afterwards on an io_context thread.
 //
-// It is a Boost.Asio executor, so it fits any_io_executor and steady_timer. Unlike an
-// asio strand, post() on it may run the function before post() returns when the strand
-// is idle; its users (McpSession, StdioConnection) never rely on post() deferring, and
-// must not submit work while holding a lock the work takes.
+// It is a Boost.Asio executor, so it fits any_io_executor and steady_timer:
+// - post() and dispatch() run the function at once, on the calling thread, when the strand
+//   is idle. (Unlike an asio strand, post() may thus run it before returning; its users,
+//   McpSession and StdioConnection, never rely on post() deferring, and must not submit
+//   work while holding a lock the work takes.)
+// - defer() (relationship.continuation) always queues: for a caller with more work right
+//   behind, which should not stop to run this piece.
 #pragma once
 
 #include <boost/asio/execution.hpp>
@@ -28,7 +28,7 @@ class InlineStrand {
 
   template <typename Function>
   void execute(Function&& function) const {
-    state_->Submit(Task(std::forward<Function>(function)));
+    state_->Submit(Task(std::forward<Function>(function)), /*may_run_here=*/!queue_only_);
   }
 
   // The executor properties any_io_executor needs.
@@ -41,11 +41,26 @@ class InlineStrand {
   }
   // post() asks for blocking.never; see the note at the top of this file.
   InlineStrand require(boost::asio::execution::blocking_t::never_t) const noexcept { return *this; }
+  InlineStrand require(boost::asio::execution::relationship_t::continuation_t) const noexcept {
+    InlineStrand queued = *this;
+    queued.queue_only_ = true;
+    return queued;
+  }
+  InlineStrand require(boost::asio::execution::relationship_t::fork_t) const noexcept {
+    InlineStrand forked = *this;
+    forked.queue_only_ = false;
+    return forked;
+  }
+  boost::asio::execution::relationship_t query(
+      boost::asio::execution::relationship_t) const noexcept {
+    if (queue_only_) return boost::asio::execution::relationship.continuation;
+    return boost::asio::execution::relationship.fork;
+  }
   friend bool operator==(const InlineStrand& a, const InlineStrand& b) noexcept {
-    return a.state_ == b.state_;
+    return a.state_ == b.state_ && a.queue_only_ == b.queue_only_;
   }
   friend bool operator!=(const InlineStrand& a, const InlineStrand& b) noexcept {
-    return a.state_ != b.state_;
+    return !(a == b);
   }
 
   // True on the thread that is running this strand's work.
@@ -79,7 +94,7 @@ class InlineStrand {
 
   struct State : std::enable_shared_from_this<State> {
     explicit State(boost::asio::io_context& context) : io(context) {}
-    void Submit(Task task);
+    void Submit(Task task, bool may_run_here);
     // Runs queued work on an io_context thread, a batch at a time.
     void Drain();
     // After a piece of work: hands queued work to the io_context, or goes idle.
@@ -93,6 +108,7 @@ class InlineStrand {
   };
 
   std::shared_ptr<State> state_;
+  bool queue_only_ = false;  // defer(): never run on the submitting thread
 };
 
 }  // namespace labgate::gateway

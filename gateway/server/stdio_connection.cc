@@ -1,5 +1,6 @@
 #include "gateway/server/stdio_connection.h"
 
+#include <boost/asio/defer.hpp>
 #include <boost/asio/post.hpp>
 #include <future>
 #include <thread>
@@ -15,7 +16,7 @@ StdioConnection::StdioConnection(const McpServer* server, ActionTools* legacy_ac
                                  boost::asio::io_context& io, StdioTransport::Options options)
     : strand_(io), legacy_actions_(legacy_actions) {
   session_ = std::make_shared<McpSession>(
-      server, strand_, [this](Outbound message) { Send(std::move(message.payload)); },
+      server, strand_, [this](Outbound message) { Send(std::move(message.payload), Idle()); },
       NewOwnerId("stdio"));
   session_->Register();
   StdioTransport::Callbacks callbacks;
@@ -38,26 +39,37 @@ void StdioConnection::OnFrame(Frame frame) {
   if (message.kind == Kind::kLegacy) return HandleLegacy(frame, message.body);
   // ping touches no session state; answering it here saves two thread hand-offs.
   if (message.kind == Kind::kRequest && message.method == "ping") {
-    return Send(jsonrpc::MakeResult(message.raw_id, nlohmann::json::object()));
+    return Send(jsonrpc::MakeResult(message.raw_id, nlohmann::json::object()), Idle());
   }
   if (message.kind == Kind::kInvalid && message.error_code == jsonrpc_code::kParseError &&
       spoke_legacy_.load()) {
-    return Send(legacy::ErrorReply(
-        frame.payload.size() > legacy::kMaxLineBytes ? legacy::kTooLarge : legacy::kMalformedJson));
+    return Send(
+        legacy::ErrorReply(frame.payload.size() > legacy::kMaxLineBytes ? legacy::kTooLarge
+                                                                        : legacy::kMalformedJson),
+        Idle());
   }
-  boost::asio::post(strand_, [session = session_, message = std::move(message)]() mutable {
+  auto handle = [session = session_, message = std::move(message)]() mutable {
     session->Handle(std::move(message));
-  });
+  };
+  // A client that waits for each answer gets its request handled right here (the strand
+  // runs it on this thread when idle). While other requests are in flight the client is
+  // pipelining: then the reader hands the work on and goes back to reading.
+  if (Idle()) {
+    boost::asio::post(strand_, std::move(handle));
+  } else {
+    boost::asio::defer(strand_, std::move(handle));
+  }
 }
 
 void StdioConnection::HandleLegacy(const Frame& frame, const nlohmann::json& envelope) {
   spoke_legacy_.store(true);
   if (frame.payload.size() > legacy::kMaxLineBytes) {
-    return Send(legacy::ErrorReply(legacy::kTooLarge));
+    return Send(legacy::ErrorReply(legacy::kTooLarge), Idle());
   }
   legacy_in_flight_++;
   legacy::HandleEnvelope(envelope, legacy_actions_, [this](std::string reply) {
-    Send(std::move(reply));
+    // Counted until sent, so that Drain() waits for it; this one is not "other work".
+    Send(std::move(reply), legacy_in_flight_.load() <= 1 && session_->requests_in_flight() == 0);
     legacy_in_flight_--;
   });
 }
@@ -66,16 +78,26 @@ void StdioConnection::OnFrameError(const FrameError& error) {
   reply_framing_.store(error.framing);
   LG_LOG(kWarning) << "stdio: " << error.message;
   if (spoke_legacy_.load()) {
-    return Send(legacy::ErrorReply(
-        error.kind == FrameError::Kind::kTooLarge ? legacy::kTooLarge : legacy::kMalformedJson));
+    return Send(
+        legacy::ErrorReply(error.kind == FrameError::Kind::kTooLarge ? legacy::kTooLarge
+                                                                     : legacy::kMalformedJson),
+        Idle());
   }
   int error_code = error.kind == FrameError::Kind::kTooLarge ? jsonrpc_code::kInvalidRequest
                                                              : jsonrpc_code::kParseError;
-  Send(jsonrpc::MakeError("null", error_code, error.message));
+  Send(jsonrpc::MakeError("null", error_code, error.message), Idle());
 }
 
-void StdioConnection::Send(std::string payload) {
-  transport_->Send(reply_framing_.load(), std::move(payload));
+bool StdioConnection::Idle() const {
+  return session_->requests_in_flight() == 0 && legacy_in_flight_.load() == 0;
+}
+
+void StdioConnection::Send(std::string payload, bool client_waiting) {
+  if (client_waiting) {
+    transport_->SendDirect(reply_framing_.load(), std::move(payload));
+  } else {
+    transport_->Send(reply_framing_.load(), std::move(payload));
+  }
 }
 
 void StdioConnection::WaitForEndOfInput() {

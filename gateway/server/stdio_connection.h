@@ -35,7 +35,10 @@ class StdioConnection {
   void OnFrame(Frame frame);
   void OnFrameError(const FrameError& error);
   void HandleLegacy(const Frame& frame, const nlohmann::json& envelope);
-  void Send(std::string payload);
+  // `client_waiting`: nothing else is in flight, so the reply is written at once rather
+  // than batched with others.
+  void Send(std::string payload, bool client_waiting);
+  bool Idle() const;
   size_t InFlightOnStrand();
 
   InlineStrand strand_;

@@ -147,6 +147,14 @@ bool StdioTransport::stopping() const {
 }
 
 void StdioTransport::Send(Framing framing, std::string payload) {
+  Accept(framing, std::move(payload), /*may_write_here=*/false);
+}
+
+void StdioTransport::SendDirect(Framing framing, std::string payload) {
+  Accept(framing, std::move(payload), /*may_write_here=*/true);
+}
+
+void StdioTransport::Accept(Framing framing, std::string payload, bool may_write_here) {
   std::string frame;
   if (framing == Framing::kNewline) {
     payload.push_back('\n');  // avoids copying the payload
@@ -166,8 +174,8 @@ void StdioTransport::Send(Framing framing, std::string payload) {
       accepted_total_ += frame.size();
       // With nothing ahead of it, a small frame is written by the sending thread: one
       // thread hand-off less per reply.
-      write_here =
-          direct_write_ && queue_.empty() && !writing_ && frame.size() <= write_chunk_bytes_;
+      write_here = may_write_here && direct_write_ && queue_.empty() && !writing_ &&
+                   frame.size() <= write_chunk_bytes_;
       if (write_here) {
         writing_ = true;
       } else {

@@ -1,6 +1,7 @@
 // The stdio transport: a reader thread decodes frames from input_fd and a writer thread
-// writes queued frames to output_fd; a small frame sent while nothing is queued is
-// written at once by the sending thread instead (never blocking, see WriteNow). Both block only in
+// writes queued frames to output_fd, several to a write. SendDirect() is for a reply that
+// a client waits on with nothing else pending: when nothing is queued, the sending thread
+// writes it at once (never blocking, see WriteNow), saving a thread hand-off. Both block only in
 // poll(), next to an eventfd that Stop() and the destructor signal, so shutdown never waits on a
 // silent peer. poll() rather than epoll because stdin may be a regular file or /dev/null, which
 // epoll cannot watch.
@@ -51,8 +52,11 @@ class StdioTransport : public Transport {
 
   // Starts the reader and writer threads. Only the first call has an effect.
   void Start();
-  // Writes or queues one message, in order; dropped once the output has failed.
+  // Queues one message for the writer thread; dropped once the output has failed.
   void Send(Framing framing, std::string payload) override;
+  // The same, but a small message with nothing queued ahead of it is written by the calling
+  // thread. Order with Send() is kept.
+  void SendDirect(Framing framing, std::string payload);
   // Waits until everything queued so far has been written, or the output failed, up to
   // timeout. True when it was all written.
   bool Flush(std::chrono::milliseconds timeout);
@@ -74,7 +78,8 @@ class StdioTransport : public Transport {
   bool WaitForOutputRoom();
   // Writes all of data; false when the output failed or the writer was told to quit.
   bool WriteAll(std::string_view data);
-  // Writes a frame on the calling thread, once Send() has made it the writer; queues the
+  void Accept(Framing framing, std::string payload, bool may_write_here);
+  // Writes a frame on the calling thread, once Accept() has made it the writer; queues the
   // part not written.
   void WriteNow(std::string frame);
   void MarkOutputFailed(int error);

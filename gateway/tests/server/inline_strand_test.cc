@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/defer.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -54,6 +55,24 @@ TEST_F(InlineStrandTest, WorkOnAnIdleStrandRunsOnTheSubmittingThreadAtOnce) {
   EXPECT_EQ(ran_on, std::this_thread::get_id());
   EXPECT_TRUE(inside);
   EXPECT_FALSE(strand.running_in_this_thread());
+}
+
+TEST_F(InlineStrandTest, DeferredWorkIsQueuedEvenOnAnIdleStrand) {
+  InlineStrand strand(io_);
+  std::promise<std::thread::id> ran_on;
+  boost::asio::defer(strand, [&] { ran_on.set_value(std::this_thread::get_id()); });
+  auto thread = ran_on.get_future();
+  ASSERT_EQ(thread.wait_for(5s), std::future_status::ready);
+  EXPECT_NE(thread.get(), std::this_thread::get_id());
+  // Work posted behind deferred work waits its turn.
+  std::vector<int> order;
+  boost::asio::defer(strand, [&] {
+    std::this_thread::sleep_for(20ms);
+    order.push_back(1);
+  });
+  boost::asio::post(strand, [&] { order.push_back(2); });
+  Settle(strand);
+  EXPECT_EQ(order, (std::vector<int>{1, 2}));
 }
 
 TEST_F(InlineStrandTest, WorkSubmittedFromInsideRunsAfterwardsNotNested) {

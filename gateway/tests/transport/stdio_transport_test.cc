@@ -131,7 +131,7 @@ class Events {
 };
 
 // Four threads send lines of many sizes (some above PIPE_BUF) at once.
-void CheckConcurrentSendsAreNeverInterleaved(StdioTransport& transport, int read_fd) {
+void CheckConcurrentSendsAreNeverInterleaved(StdioTransport& transport, int read_fd, bool direct) {
   constexpr int kThreads = 4;
   constexpr int kPerThread = 300;
   std::string received;
@@ -149,7 +149,13 @@ void CheckConcurrentSendsAreNeverInterleaved(StdioTransport& transport, int read
   for (int t = 0; t < kThreads; ++t) {
     senders.emplace_back([&, t] {
       for (int i = 0; i < kPerThread; ++i) {
-        transport.Send(Framing::kNewline, expected_lines[static_cast<size_t>(t * kPerThread + i)]);
+        std::string line = expected_lines[static_cast<size_t>(t * kPerThread + i)];
+        // Mixed, so that direct writes and the writer thread's interleave.
+        if (direct && i % 3 != 0) {
+          transport.SendDirect(Framing::kNewline, std::move(line));
+        } else {
+          transport.Send(Framing::kNewline, std::move(line));
+        }
       }
     });
   }
@@ -490,11 +496,11 @@ TEST_F(StdioTransportTest, SendBeforeStartIsWrittenOnStart) {
 
 TEST_F(StdioTransportTest, ConcurrentSendsAreNeverInterleaved) {
   StartTransport();
-  CheckConcurrentSendsAreNeverInterleaved(*transport_, out_.read_fd());
+  CheckConcurrentSendsAreNeverInterleaved(*transport_, out_.read_fd(), /*direct=*/false);
 }
 
 // With SIGPIPE ignored (as labgate's main does) and a pipe for output, a small frame
-// sent while nothing is queued is written by the sending thread itself.
+// sent with SendDirect() while nothing is queued is written by the sending thread itself.
 class StdioTransportDirectWriteTest : public StdioTransportTest {
  protected:
   void SetUp() override { previous_ = signal(SIGPIPE, SIG_IGN); }
@@ -510,7 +516,7 @@ TEST_F(StdioTransportDirectWriteTest, ASmallFrameIsWrittenBeforeSendReturns) {
   fcntl(out_.read_fd(), F_SETFL, O_NONBLOCK);
   for (int i = 0; i < 100; ++i) {
     const std::string payload = "{\"n\":" + std::to_string(i) + "}";
-    transport_->Send(Framing::kNewline, payload);
+    transport_->SendDirect(Framing::kNewline, payload);
     char buffer[64];
     const ssize_t n = read(out_.read_fd(), buffer, sizeof(buffer));
     ASSERT_EQ(n, static_cast<ssize_t>(payload.size() + 1)) << "frame " << i;
@@ -521,7 +527,7 @@ TEST_F(StdioTransportDirectWriteTest, ASmallFrameIsWrittenBeforeSendReturns) {
 
 TEST_F(StdioTransportDirectWriteTest, ConcurrentSendsAreNeverInterleaved) {
   StartTransport();
-  CheckConcurrentSendsAreNeverInterleaved(*transport_, out_.read_fd());
+  CheckConcurrentSendsAreNeverInterleaved(*transport_, out_.read_fd(), /*direct=*/true);
 }
 
 TEST_F(StdioTransportDirectWriteTest, AFullPipeQueuesTheRestInOrder) {
@@ -532,7 +538,7 @@ TEST_F(StdioTransportDirectWriteTest, AFullPipeQueuesTheRestInOrder) {
   std::string expected;
   for (int i = 0; i < 200; ++i) {
     std::string line = std::to_string(i) + ":" + std::string(static_cast<size_t>(i % 7) * 150, 'x');
-    transport_->Send(Framing::kNewline, line);
+    transport_->SendDirect(Framing::kNewline, line);
     expected += line + "\n";
   }
   EXPECT_GT(transport_->queued_output_bytes(), 0u);
@@ -543,7 +549,7 @@ TEST_F(StdioTransportDirectWriteTest, AFullPipeQueuesTheRestInOrder) {
 TEST_F(StdioTransportDirectWriteTest, AClosedPipeFailsTheOutputAtOnce) {
   StartTransport();
   out_.CloseRead();
-  transport_->Send(Framing::kNewline, "[1]");
+  transport_->SendDirect(Framing::kNewline, "[1]");
   EXPECT_TRUE(transport_->output_failed());    // no waiting: the sending thread wrote
   transport_->Send(Framing::kNewline, "[2]");  // dropped
   EXPECT_EQ(transport_->queued_output_bytes(), 0u);
