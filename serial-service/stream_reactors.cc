@@ -152,6 +152,18 @@ void SubscribeReactor::OnWriteDone(bool ok) {
   } else if (finish_pending_) {
     finish_pending_ = false;
     Finish(finish_status_);
+  } else if (dropped_bytes_ > 0 && !finished_) {
+    // The reader has caught up: report the loss now rather than with some later chunk,
+    // which may never come.
+    v1::PortEvent loss;
+    loss.set_type(v1::PortEvent::TYPE_DATA);
+    loss.set_port_name(port_name_);
+    loss.set_timestamp_ms(absl::ToUnixMillis(absl::Now()));
+    loss.set_encoding(EncodeData("", encoding_).encoding);
+    loss.set_dropped_bytes(dropped_bytes_);
+    dropped_bytes_ = 0;
+    queue_.push_back(std::move(loss));
+    WriteNextLocked();
   }
 }
 

@@ -160,6 +160,8 @@ TEST(SubscribeFlowControlTest, ASlowSubscriberLosesChunksNotTheService) {
   ASSERT_TRUE(client.Open("loop://flood", 9600).ok());
 
   grpc::ClientContext subscribe_context;
+  // A lost report would leave the drain below waiting: end it rather than hang.
+  subscribe_context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(40));
   v1::SubscribeRequest subscribe;
   subscribe.set_port_name("loop://flood");
   subscribe.set_encoding(v1::ENCODING_BASE64);
@@ -183,8 +185,10 @@ TEST(SubscribeFlowControlTest, ASlowSubscriberLosesChunksNotTheService) {
   }
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
 
-  // Drain the stream; one more byte flushes the dropped-bytes count.
+  // One more byte, polled while the stream is still full, so that it is dropped too: the
+  // loss must still be reported once the subscriber catches up, with no later chunk.
   ASSERT_TRUE(client.Write("", "!").ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   int64_t streamed = 0;
   int64_t dropped = 0;
   while (streamed + dropped < sent + 1 && events->Read(&event)) {
