@@ -31,6 +31,20 @@ grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* context, const absl
   return reactor;
 }
 
+// The completion of a port operation: a failure finishes the call with its status; a value
+// is written into the response by `fill`, and the call finishes OK.
+template <typename T, typename Fill>
+std::function<void(absl::StatusOr<T>)> FinishWith(grpc::ServerUnaryReactor* reactor, Fill fill) {
+  return [reactor, fill = std::move(fill)](absl::StatusOr<T> outcome) mutable {
+    if (!outcome.ok()) {
+      reactor->Finish(ToGrpcStatus(outcome.status()));
+      return;
+    }
+    fill(*outcome);
+    reactor->Finish(grpc::Status::OK);
+  };
+}
+
 v1::PortState StateToProto(PortState state) {
   switch (state) {
     case PortState::kOpening:
@@ -70,6 +84,25 @@ PortDetails LoopbackDetails(const std::string& name) {
   return details;
 }
 
+void FillReadResponse(const ReadResult& result, v1::Encoding encoding, const std::string& name,
+                      v1::ReadResponse* response) {
+  response->set_port_name(name);
+  response->set_bytes_read_total(result.bytes_read_total);
+  if (result.auto_closed) {
+    response->set_event("auto_close");
+    response->set_reason("idle_timeout");
+    response->set_idle_ms(result.idle_ms);
+    response->set_idle_close_count(result.idle_close_count);
+    response->set_encoding(v1::ENCODING_TEXT);
+    return;
+  }
+  EncodedData encoded = EncodeData(result.data, encoding);
+  response->set_data(std::move(encoded.data));
+  response->set_encoding(encoded.encoding);
+  response->set_bytes_read(static_cast<int64_t>(result.data.size()));
+  response->set_timed_out(result.timed_out);
+}
+
 class SerialServiceImpl final : public SerialGrpcService {
  public:
   explicit SerialServiceImpl(const SerialServiceOptions& options)
@@ -91,33 +124,24 @@ class SerialServiceImpl final : public SerialGrpcService {
                                       const v1::ListPortsRequest*,
                                       v1::ListPortsResponse* response) override {
     if (shutting_down_) return Reply(context, ShuttingDown());
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    misc_worker_->Post([this, response, reactor] {
+    return OnMiscWorker(context, [this, response] {
       absl::StatusOr<std::vector<PortDetails>> ports = LibSerialPortBackend::ListPorts();
-      if (!ports.ok()) {
-        reactor->Finish(ToGrpcStatus(ports.status()));
-        return;
-      }
+      if (!ports.ok()) return ports.status();
       std::set<std::string> names;
       for (const PortDetails& port : *ports) names.insert(port.port_name);
       for (const std::string& name : registry_.OpenPortNames()) names.insert(name);
       for (const std::string& name : names) response->add_ports()->set_port_name(name);
-      reactor->Finish(grpc::Status::OK);
+      return absl::OkStatus();
     });
-    return reactor;
   }
 
   grpc::ServerUnaryReactor* ListPortsExtended(grpc::CallbackServerContext* context,
                                               const v1::ListPortsExtendedRequest*,
                                               v1::ListPortsExtendedResponse* response) override {
     if (shutting_down_) return Reply(context, ShuttingDown());
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    misc_worker_->Post([this, response, reactor] {
+    return OnMiscWorker(context, [this, response] {
       absl::StatusOr<std::vector<PortDetails>> ports = LibSerialPortBackend::ListPorts();
-      if (!ports.ok()) {
-        reactor->Finish(ToGrpcStatus(ports.status()));
-        return;
-      }
+      if (!ports.ok()) return ports.status();
       std::set<std::string> listed;
       for (const PortDetails& port : *ports) {
         listed.insert(port.port_name);
@@ -134,9 +158,8 @@ class SerialServiceImpl final : public SerialGrpcService {
           FillDetails(details.ok() ? *details : fallback, response->add_ports());
         }
       }
-      reactor->Finish(grpc::Status::OK);
+      return absl::OkStatus();
     });
-    return reactor;
   }
 
   grpc::ServerUnaryReactor* DescribePort(grpc::CallbackServerContext* context,
@@ -148,17 +171,13 @@ class SerialServiceImpl final : public SerialGrpcService {
                                 "port_name is required: a device path such as /dev/ttyUSB0, "
                                 "or loop://"));
     }
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    misc_worker_->Post([this, request, response, reactor, owner = OwnerOf(context)] {
+    return OnMiscWorker(context, [this, request, response, owner = OwnerOf(context)] {
       const std::string& name = request->port_name();
       std::shared_ptr<ManagedPort> port = registry_.Find(name);
       absl::StatusOr<PortDetails> details =
           IsLoopbackName(name) ? LoopbackDetails(name) : LibSerialPortBackend::Describe(name);
       if (!details.ok()) {
-        if (port == nullptr) {
-          reactor->Finish(ToGrpcStatus(details.status()));
-          return;
-        }
+        if (port == nullptr) return details.status();
         PortDetails fallback;
         fallback.port_name = name;
         details = fallback;
@@ -172,9 +191,8 @@ class SerialServiceImpl final : public SerialGrpcService {
         SettingsToProto(snapshot.settings, response->mutable_settings());
         response->set_owned_by_caller(port->owner() == owner);
       }
-      reactor->Finish(grpc::Status::OK);
+      return absl::OkStatus();
     });
-    return reactor;
   }
 
   grpc::ServerUnaryReactor* OpenPort(grpc::CallbackServerContext* context,
@@ -184,16 +202,16 @@ class SerialServiceImpl final : public SerialGrpcService {
     absl::StatusOr<PortSettings> settings = SettingsFromOpenRequest(*request);
     if (!settings.ok()) return Reply(context, settings.status());
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    auto finish =
+        FinishWith<PortSettings>(reactor, [request, response](const PortSettings& opened) {
+          response->set_status("opened");
+          response->set_port_name(request->port_name());
+          SettingsToProto(opened, response->mutable_settings());
+        });
     registry_.Open(OwnerOf(context), request->port_name(), *settings,
-                   [request, response, reactor, settings = *settings](absl::Status status) {
-                     if (!status.ok()) {
-                       reactor->Finish(ToGrpcStatus(status));
-                       return;
-                     }
-                     response->set_status("opened");
-                     response->set_port_name(request->port_name());
-                     SettingsToProto(settings, response->mutable_settings());
-                     reactor->Finish(grpc::Status::OK);
+                   [finish, opened = *settings](absl::Status status) {
+                     if (!status.ok()) return finish(status);
+                     finish(opened);
                    });
     return reactor;
   }
@@ -202,24 +220,19 @@ class SerialServiceImpl final : public SerialGrpcService {
                                             const v1::ReconfigurePortRequest* request,
                                             v1::ReconfigurePortResponse* response) override {
     if (shutting_down_) return Reply(context, ShuttingDown());
-    absl::StatusOr<std::shared_ptr<ManagedPort>> port = registry_.Select(
-        OwnerOf(context), OptionalName(request->has_port_name(), request->port_name()), true);
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(context, *request);
     if (!port.ok()) return Reply(context, port.status());
     absl::StatusOr<PortSettings> settings =
         ApplyReconfigure((*port)->Snapshot().settings, *request);
     if (!settings.ok()) return Reply(context, settings.status());
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    (*port)->Reconfigure(*settings, [response, reactor,
-                                     name = (*port)->name()](absl::StatusOr<PortSettings> applied) {
-      if (!applied.ok()) {
-        reactor->Finish(ToGrpcStatus(applied.status()));
-        return;
-      }
-      response->set_status("reconfigured");
-      response->set_port_name(name);
-      SettingsToProto(*applied, response->mutable_settings());
-      reactor->Finish(grpc::Status::OK);
-    });
+    (*port)->Reconfigure(
+        *settings, FinishWith<PortSettings>(
+                       reactor, [response, name = (*port)->name()](const PortSettings& applied) {
+                         response->set_status("reconfigured");
+                         response->set_port_name(name);
+                         SettingsToProto(applied, response->mutable_settings());
+                       }));
     return reactor;
   }
 
@@ -227,8 +240,7 @@ class SerialServiceImpl final : public SerialGrpcService {
                                   const v1::WriteRequest* request,
                                   v1::WriteResponse* response) override {
     if (shutting_down_) return Reply(context, ShuttingDown());
-    absl::StatusOr<std::shared_ptr<ManagedPort>> port = registry_.Select(
-        OwnerOf(context), OptionalName(request->has_port_name(), request->port_name()), true);
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(context, *request);
     if (!port.ok()) return Reply(context, port.status());
     absl::StatusOr<std::string> bytes = DecodeData(request->data(), request->encoding());
     if (!bytes.ok()) return Reply(context, bytes.status());
@@ -248,16 +260,12 @@ class SerialServiceImpl final : public SerialGrpcService {
         request->encoding() == v1::ENCODING_UNSPECIFIED || request->encoding() == v1::ENCODING_TEXT;
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
     (*port)->Write(std::move(*bytes), text_mode, timeout_ms,
-                   [response, reactor, name = (*port)->name()](absl::StatusOr<WriteResult> wrote) {
-                     if (!wrote.ok()) {
-                       reactor->Finish(ToGrpcStatus(wrote.status()));
-                       return;
-                     }
-                     response->set_bytes_written(wrote->bytes_written);
-                     response->set_bytes_written_total(wrote->bytes_written_total);
-                     response->set_port_name(name);
-                     reactor->Finish(grpc::Status::OK);
-                   });
+                   FinishWith<WriteResult>(
+                       reactor, [response, name = (*port)->name()](const WriteResult& wrote) {
+                         response->set_bytes_written(wrote.bytes_written);
+                         response->set_bytes_written_total(wrote.bytes_written_total);
+                         response->set_port_name(name);
+                       }));
     return reactor;
   }
 
@@ -265,8 +273,7 @@ class SerialServiceImpl final : public SerialGrpcService {
                                  const v1::ReadRequest* request,
                                  v1::ReadResponse* response) override {
     if (shutting_down_) return Reply(context, ShuttingDown());
-    absl::StatusOr<std::shared_ptr<ManagedPort>> port = registry_.Select(
-        OwnerOf(context), OptionalName(request->has_port_name(), request->port_name()), true);
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(context, *request);
     if (!port.ok()) return Reply(context, port.status());
     ReadParams params;
     params.max_bytes = request->has_max_bytes() ? request->max_bytes() : kDefaultReadBytes;
@@ -289,30 +296,11 @@ class SerialServiceImpl final : public SerialGrpcService {
     // The context outlives the read: the reactor finishes only in its callback.
     params.abandoned = [context] { return context->IsCancelled(); };
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    (*port)->Read(params, [response, reactor, encoding,
-                           name = (*port)->name()](absl::StatusOr<ReadResult> result) {
-      if (!result.ok()) {
-        reactor->Finish(ToGrpcStatus(result.status()));
-        return;
-      }
-      response->set_port_name(name);
-      response->set_bytes_read_total(result->bytes_read_total);
-      if (result->auto_closed) {
-        response->set_event("auto_close");
-        response->set_reason("idle_timeout");
-        response->set_idle_ms(result->idle_ms);
-        response->set_idle_close_count(result->idle_close_count);
-        response->set_encoding(v1::ENCODING_TEXT);
-        reactor->Finish(grpc::Status::OK);
-        return;
-      }
-      EncodedData encoded = EncodeData(result->data, encoding);
-      response->set_data(std::move(encoded.data));
-      response->set_encoding(encoded.encoding);
-      response->set_bytes_read(static_cast<int64_t>(result->data.size()));
-      response->set_timed_out(result->timed_out);
-      reactor->Finish(grpc::Status::OK);
-    });
+    (*port)->Read(
+        params, FinishWith<ReadResult>(reactor, [response, encoding,
+                                                 name = (*port)->name()](const ReadResult& result) {
+          FillReadResponse(result, encoding, name, response);
+        }));
     return reactor;
   }
 
@@ -443,6 +431,24 @@ class SerialServiceImpl final : public SerialGrpcService {
    public:
     void OnDone() override { delete this; }
   };
+
+  // Runs `work` on the misc worker (sysfs enumeration can be slow) and finishes the call
+  // with the status it returns.
+  grpc::ServerUnaryReactor* OnMiscWorker(grpc::CallbackServerContext* context,
+                                         std::function<absl::Status()> work) {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    misc_worker_->Post(
+        [reactor, work = std::move(work)] { reactor->Finish(ToGrpcStatus(work())); });
+    return reactor;
+  }
+
+  // The port a write, read or reconfigure addresses: named, or the caller's only one.
+  template <typename Request>
+  absl::StatusOr<std::shared_ptr<ManagedPort>> CallersPort(grpc::CallbackServerContext* context,
+                                                           const Request& request) const {
+    return registry_.Select(OwnerOf(context),
+                            OptionalName(request.has_port_name(), request.port_name()), true);
+  }
 
   static absl::Status ShuttingDown() {
     return absl::UnavailableError("labgate-serial is shutting down");
