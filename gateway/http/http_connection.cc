@@ -1,6 +1,7 @@
 #include "gateway/http/http_connection.h"
 
 #include <boost/asio/bind_executor.hpp>
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/string.hpp>
@@ -26,6 +27,8 @@ const char* Reason(int status) {
       return "OK";
     case 202:
       return "Accepted";
+    case 204:
+      return "No Content";
     case 400:
       return "Bad Request";
     case 401:
@@ -178,6 +181,7 @@ void HttpConnection::OnRead(boost::system::error_code ec) {
   }
   Request request = parser_->release();
   parser_.reset();
+  response_headers_.clear();
   keep_alive_ = request.keep_alive();
   phase_ = Phase::kBusy;
   ArmWatch();
@@ -186,6 +190,12 @@ void HttpConnection::OnRead(boost::system::error_code ec) {
 
 std::string HttpConnection::StatusLine(int status) const {
   return "HTTP/1.1 " + std::to_string(status) + " " + Reason(status) + "\r\n";
+}
+
+void HttpConnection::AddResponseHeaders(HeaderList headers) {
+  asio::dispatch(strand_, [self = shared_from_this(), headers = std::move(headers)]() mutable {
+    for (auto& header : headers) self->response_headers_.push_back(std::move(header));
+  });
 }
 
 void HttpConnection::Respond(int status, HeaderList headers, std::string body, bool close) {
@@ -198,6 +208,7 @@ void HttpConnection::Respond(int status, HeaderList headers, std::string body, b
       if (name == "Content-Type") has_type = true;
       out += name + ": " + value + "\r\n";
     }
+    for (const auto& [name, value] : self->response_headers_) out += name + ": " + value + "\r\n";
     if (!has_type && !body.empty()) out += "Content-Type: application/json\r\n";
     out += "Content-Length: " + std::to_string(body.size()) + "\r\n";
     if (close || !self->keep_alive_) {
@@ -219,6 +230,7 @@ void HttpConnection::StartStream(HeaderList headers) {
         "Content-Type: text/event-stream\r\nCache-Control: no-cache, no-transform\r\n"
         "X-Accel-Buffering: no\r\nTransfer-Encoding: chunked\r\n";
     for (const auto& [name, value] : headers) out += name + ": " + value + "\r\n";
+    for (const auto& [name, value] : self->response_headers_) out += name + ": " + value + "\r\n";
     out += "\r\n";
     self->phase_ = Phase::kStreaming;
     self->Enqueue(std::move(out));

@@ -38,6 +38,9 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
   void Start();
 
+  // Headers every response to the current request carries (e.g. CORS), whichever code
+  // answers it. Reset when the next request arrives.
+  void AddResponseHeaders(HeaderList headers);
   void Respond(int status, HeaderList headers, std::string body, bool close = false);
   // Sends a 200 text/event-stream header; the body then follows chunk by chunk.
   void StartStream(HeaderList headers);
@@ -84,6 +87,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   uint64_t timer_generation_ = 0;
   bool timed_out_ = false;
   std::function<void()> gone_;
+  HeaderList response_headers_;  // AddResponseHeaders, for the current request
 
   std::deque<std::string> queue_;
   std::string writing_;

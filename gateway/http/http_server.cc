@@ -42,6 +42,18 @@ std::string Error(int code, std::string_view message) {
   return HttpConnection::ErrorBody(code, message);
 }
 
+constexpr char kMcpMethods[] = "GET, POST, DELETE, OPTIONS";
+// What a browser client of Streamable HTTP sends besides the CORS-safelisted headers.
+constexpr char kCorsRequestHeaders[] =
+    "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID";
+
+// For a request from an allowed origin: let its page read the answer and the session id.
+HeaderList CorsHeaders(const std::string& origin) {
+  return {{"Access-Control-Allow-Origin", origin},
+          {"Access-Control-Expose-Headers", "Mcp-Session-Id, MCP-Protocol-Version"},
+          {"Vary", "Origin"}};
+}
+
 }  // namespace
 
 HttpServer::HttpServer(asio::io_context& io, const McpServer* server, HttpOptions options,
@@ -153,11 +165,24 @@ void HttpServer::Route(std::shared_ptr<HttpConnection> connection, Request reque
 
 void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request request) {
   // DNS-rebinding protection first: a browser page must not reach a local server.
-  if (!OriginAllowed(Header(request, beast_http::field::origin), options_->allowed_origins)) {
+  const std::string origin = Header(request, beast_http::field::origin);
+  if (!OriginAllowed(origin, options_->allowed_origins)) {
     return connection->Respond(403, {}, Error(jsonrpc_code::kInvalidRequest, "Origin not allowed"));
   }
+  // A page from an allowed origin may read every answer, errors included (CORS).
+  if (!origin.empty()) connection->AddResponseHeaders(CorsHeaders(origin));
   if (!HostAllowed(Header(request, beast_http::field::host), options_->allowed_hosts)) {
     return connection->Respond(403, {}, Error(jsonrpc_code::kInvalidRequest, "Host not allowed"));
+  }
+  // A CORS preflight carries no credentials, so it is answered before the token check.
+  if (request.method() == beast_http::verb::options) {
+    HeaderList allow = {{"Allow", kMcpMethods}};
+    if (!origin.empty()) {
+      allow.insert(allow.end(), {{"Access-Control-Allow-Methods", kMcpMethods},
+                                 {"Access-Control-Allow-Headers", kCorsRequestHeaders},
+                                 {"Access-Control-Max-Age", "600"}});
+    }
+    return connection->Respond(204, std::move(allow), "");
   }
   if (!options_->auth_tokens.empty() &&
       !BearerAccepted(Header(request, beast_http::field::authorization), options_->auth_tokens)) {
@@ -171,7 +196,7 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
   auto method = request.method();
   if (method != beast_http::verb::post && method != beast_http::verb::get &&
       method != beast_http::verb::delete_) {
-    return connection->Respond(405, {{"Allow", "GET, POST, DELETE"}},
+    return connection->Respond(405, {{"Allow", kMcpMethods}},
                                Error(jsonrpc_code::kInvalidRequest, "Method not allowed"));
   }
 

@@ -417,6 +417,69 @@ TEST_F(HttpServerTest, ForeignOriginAndHostAreRefused) {
   EXPECT_EQ(Exchange(health).status, 200);
 }
 
+TEST_F(HttpServerTest, BrowserPagesFromAllowedOriginsGetCorsHeaders) {
+  HttpOptions options;
+  options.auth_tokens = {"s3cret"};
+  StartServer(options);
+  const std::string page = "Origin: http://localhost:6274";
+  // The preflight: no credentials, so no token needed; it names what the client may send.
+  Response preflight = Exchange(Request("OPTIONS", "", "",
+                                        {page, "Access-Control-Request-Method: POST",
+                                         "Access-Control-Request-Headers: content-type, "
+                                         "mcp-session-id, authorization"}));
+  EXPECT_EQ(preflight.status, 204);
+  EXPECT_EQ(preflight.header("access-control-allow-origin"), "http://localhost:6274");
+  EXPECT_THAT(preflight.header("access-control-allow-methods"), HasSubstr("POST"));
+  EXPECT_THAT(preflight.header("access-control-allow-methods"), HasSubstr("DELETE"));
+  for (const char* name : {"Content-Type", "Authorization", "Mcp-Session-Id",
+                           "MCP-Protocol-Version", "Last-Event-ID"}) {
+    EXPECT_THAT(preflight.header("access-control-allow-headers"), HasSubstr(name));
+  }
+  EXPECT_FALSE(preflight.header("access-control-max-age").empty());
+  EXPECT_EQ(preflight.body, "");
+
+  // A refusal is readable by the page too, so that it can ask for a token.
+  std::string init = Call("1", "initialize",
+                          {{"protocolVersion", "2025-11-25"},
+                           {"capabilities", json::object()},
+                           {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
+  Response refused = Exchange(Request("POST", "", init, {page}));
+  EXPECT_EQ(refused.status, 401);
+  EXPECT_EQ(refused.header("access-control-allow-origin"), "http://localhost:6274");
+
+  Response accepted = Exchange(Request("POST", "", init, {page, "Authorization: Bearer s3cret"}));
+  EXPECT_EQ(accepted.status, 200);
+  EXPECT_EQ(accepted.header("access-control-allow-origin"), "http://localhost:6274");
+  EXPECT_THAT(accepted.header("access-control-expose-headers"), HasSubstr("Mcp-Session-Id"));
+  EXPECT_EQ(accepted.header("vary"), "Origin");
+  const std::string session = accepted.header("mcp-session-id");
+  ASSERT_FALSE(session.empty());
+
+  // The GET stream's headers carry them as well.
+  RawClient stream(port_);
+  ASSERT_TRUE(stream.Send(Request("GET", session, "", {page, "Authorization: Bearer s3cret"})));
+  auto head = stream.ReadHead();
+  ASSERT_TRUE(head.has_value());
+  EXPECT_EQ(head->status, 200);
+  EXPECT_EQ(head->header("access-control-allow-origin"), "http://localhost:6274");
+  stream.Close();
+
+  // Without an Origin (not a browser) there is nothing to add; a foreign page is refused,
+  // preflight included.
+  Response plain = Exchange(Request("POST", "", init, {"Authorization: Bearer s3cret"}));
+  EXPECT_EQ(plain.status, 200);
+  EXPECT_EQ(plain.header("access-control-allow-origin"), "");
+  Response options_without_origin = Exchange(Request("OPTIONS", "", ""));
+  EXPECT_EQ(options_without_origin.status, 204);
+  EXPECT_THAT(options_without_origin.header("allow"), HasSubstr("POST"));
+  EXPECT_EQ(options_without_origin.header("access-control-allow-origin"), "");
+  Response foreign =
+      Exchange(Request("OPTIONS", "", "",
+                       {"Origin: http://evil.example.com", "Access-Control-Request-Method: POST"}));
+  EXPECT_EQ(foreign.status, 403);
+  EXPECT_EQ(foreign.header("access-control-allow-origin"), "");
+}
+
 TEST_F(HttpServerTest, BearerTokensAreRequiredWhenConfigured) {
   HttpOptions options;
   options.auth_tokens = {"s3cret"};
