@@ -80,7 +80,9 @@ const std::vector<json>& StaticTools() {
       Tool("test_elicitation_sep1330_enums",
            "Elicits a form with every enum variant: untitled, titled, legacy, multi-select",
            NoArguments()),
-      Tool("test_reconnection", "Answers after a short pause (SSE polling check)", NoArguments()),
+      Tool("test_reconnection",
+           "Closes its SSE stream mid-call, then answers (the client resumes with GET)",
+           NoArguments()),
       Tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features",
            JsonSchema2020Input()),
   };
@@ -279,8 +281,11 @@ void ConformanceFixtures::CallTool(const std::string& name, const json& argument
     return run->Next();
   }
   if (name == "test_reconnection") {
+    // Closes the POST's stream mid-call (SEP-1699 polling); the result then waits for the
+    // client's GET with Last-Event-ID.
     auto run = std::make_shared<StepRun>(
-        io_, timings_.step_delay, context, std::vector<std::function<void()>>{[] {}, [] {}},
+        io_, timings_.step_delay, context,
+        std::vector<std::function<void()>>{[context] { context->CloseStream(); }, [] {}},
         [] { return TextResult("Reconnection test completed"); }, std::move(done));
     return run->Next();
   }

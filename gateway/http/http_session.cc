@@ -97,6 +97,10 @@ void HttpSession::HandleOther(jsonrpc::IncomingMessage message,
 
 void HttpSession::Route(Outbound message) {
   auto it = message.related_request.empty() ? posts_.end() : posts_.find(message.related_request);
+  if (message.close_stream) {
+    if (it != posts_.end()) ClosePostStream(it->second);
+    return;
+  }
   if (it == posts_.end()) {
     Emit(*standalone_, message.payload);
     return;
@@ -128,6 +132,18 @@ void HttpSession::Route(Outbound message) {
     Detach(*stream, /*end=*/true);
     RetireStream(stream->id);
   }
+}
+
+void HttpSession::ClosePostStream(PendingPost& post) {
+  if (!post.connection) return;  // the client left already: the rest goes as it would
+  if (!post.stream) {
+    post.stream = NewStream();
+    attached_--;  // Attach counts it again
+    Attach(post.stream, post.connection, 0, /*send_header=*/true);
+  }
+  // The stream stays, with its replay buffer, for the client's GET with Last-Event-ID.
+  Detach(*post.stream, /*end=*/true);
+  post.connection = nullptr;
 }
 
 std::shared_ptr<HttpSession::Stream> HttpSession::NewStream() {

@@ -67,6 +67,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   };
 
   void Route(Outbound message);
+  // Ends a request's POST stream (as SSE, after its priming event); the request goes on.
+  void ClosePostStream(PendingPost& post);
   std::shared_ptr<Stream> NewStream();
   void Emit(Stream& stream, const std::string& payload);
   void Attach(const std::shared_ptr<Stream>& stream, std::shared_ptr<HttpConnection> connection,

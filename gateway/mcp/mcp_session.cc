@@ -120,6 +120,16 @@ class McpSession::Context final : public RequestContext {
     });
   }
 
+  void CloseStream() override {
+    OnStrand([key = key_](McpSession& session) {
+      if (!session.IsInFlight(key)) return;
+      Outbound close;
+      close.related_request = key;
+      close.close_stream = true;
+      session.send_(std::move(close));
+    });
+  }
+
   void RequestClient(const std::string& method, const json& params,
                      std::chrono::milliseconds timeout, JsonDone done) override {
     auto session = session_.lock();

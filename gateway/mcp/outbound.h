@@ -14,6 +14,9 @@ struct Outbound {
   std::string payload;          // one JSON-RPC message, serialized
   std::string related_request;  // RequestKey() of the client request it belongs to; "" = none
   bool is_response = false;     // the final message for related_request
+  // No payload: end related_request's own stream, if the transport has one; the request
+  // goes on (RequestContext::CloseStream). Transports without such streams ignore it.
+  bool close_stream = false;
 };
 
 using OutboundFn = std::function<void(Outbound)>;

@@ -50,6 +50,13 @@ class RequestContext {
   virtual void RequestClient(const std::string& method, const nlohmann::json& params,
                              std::chrono::milliseconds timeout, JsonDone done) = 0;
 
+  // Ends this request's own stream now while the request goes on, so that the client polls
+  // for the rest (Streamable HTTP, SEP-1699): the POST turns into an SSE stream if it was
+  // not one, gets its priming event and is closed; what follows, the result included, waits
+  // in that stream's replay buffer for a GET with Last-Event-ID. No-op where a request has
+  // no stream of its own (stdio).
+  virtual void CloseStream() {}
+
   // Keeps `make()`'s result alive until the connection closes, created once per `key`.
   // Only from the synchronous part of a handler (it runs on the session's strand).
   virtual void HoldForConnection(const std::string& key,

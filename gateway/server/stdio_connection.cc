@@ -16,7 +16,11 @@ StdioConnection::StdioConnection(const McpServer* server, ActionTools* legacy_ac
                                  boost::asio::io_context& io, StdioTransport::Options options)
     : strand_(io), legacy_actions_(legacy_actions) {
   session_ = std::make_shared<McpSession>(
-      server, strand_, [this](Outbound message) { Send(std::move(message.payload), Idle()); },
+      server, strand_,
+      [this](Outbound message) {
+        if (message.close_stream) return;  // stdio has one stream, which stays open
+        Send(std::move(message.payload), Idle());
+      },
       NewOwnerId("stdio"));
   session_->Register();
   StdioTransport::Callbacks callbacks;

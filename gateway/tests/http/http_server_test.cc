@@ -32,25 +32,27 @@ using ::testing::StartsWith;
 using namespace std::chrono_literals;
 
 // Tools: "echo" answers at once; "hold" answers when the test releases it; "progress"
-// sends a progress notice first (so its POST turns into an SSE stream) and then holds.
+// sends a progress notice first (so its POST turns into an SSE stream) and then holds;
+// "poll" closes its stream (RequestContext::CloseStream) and then holds.
 class TestTools final : public ToolProvider {
  public:
   std::vector<json> ListTools() const override {
     std::vector<json> tools;
-    for (const char* name : {"echo", "hold", "progress"}) {
+    for (const char* name : {"echo", "hold", "progress", "poll"}) {
       tools.push_back(
           {{"name", name}, {"description", "test tool"}, {"inputSchema", {{"type", "object"}}}});
     }
     return tools;
   }
   bool HasTool(const std::string& name) const override {
-    return name == "echo" || name == "hold" || name == "progress";
+    return name == "echo" || name == "hold" || name == "progress" || name == "poll";
   }
   void CallTool(const std::string& name, const json& arguments,
                 std::shared_ptr<RequestContext> context, JsonDone done) override {
     json result = {{"content", json::array({{{"type", "text"}, {"text", arguments.dump()}}})}};
     if (name == "echo") return done(result);
     if (name == "progress") context->Progress(1, 2, "halfway");
+    if (name == "poll") context->CloseStream();
     context->OnCancel([this] { cancelled++; });
     std::lock_guard<std::mutex> lock(mutex_);
     held_.push_back([done, result] { done(result); });
@@ -333,7 +335,7 @@ TEST_F(HttpServerTest, SessionLifecycle) {
   Response list = Exchange(
       Request("POST", session, Call("l", "tools/list"), {"MCP-Protocol-Version: 2025-11-25"}));
   EXPECT_EQ(list.status, 200);
-  EXPECT_EQ(list.Json()["result"]["tools"].size(), 3u);
+  EXPECT_EQ(list.Json()["result"]["tools"].size(), 4u);
   EXPECT_EQ(list.header("mcp-session-id"), session);
 
   Response missing = Exchange(Request("POST", "", Call("m", "tools/list")));
@@ -711,6 +713,50 @@ TEST_F(HttpServerTest, DroppedPostStreamResumesOnGetWithLastEventId) {
   EXPECT_EQ(messages[0]["id"], "r1");
   EXPECT_TRUE(resumed.stream_ended());
   EXPECT_EQ(tools_.cancelled.load(), 0);
+}
+
+TEST_F(HttpServerTest, AToolCanCloseItsStreamAndTheClientPollsForTheResult) {
+  StartServer();
+  std::string session = Initialize();
+  for (bool release_first : {true, false}) {
+    SCOPED_TRACE(release_first ? "result before the GET" : "result during the GET");
+    RawClient post(port_);
+    ASSERT_TRUE(post.Send(
+        Request("POST", session, Call("p", "tools/call", {{"name", "poll"}, {"arguments", {}}}))));
+    auto head = post.ReadHead();
+    ASSERT_TRUE(head.has_value());
+    EXPECT_EQ(head->status, 200);
+    EXPECT_THAT(head->header("content-type"), StartsWith("text/event-stream"));
+    auto priming = post.NextEvent();
+    ASSERT_TRUE(priming.has_value());
+    EXPECT_TRUE(priming->data.empty());
+    EXPECT_FALSE(post.NextEvent().has_value());  // closed mid-call
+    EXPECT_TRUE(post.stream_ended());
+    EXPECT_EQ(tools_.cancelled.load(), 0);
+
+    if (release_first) {
+      ASSERT_TRUE(tools_.ReleaseOne());
+    }
+    RawClient get(port_);
+    ASSERT_TRUE(get.Send(Request("GET", session, "", {"Last-Event-ID: " + priming->id})));
+    auto get_head = get.ReadHead();
+    ASSERT_TRUE(get_head.has_value());
+    EXPECT_EQ(get_head->status, 200);
+    if (!release_first) {
+      ASSERT_TRUE(tools_.ReleaseOne());
+    }
+    std::optional<json> result;
+    while (auto event = get.NextEvent()) {
+      if (event->data.empty()) continue;  // priming
+      result = json::parse(event->data);
+    }
+    ASSERT_TRUE(result.has_value());
+    EXPECT_EQ((*result)["id"], "p");
+    EXPECT_TRUE((*result)["result"].contains("content"));
+    EXPECT_TRUE(get.stream_ended());  // that stream is done once its result is out
+  }
+  // The session goes on serving.
+  EXPECT_EQ(Exchange(Request("POST", session, Call("after", "ping"))).status, 200);
 }
 
 TEST_F(HttpServerTest, HealthAndReadiness) {
