@@ -20,6 +20,8 @@ ABSL_FLAG(std::string, auth_token_file, "",
           "File of bearer tokens, one per line; when set, /mcp requires one of them");
 ABSL_FLAG(int64_t, http_max_body_bytes, 4 * 1024 * 1024, "Largest accepted HTTP request body");
 ABSL_FLAG(int64_t, http_max_connections, 4096, "Most HTTP connections open at once");
+ABSL_FLAG(int64_t, http_max_connections_per_ip, 0,
+          "Most HTTP connections open at once from one IP address (0: no cap)");
 ABSL_FLAG(int64_t, http_read_timeout_ms, 10000,
           "Time allowed for one request's headers and body to arrive");
 ABSL_FLAG(int64_t, session_idle_timeout_ms, 30 * 60 * 1000,
@@ -87,6 +89,11 @@ absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(boost::asio::io_c
   }
   options.max_body_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_http_max_body_bytes));
   options.max_connections = static_cast<size_t>(absl::GetFlag(FLAGS_http_max_connections));
+  if (absl::GetFlag(FLAGS_http_max_connections_per_ip) < 0) {
+    return absl::InvalidArgumentError("--http-max-connections-per-ip must be 0 or positive");
+  }
+  options.max_connections_per_ip =
+      static_cast<size_t>(absl::GetFlag(FLAGS_http_max_connections_per_ip));
   options.read_timeout = std::chrono::milliseconds(absl::GetFlag(FLAGS_http_read_timeout_ms));
   options.session_idle_timeout =
       std::chrono::milliseconds(absl::GetFlag(FLAGS_session_idle_timeout_ms));

@@ -23,6 +23,9 @@ struct HttpOptions {
   size_t max_body_bytes = 4 * 1024 * 1024;
   size_t max_header_bytes = 16 * 1024;
   size_t max_connections = 4096;
+  // Connections open at once from one IP address; 0 = no cap (the default: a lab's
+  // clients usually share a host, often this one).
+  size_t max_connections_per_ip = 0;
   // Requests of one session in flight at once; more get 429.
   size_t max_requests_per_session = 128;
   size_t max_sessions = 10000;

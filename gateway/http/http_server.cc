@@ -119,8 +119,12 @@ void HttpServer::Accept() {
                                                      asio::ip::tcp::socket socket) {
     if (!alive->load() || ec == asio::error::operation_aborted) return;
     if (!ec) {
-      if (connections_->load() >= options_->max_connections) {
-        // Over the cap: refuse at once rather than let a flood starve the others.
+      boost::system::error_code peer_error;
+      const std::string peer = socket.remote_endpoint(peer_error).address().to_string();
+      if (connections_->load() >= options_->max_connections ||
+          !peers_->TryAdd(peer, options_->max_connections_per_ip)) {
+        // Over a cap: refuse at once rather than let a flood starve the others.
+        LG_LOG(kDebug) << "http: refusing a connection from " << peer << " (connection cap)";
         boost::system::error_code ignored;
         socket.close(ignored);
       } else {
@@ -133,7 +137,10 @@ void HttpServer::Accept() {
               }
               Route(std::move(connection), std::move(request));
             },
-            [counter = connections_] { counter->fetch_sub(1); });
+            [counter = connections_, peers = peers_, peer] {
+              counter->fetch_sub(1);
+              peers->Remove(peer);
+            });
         connection->Start();
       }
     } else {
@@ -305,6 +312,21 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
       session->HandleOther(std::move(message), connection);
     }
   });
+}
+
+bool HttpServer::PeerCounts::TryAdd(const std::string& peer, size_t cap) {
+  std::lock_guard<std::mutex> lock(mutex);
+  size_t& count = open[peer];
+  if (cap != 0 && count >= cap) return false;
+  ++count;
+  return true;
+}
+
+void HttpServer::PeerCounts::Remove(const std::string& peer) {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = open.find(peer);
+  if (it == open.end()) return;
+  if (--it->second == 0) open.erase(it);
 }
 
 std::shared_ptr<HttpSession> HttpServer::FindSession(const std::string& id) const {

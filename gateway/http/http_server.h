@@ -65,6 +65,15 @@ class HttpServer {
   std::shared_ptr<std::atomic<bool>> alive_ = std::make_shared<std::atomic<bool>>(true);
   // Shared with connections, which may outlive the server by a moment at shutdown.
   std::shared_ptr<std::atomic<size_t>> connections_ = std::make_shared<std::atomic<size_t>>(0);
+  // Open connections per client IP address, for max_connections_per_ip. Shared likewise.
+  struct PeerCounts {
+    std::mutex mutex;
+    std::unordered_map<std::string, size_t> open;
+    // Counts one more from `peer`; false, counting nothing, when it is at `cap` (0 = none).
+    bool TryAdd(const std::string& peer, size_t cap);
+    void Remove(const std::string& peer);
+  };
+  std::shared_ptr<PeerCounts> peers_ = std::make_shared<PeerCounts>();
 
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<HttpSession>> sessions_ ABSL_GUARDED_BY(mutex_);

@@ -551,6 +551,30 @@ TEST_F(HttpServerTest, ConnectionsOverTheCapAreClosed) {
   EXPECT_EQ(health->status, 200);
 }
 
+TEST_F(HttpServerTest, ConnectionsFromOneAddressAreCapped) {
+  HttpOptions options;
+  options.max_connections_per_ip = 2;
+  StartServer(options);
+  RawClient a(port_), b(port_);
+  ASSERT_TRUE(a.connected() && b.connected());
+  for (int i = 0; i < 200 && http_->connection_count() < 2; ++i) std::this_thread::sleep_for(5ms);
+  RawClient c(port_);  // a third from 127.0.0.1
+  EXPECT_TRUE(c.WaitForClose());
+  EXPECT_EQ(http_->connection_count(), 2u);
+  // The first two are served as usual, and a closed one frees its place.
+  ASSERT_TRUE(b.Send(Request("GET", "", "", {}, "/healthz")));
+  auto health = b.Read();
+  ASSERT_TRUE(health.has_value());
+  EXPECT_EQ(health->status, 200);
+  a.Close();
+  for (int i = 0; i < 200 && http_->connection_count() >= 2; ++i) std::this_thread::sleep_for(5ms);
+  RawClient d(port_);
+  ASSERT_TRUE(d.Send(Request("GET", "", "", {}, "/healthz")));
+  auto again = d.Read();
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->status, 200);
+}
+
 TEST_F(HttpServerTest, RequestsPerSessionAreCapped) {
   HttpOptions options;
   options.max_requests_per_session = 1;
