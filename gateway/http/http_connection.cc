@@ -77,6 +77,7 @@ HttpConnection::HttpConnection(asio::ip::tcp::socket socket,
     : socket_(std::move(socket)),
       strand_(asio::make_strand(socket_.get_executor())),
       timer_(strand_),
+      write_timer_(strand_),
       options_(std::move(options)),
       router_(std::move(router)),
       on_destroy_(std::move(on_destroy)) {}
@@ -305,10 +306,20 @@ void HttpConnection::WriteNext() {
     queue_.pop_front();
   }
   write_pending_ = true;
+  const uint64_t generation = ++write_generation_;
+  write_timer_.expires_after(options_->write_timeout);
+  write_timer_.async_wait([self = shared_from_this(), generation](boost::system::error_code ec) {
+    if (ec || generation != self->write_generation_ || !self->write_pending_) return;
+    LG_LOG(kWarning) << "http: client stopped reading (output not written within "
+                     << self->options_->write_timeout.count() << " ms); closing";
+    self->Gone();
+  });
   asio::async_write(socket_, asio::buffer(writing_),
                     asio::bind_executor(strand_, [self = shared_from_this()](
                                                      boost::system::error_code ec, size_t bytes) {
                       self->write_pending_ = false;
+                      ++self->write_generation_;
+                      self->write_timer_.cancel();
                       self->queued_bytes_ -= std::min(self->queued_bytes_, bytes);
                       if (ec) return self->Gone();
                       self->queued_bytes_ = 0;
@@ -365,6 +376,7 @@ void HttpConnection::Gone() {
 
 void HttpConnection::CloseSocket() {
   DisarmTimer();
+  write_timer_.cancel();
   boost::system::error_code ignored;
   socket_.close(ignored);
 }

@@ -75,6 +75,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   boost::asio::ip::tcp::socket socket_;
   boost::asio::strand<boost::asio::any_io_executor> strand_;
   boost::asio::steady_timer timer_;
+  boost::asio::steady_timer write_timer_;  // write_timeout for the write in progress
   std::shared_ptr<const HttpOptions> options_;
   Router router_;
   std::function<void()> on_destroy_;
@@ -93,6 +94,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   std::string writing_;
   size_t queued_bytes_ = 0;
   bool write_pending_ = false;
+  uint64_t write_generation_ = 0;
   bool close_after_write_ = false;
 };
 

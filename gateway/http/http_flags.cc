@@ -22,6 +22,8 @@ ABSL_FLAG(int64_t, http_max_body_bytes, 4 * 1024 * 1024, "Largest accepted HTTP 
 ABSL_FLAG(int64_t, http_max_connections, 4096, "Most HTTP connections open at once");
 ABSL_FLAG(int64_t, http_max_connections_per_ip, 0,
           "Most HTTP connections open at once from one IP address (0: no cap)");
+ABSL_FLAG(int64_t, http_write_timeout_ms, 60000,
+          "Output must be written to an HTTP client within this time, else it is disconnected");
 ABSL_FLAG(int64_t, http_read_timeout_ms, 10000,
           "Time allowed for one request's headers and body to arrive");
 ABSL_FLAG(int64_t, session_idle_timeout_ms, 30 * 60 * 1000,
@@ -84,6 +86,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(boost::asio::io_c
        {std::pair{absl::GetFlag(FLAGS_http_max_body_bytes), "--http-max-body-bytes"},
         {absl::GetFlag(FLAGS_http_max_connections), "--http-max-connections"},
         {absl::GetFlag(FLAGS_http_read_timeout_ms), "--http-read-timeout-ms"},
+        {absl::GetFlag(FLAGS_http_write_timeout_ms), "--http-write-timeout-ms"},
         {absl::GetFlag(FLAGS_session_idle_timeout_ms), "--session-idle-timeout-ms"}}) {
     if (absl::Status status = positive(value, name); !status.ok()) return status;
   }
@@ -95,6 +98,7 @@ absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(boost::asio::io_c
   options.max_connections_per_ip =
       static_cast<size_t>(absl::GetFlag(FLAGS_http_max_connections_per_ip));
   options.read_timeout = std::chrono::milliseconds(absl::GetFlag(FLAGS_http_read_timeout_ms));
+  options.write_timeout = std::chrono::milliseconds(absl::GetFlag(FLAGS_http_write_timeout_ms));
   options.session_idle_timeout =
       std::chrono::milliseconds(absl::GetFlag(FLAGS_session_idle_timeout_ms));
 

@@ -33,6 +33,9 @@ struct HttpOptions {
   std::chrono::milliseconds read_timeout{10000};
   // A keep-alive connection with no request in progress is closed after this.
   std::chrono::milliseconds keepalive_timeout{120000};
+  // Output handed to the socket must be written within this time; a client that stopped
+  // reading is disconnected (its SSE events stay in the replay buffer).
+  std::chrono::milliseconds write_timeout{60000};
   std::chrono::milliseconds session_idle_timeout{30 * 60 * 1000};
   // A comment line keeps idle SSE streams (and the proxies on the way) alive.
   std::chrono::milliseconds sse_keepalive{25000};

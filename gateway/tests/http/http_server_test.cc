@@ -96,10 +96,14 @@ struct Event {
 // A blocking HTTP/1.1 client on a raw socket; every read gives up after 10 s.
 class RawClient {
  public:
-  explicit RawClient(uint16_t port) {
+  // `receive_buffer` > 0 shrinks the socket's receive buffer (a client that reads little).
+  explicit RawClient(uint16_t port, int receive_buffer = 0) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     timeval timeout{10, 0};
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    if (receive_buffer > 0) {
+      ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &receive_buffer, sizeof(receive_buffer));
+    }
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(port);
@@ -530,6 +534,36 @@ TEST_F(HttpServerTest, SlowlorisClientIsCutOffWhileOthersAreServed) {
     EXPECT_EQ(response->status, 408);
   }
   EXPECT_TRUE(slow.WaitForClose());
+}
+
+TEST_F(HttpServerTest, AClientThatStopsReadingIsDisconnected) {
+  HttpOptions options;
+  options.write_timeout = 300ms;
+  options.max_body_bytes = 32 * 1024 * 1024;
+  StartServer(options);
+  std::string session = Initialize();
+  // An 8 MiB answer, more than the server's socket buffer (at most 4 MiB here) and the
+  // client's (shrunk) can hold while the client reads nothing.
+  const std::string big(8 * 1024 * 1024, 'x');
+  auto wait_for_connections = [this](size_t count) {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (http_->connection_count() != count && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(10ms);
+    }
+    return http_->connection_count() == count;
+  };
+  ASSERT_TRUE(wait_for_connections(0));  // Initialize's connections are gone
+  RawClient stalled(port_, 4096);
+  ASSERT_TRUE(stalled.Send(
+      Request("POST", session,
+              Call("big", "tools/call", {{"name", "echo"}, {"arguments", {{"blob", big}}}}))));
+  ASSERT_TRUE(wait_for_connections(1));
+  EXPECT_TRUE(wait_for_connections(0)) << "the stalled client was not disconnected";
+  // What it gets when it finally reads is cut short.
+  auto response = stalled.Read();
+  EXPECT_TRUE(!response.has_value() || response->body.size() < big.size());
+  // Others are served as before, the same session included.
+  EXPECT_EQ(Exchange(Request("POST", session, Call("after", "ping"))).status, 200);
 }
 
 TEST_F(HttpServerTest, ConnectionsOverTheCapAreClosed) {
