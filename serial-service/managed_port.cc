@@ -264,6 +264,8 @@ std::optional<absl::StatusOr<ReadResult>> ManagedPort::DoRead(const ReadParams& 
     terminator = settings_.terminator;
   }
   if (idle_ms > 0 && idle_for >= idle_ms) {
+    // Closing a real device may wait for its output to drain: the worker's job.
+    if (!may_wait) return std::nullopt;
     CloseBackend(PortState::kClosed);
     ReadResult result;
     result.auto_closed = true;

@@ -72,10 +72,12 @@ class InlineIoTest : public ::testing::Test {
             },
             &clock_, &hub_) {}
 
-  std::shared_ptr<ManagedPort> Open(const std::string& name, const std::string& terminator = "") {
+  std::shared_ptr<ManagedPort> Open(const std::string& name, const std::string& terminator = "",
+                                    int64_t idle_disconnect_ms = 0) {
     PortSettings settings;
     settings.baud_rate = 115200;
     settings.terminator = terminator;
+    settings.idle_disconnect_ms = idle_disconnect_ms;
     std::promise<absl::Status> opened;
     registry_.Open("alice", name, settings, [&](absl::Status s) { opened.set_value(s); });
     EXPECT_TRUE(opened.get_future().get().ok());
@@ -150,6 +152,18 @@ TEST_F(InlineIoTest, AReadThatMustWaitRunsOnTheWorkerAndTimesOutAsBefore) {
   EXPECT_EQ(second.value->data, "partial");
   EXPECT_NE(second.thread, std::this_thread::get_id());
   EXPECT_EQ(port->Snapshot().timeout_streak, 2);
+}
+
+TEST_F(InlineIoTest, AnIdleAutoCloseRunsOnTheWorker) {
+  // Closing a device may wait for its output to drain, so it never happens in a handler.
+  auto port = Open("loop://", "\n", /*idle_disconnect_ms=*/1000);
+  ASSERT_NE(port, nullptr);
+  clock_.Advance(1500);
+  auto read = Read(*port, 100);
+  ASSERT_TRUE(read.value.ok()) << read.value.status();
+  EXPECT_TRUE(read.value->auto_closed);
+  EXPECT_NE(read.thread, std::this_thread::get_id());
+  EXPECT_EQ(port->state(), PortState::kClosed);
 }
 
 TEST_F(InlineIoTest, WhatTheDeviceDoesNotTakeAtOnceIsWrittenByTheWorker) {

@@ -294,6 +294,14 @@ class HttpServerTest : public ::testing::Test {
     EXPECT_TRUE(response.has_value());
     return response.value_or(Response{});
   }
+  // Waits (up to 10 s) until the server counts exactly `count` open connections.
+  bool WaitForConnections(size_t count) {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (http_->connection_count() != count && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(5ms);
+    }
+    return http_->connection_count() == count;
+  }
   // initialize + notifications/initialized; returns the session id.
   std::string Initialize(const std::string& version = "2025-11-25") {
     Response init = Exchange(Request("POST", "",
@@ -545,20 +553,13 @@ TEST_F(HttpServerTest, AClientThatStopsReadingIsDisconnected) {
   // An 8 MiB answer, more than the server's socket buffer (at most 4 MiB here) and the
   // client's (shrunk) can hold while the client reads nothing.
   const std::string big(8 * 1024 * 1024, 'x');
-  auto wait_for_connections = [this](size_t count) {
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (http_->connection_count() != count && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(10ms);
-    }
-    return http_->connection_count() == count;
-  };
-  ASSERT_TRUE(wait_for_connections(0));  // Initialize's connections are gone
+  ASSERT_TRUE(WaitForConnections(0));  // Initialize's connections are gone
   RawClient stalled(port_, 4096);
   ASSERT_TRUE(stalled.Send(
       Request("POST", session,
               Call("big", "tools/call", {{"name", "echo"}, {"arguments", {{"blob", big}}}}))));
-  ASSERT_TRUE(wait_for_connections(1));
-  EXPECT_TRUE(wait_for_connections(0)) << "the stalled client was not disconnected";
+  ASSERT_TRUE(WaitForConnections(1));
+  EXPECT_TRUE(WaitForConnections(0)) << "the stalled client was not disconnected";
   // What it gets when it finally reads is cut short.
   auto response = stalled.Read();
   EXPECT_TRUE(!response.has_value() || response->body.size() < big.size());
@@ -573,11 +574,11 @@ TEST_F(HttpServerTest, ConnectionsOverTheCapAreClosed) {
   RawClient a(port_), b(port_);
   ASSERT_TRUE(a.connected() && b.connected());
   // Wait until both are accepted, then a third is refused.
-  for (int i = 0; i < 200 && http_->connection_count() < 2; ++i) std::this_thread::sleep_for(5ms);
+  ASSERT_TRUE(WaitForConnections(2));
   RawClient c(port_);
   EXPECT_TRUE(c.WaitForClose());
   a.Close();
-  for (int i = 0; i < 200 && http_->connection_count() >= 2; ++i) std::this_thread::sleep_for(5ms);
+  ASSERT_TRUE(WaitForConnections(1));
   RawClient d(port_);
   ASSERT_TRUE(d.Send(Request("GET", "", "", {}, "/healthz")));
   auto health = d.Read();
@@ -591,7 +592,7 @@ TEST_F(HttpServerTest, ConnectionsFromOneAddressAreCapped) {
   StartServer(options);
   RawClient a(port_), b(port_);
   ASSERT_TRUE(a.connected() && b.connected());
-  for (int i = 0; i < 200 && http_->connection_count() < 2; ++i) std::this_thread::sleep_for(5ms);
+  ASSERT_TRUE(WaitForConnections(2));
   RawClient c(port_);  // a third from 127.0.0.1
   EXPECT_TRUE(c.WaitForClose());
   EXPECT_EQ(http_->connection_count(), 2u);
@@ -601,7 +602,7 @@ TEST_F(HttpServerTest, ConnectionsFromOneAddressAreCapped) {
   ASSERT_TRUE(health.has_value());
   EXPECT_EQ(health->status, 200);
   a.Close();
-  for (int i = 0; i < 200 && http_->connection_count() >= 2; ++i) std::this_thread::sleep_for(5ms);
+  ASSERT_TRUE(WaitForConnections(1));
   RawClient d(port_);
   ASSERT_TRUE(d.Send(Request("GET", "", "", {}, "/healthz")));
   auto again = d.Read();

@@ -410,6 +410,22 @@ TEST_F(StdioTransportTest, WritingToAClosedPipeDoesNotCrash) {
   EXPECT_THAT(events_.log(), ElementsAre("nl:[3]"));
 }
 
+TEST_F(StdioTransportTest, SendDirectWithoutIgnoredSigpipeLeavesWritingToTheWriter) {
+  // SIGPIPE keeps its default action here, so a direct write to the closed pipe would kill
+  // the test: SendDirect must hand the frame to the writer thread, which blocks SIGPIPE.
+  StartTransport();
+  out_.CloseRead();
+  transport_->SendDirect(Framing::kNewline, "[1]");
+  auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (!transport_->output_failed() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_TRUE(transport_->output_failed());
+  WriteAllTo(in_.write_fd(), "[2]\n");
+  ASSERT_TRUE(events_.WaitForLog(1));
+  EXPECT_THAT(events_.log(), ElementsAre("nl:[2]"));
+}
+
 TEST_F(StdioTransportTest, StopInterruptsABlockedReaderPromptly) {
   StartTransport();
   std::this_thread::sleep_for(20ms);
