@@ -31,7 +31,8 @@ class ConformanceFixtures final : public ToolProvider,
                                   public ResourceProvider,
                                   public PromptProvider {
  public:
-  // `list_changed` is told (on an io thread) when the dynamic fixtures appear.
+  // `list_changed` is told when the dynamic fixtures appear (on an io thread), and when a
+  // client calls test_trigger_tool_change or test_trigger_prompt_change (on the caller's).
   ConformanceFixtures(boost::asio::io_context& io, FixtureTimings timings,
                       std::function<void(ListKind)> list_changed);
   ~ConformanceFixtures() override;

@@ -1,11 +1,13 @@
 // The fixture prompts: a plain one, one with arguments, one embedding a resource, one
-// with an image, and the dynamic prompt; plus argument completion.
+// with an image, and the dynamic prompt; plus argument completion. The prompt that asks
+// the client for context is in fixture_input_required.cc.
 #include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "gateway/conformance/conformance_fixtures.h"
 #include "gateway/conformance/fixture_content.h"
+#include "gateway/conformance/fixture_input_required.h"
 #include "gateway/conformance/fixture_media.h"
 #include "gateway/conformance/fixture_state.h"
 
@@ -64,6 +66,7 @@ absl::StatusOr<std::string> RequiredString(const std::string& prompt, const json
 
 std::vector<json> ConformanceFixtures::ListPrompts() const {
   std::vector<json> prompts = StaticPrompts();
+  for (const json& prompt : conformance::InputRequiredPrompts()) prompts.push_back(prompt);
   if (state_->dynamic_ready.load()) {
     prompts.push_back(
         Prompt(kDynamicPrompt, "A prompt that appears a moment after start", json::array()));
@@ -76,12 +79,14 @@ bool ConformanceFixtures::HasPrompt(const std::string& name) const {
   for (const json& prompt : StaticPrompts()) {
     if (prompt["name"] == name) return true;
   }
+  for (const json& prompt : conformance::InputRequiredPrompts()) {
+    if (prompt["name"] == name) return true;
+  }
   return false;
 }
 
 void ConformanceFixtures::GetPrompt(const std::string& name, const json& arguments,
                                     std::shared_ptr<RequestContext> context, JsonDone done) {
-  (void)context;
   if (name == "test_simple_prompt") {
     return done(Messages({TextBlock("This is a simple prompt for testing.")}));
   }
@@ -107,6 +112,7 @@ void ConformanceFixtures::GetPrompt(const std::string& name, const json& argumen
   if (name == kDynamicPrompt && state_->dynamic_ready.load()) {
     return done(Messages({TextBlock("This is a dynamically added prompt.")}));
   }
+  if (conformance::GetInputRequiredPrompt(name, context, timings_.client_timeout, done)) return;
   done(absl::InvalidArgumentError(absl::StrCat("Unknown prompt: ", name)));
 }
 

@@ -1,5 +1,6 @@
 // The fixture resources: static text and binary, a template, a resource that changes
-// every few seconds for its subscribers, and the dynamic resource.
+// every few seconds for its subscribers, the dynamic resource, and the static text the
+// 2026-07-28 scenarios list.
 #include <utility>
 
 #include "absl/status/status.h"
@@ -20,6 +21,7 @@ constexpr char kStaticText[] = "test://static-text";
 constexpr char kStaticBinary[] = "test://static-binary";
 constexpr char kWatched[] = "test://watched-resource";
 constexpr char kDynamic[] = "test://dynamic-resource";
+constexpr char kStatelessText[] = "test://stateless-static-text";
 constexpr char kTemplate[] = "test://template/{id}/data";
 constexpr char kTemplatePrefix[] = "test://template/";
 constexpr char kTemplateSuffix[] = "/data";
@@ -85,6 +87,8 @@ void ConformanceFixtures::ListResources(JsonListDone done) {
                "image/png"),
       Resource(kWatched, "Watched Resource",
                "A resource that changes every few seconds; subscribe to hear of it", "text/plain"),
+      Resource(kStatelessText, "Stateless Static Text",
+               "A static text resource served on the draft path", "text/plain"),
   };
   if (state_->dynamic_ready.load()) {
     resources.push_back(Resource(kDynamic, "Dynamic Resource",
@@ -101,7 +105,9 @@ std::vector<json> ConformanceFixtures::ListResourceTemplates() const {
 }
 
 bool ConformanceFixtures::HandlesUri(const std::string& uri) const {
-  if (uri == kStaticText || uri == kStaticBinary || uri == kWatched) return true;
+  if (uri == kStaticText || uri == kStaticBinary || uri == kWatched || uri == kStatelessText) {
+    return true;
+  }
   if (uri == kDynamic) return state_->dynamic_ready.load();
   return !TemplateId(uri).empty();
 }
@@ -122,6 +128,10 @@ void ConformanceFixtures::ReadResource(const std::string& uri,
     return done(TextContents(
         uri, "text/plain",
         absl::StrCat("Watched resource content, revision ", state_->watched_revision.load())));
+  }
+  if (uri == kStatelessText) {
+    return done(TextContents(uri, "text/plain",
+                             "Static text content from the stateless draft path."));
   }
   if (uri == kDynamic && state_->dynamic_ready.load()) {
     return done(TextContents(uri, "text/plain", "This is a dynamically added resource."));

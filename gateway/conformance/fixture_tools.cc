@@ -1,5 +1,8 @@
 // The fixture tools: static content, logging and progress over time, a tool error,
-// sampling and elicitation round trips to the client, and the dynamic tool.
+// sampling and elicitation round trips to the client, and the dynamic tool; for the
+// 2026-07-28 scenarios also the diagnostic tools, a tool with an x-mcp-header parameter,
+// the unlisted list-change triggers, and (fixture_input_required.cc) the tools that ask the
+// client for input.
 #include <boost/asio/steady_timer.hpp>
 #include <utility>
 
@@ -7,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "gateway/conformance/conformance_fixtures.h"
 #include "gateway/conformance/fixture_content.h"
+#include "gateway/conformance/fixture_input_required.h"
 #include "gateway/conformance/fixture_media.h"
 #include "gateway/conformance/fixture_state.h"
 
@@ -18,6 +22,9 @@ using nlohmann::json;
 using namespace conformance;  // NOLINT(build/namespaces): this module's own helpers
 
 constexpr char kDynamicTool[] = "test_dynamic_tool";
+// Callable but never listed: the suite calls them to make a list change.
+constexpr char kTriggerToolChange[] = "test_trigger_tool_change";
+constexpr char kTriggerPromptChange[] = "test_trigger_prompt_change";
 
 json NoArguments() { return {{"type", "object"}, {"properties", json::object()}}; }
 
@@ -86,6 +93,42 @@ const std::vector<json>& StaticTools() {
       Tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features",
            JsonSchema2020Input()),
   };
+  return tools;
+}
+
+// A string parameter that clients also send as the Mcp-Param-Region header (SEP-2243).
+json HeaderParamInput() {
+  return {{"type", "object"},
+          {"properties",
+           {{"region",
+             {{"type", "string"},
+              {"description", "A region name, mirrored in the Mcp-Param-Region header"},
+              {"x-mcp-header", "Region"}}}}},
+          {"required", json::array({"region"})}};
+}
+
+// Tools the 2026-07-28 scenarios use that ask the client nothing.
+const std::vector<json>& DiagnosticTools() {
+  static const std::vector<json> tools = {
+      Tool("test_streaming_elicitation", "Diagnostic tool validating response progress streams",
+           NoArguments()),
+      Tool("test_logging_tool", "Diagnostic logging validator tool", NoArguments()),
+      Tool("test_header_param",
+           "Echoes its region argument, which clients mirror in the Mcp-Param-Region header",
+           HeaderParamInput()),
+  };
+  return tools;
+}
+
+// Every listed tool but the dynamic one, in tools/list order.
+const std::vector<json>& ListedTools() {
+  static const std::vector<json> tools = [] {
+    std::vector<json> all = StaticTools();
+    for (const auto* group : {&conformance::InputRequiredTools(), &DiagnosticTools()}) {
+      all.insert(all.end(), group->begin(), group->end());
+    }
+    return all;
+  }();
   return tools;
 }
 
@@ -216,7 +259,7 @@ void Elicit(RequestContext& context, const std::string& message, json schema,
 }  // namespace
 
 std::vector<json> ConformanceFixtures::ListTools() const {
-  std::vector<json> tools = StaticTools();
+  std::vector<json> tools = ListedTools();
   if (state_->dynamic_ready.load()) {
     tools.push_back(Tool(kDynamicTool, "A tool that appears a moment after start", NoArguments()));
   }
@@ -225,7 +268,8 @@ std::vector<json> ConformanceFixtures::ListTools() const {
 
 bool ConformanceFixtures::HasTool(const std::string& name) const {
   if (name == kDynamicTool) return state_->dynamic_ready.load();
-  for (const json& tool : StaticTools()) {
+  if (name == kTriggerToolChange || name == kTriggerPromptChange) return true;
+  for (const json& tool : ListedTools()) {
     if (tool["name"] == name) return true;
   }
   return false;
@@ -256,6 +300,30 @@ void ConformanceFixtures::CallTool(const std::string& name, const json& argument
   if (name == "json_schema_2020_12_tool") {
     return done(TextResult(absl::StrCat("Received: ", arguments.dump())));
   }
+  if (name == kTriggerToolChange || name == kTriggerPromptChange) {
+    if (state_->list_changed) {
+      state_->list_changed(name == kTriggerToolChange ? ListKind::kTools : ListKind::kPrompts);
+    }
+    return done(TextResult("Mutation triggered"));
+  }
+  if (name == "test_streaming_elicitation") {
+    // One progress notification (only if the request has a progressToken), then the result:
+    // a stream that carries nothing but notifications before its response.
+    context->Progress(50, 100.0, "Streaming");
+    return done(TextResult("Streaming complete"));
+  }
+  if (name == "test_logging_tool") {
+    // Reaches the client only if it asked for log messages (in the 2026 era: _meta logLevel).
+    context->Log(McpLogLevel::kInfo, "conformance", "The logging tool ran");
+    return done(TextResult("Logging evaluated"));
+  }
+  if (name == "test_header_param") {
+    if (!arguments.contains("region") || !arguments["region"].is_string()) {
+      return done(ToolError("test_header_param needs the argument 'region' (a string)"));
+    }
+    return done(TextResult(absl::StrCat("Region: ", arguments["region"].get<std::string>())));
+  }
+  if (conformance::CallInputRequiredTool(name, context, timings_.client_timeout, done)) return;
 
   if (name == "test_tool_with_logging") {
     std::vector<std::function<void()>> steps;

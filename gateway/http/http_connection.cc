@@ -103,7 +103,8 @@ void HttpConnection::WaitForRequest() {
   phase_ = Phase::kIdle;
   gone_ = nullptr;
   if (buffer_.size() > 0) return ReadRequest();
-  ArmTimer(options_->keepalive_timeout);
+  // A connection that has never sent a request gets only the header timeout.
+  ArmTimer(served_any_ ? options_->keepalive_timeout : options_->read_timeout);
   ArmWatch();
 }
 
@@ -131,6 +132,7 @@ void HttpConnection::OnWatch(boost::system::error_code ec, size_t bytes) {
 
 void HttpConnection::ReadRequest() {
   phase_ = Phase::kReading;
+  served_any_ = true;
   ArmTimer(options_->read_timeout);
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(options_->max_header_bytes));

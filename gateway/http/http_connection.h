@@ -84,6 +84,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   bool watch_pending_ = false;
+  bool served_any_ = false;  // a request has begun on this connection
   bool keep_alive_ = true;
   uint64_t timer_generation_ = 0;
   bool timed_out_ = false;

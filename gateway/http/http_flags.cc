@@ -24,6 +24,8 @@ ABSL_FLAG(int64_t, http_max_connections_per_ip, 0,
           "Most HTTP connections open at once from one IP address (0: no cap)");
 ABSL_FLAG(int64_t, http_write_timeout_ms, 60000,
           "Output must be written to an HTTP client within this time, else it is disconnected");
+ABSL_FLAG(int64_t, port_idle_release_ms, 10 * 60 * 1000,
+          "An HTTP principal that makes no request for this long releases its serial ports");
 ABSL_FLAG(int64_t, http_read_timeout_ms, 10000,
           "Time allowed for one request's headers and body to arrive");
 ABSL_FLAG(int64_t, session_idle_timeout_ms, 30 * 60 * 1000,
@@ -64,9 +66,9 @@ absl::Status ParseListenAddress(const std::string& text, HttpOptions* options) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(boost::asio::io_context& io,
-                                                               const McpServer* server,
-                                                               ReadinessProbe readiness) {
+absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(
+    boost::asio::io_context& io, const McpServer* server, ReadinessProbe readiness,
+    stateless::StatelessDialect* stateless_dialect) {
   HttpOptions options;
   if (absl::Status status = ParseListenAddress(absl::GetFlag(FLAGS_http), &options); !status.ok()) {
     return status;
@@ -87,7 +89,8 @@ absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(boost::asio::io_c
         {absl::GetFlag(FLAGS_http_max_connections), "--http-max-connections"},
         {absl::GetFlag(FLAGS_http_read_timeout_ms), "--http-read-timeout-ms"},
         {absl::GetFlag(FLAGS_http_write_timeout_ms), "--http-write-timeout-ms"},
-        {absl::GetFlag(FLAGS_session_idle_timeout_ms), "--session-idle-timeout-ms"}}) {
+        {absl::GetFlag(FLAGS_session_idle_timeout_ms), "--session-idle-timeout-ms"},
+        {absl::GetFlag(FLAGS_port_idle_release_ms), "--port-idle-release-ms"}}) {
     if (absl::Status status = positive(value, name); !status.ok()) return status;
   }
   options.max_body_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_http_max_body_bytes));
@@ -101,8 +104,10 @@ absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(boost::asio::io_c
   options.write_timeout = std::chrono::milliseconds(absl::GetFlag(FLAGS_http_write_timeout_ms));
   options.session_idle_timeout =
       std::chrono::milliseconds(absl::GetFlag(FLAGS_session_idle_timeout_ms));
+  options.port_idle_release = std::chrono::milliseconds(absl::GetFlag(FLAGS_port_idle_release_ms));
 
-  auto http = std::make_unique<HttpServer>(io, server, options, std::move(readiness));
+  auto http = std::make_unique<HttpServer>(io, server, options, std::move(readiness),
+                                           stateless_dialect);
   if (absl::Status status = http->Start(); !status.ok()) return status;
   std::string shown_host =
       options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;

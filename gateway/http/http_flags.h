@@ -17,9 +17,9 @@ bool StdioNamed(int argc, char** argv);
 
 // Builds options from the flags, starts the server, prints "labgate listening on
 // http://HOST:PORT/mcp" to stderr and writes --http-port-file.
-absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(boost::asio::io_context& io,
-                                                               const McpServer* server,
-                                                               ReadinessProbe readiness);
+absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(
+    boost::asio::io_context& io, const McpServer* server, ReadinessProbe readiness,
+    stateless::StatelessDialect* stateless_dialect);
 
 // "HOST:PORT", ":PORT" or "PORT" (host 127.0.0.1), "[::1]:PORT".
 absl::Status ParseListenAddress(const std::string& text, HttpOptions* options);

@@ -17,8 +17,15 @@ struct HttpOptions {
   // Origins accepted in the Origin header: a host name (any scheme and port) or a full
   // origin such as "https://app.example.com"; "*" = any.
   std::vector<std::string> allowed_origins = {"localhost", "127.0.0.1", "[::1]"};
-  // Bearer tokens; empty = no authentication.
-  std::vector<std::string> auth_tokens;
+  // Named bearer tokens; each name is a principal. Empty = no authentication: every
+  // loopback client is the one principal `local`.
+  struct NamedToken {
+    std::string name;
+    std::string token;
+  };
+  std::vector<NamedToken> auth_tokens;
+  // A principal that makes no request for this long releases its serial ports.
+  std::chrono::milliseconds port_idle_release{10 * 60 * 1000};
 
   size_t max_body_bytes = 4 * 1024 * 1024;
   size_t max_header_bytes = 16 * 1024;
@@ -29,7 +36,8 @@ struct HttpOptions {
   // Requests of one session in flight at once; more get 429.
   size_t max_requests_per_session = 128;
   size_t max_sessions = 10000;
-  // Header and body of one request must arrive within this time (slowloris).
+  // Header and body of one request must arrive within this time (slowloris); a new
+  // connection that sends nothing is closed after it too.
   std::chrono::milliseconds read_timeout{10000};
   // A keep-alive connection with no request in progress is closed after this.
   std::chrono::milliseconds keepalive_timeout{120000};

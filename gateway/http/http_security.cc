@@ -1,5 +1,7 @@
 #include "gateway/http/http_security.h"
 
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
 #include <sys/random.h>
 
 #include <algorithm>
@@ -7,7 +9,11 @@
 #include <cerrno>
 #include <fstream>
 
+#include <set>
+
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_split.h"
 
 namespace labgate::gateway::http {
 namespace {
@@ -52,9 +58,41 @@ std::string HostName(std::string_view authority) {
   return Lower(authority);
 }
 
+bool WellFormedAuthority(std::string_view authority) {
+  if (authority.empty()) return false;
+  std::string_view rest;
+  if (authority.front() == '[') {
+    size_t close = authority.find(']');
+    if (close == std::string_view::npos || close < 3) return false;
+    for (char c : authority.substr(1, close - 1)) {
+      if (!absl::ascii_isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.') {
+        return false;
+      }
+    }
+    rest = authority.substr(close + 1);
+  } else {
+    size_t colon = authority.find(':');
+    std::string_view host = authority.substr(0, colon);
+    if (host.empty()) return false;
+    for (char c : host) {
+      if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.') {
+        return false;
+      }
+    }
+    rest = colon == std::string_view::npos ? std::string_view() : authority.substr(colon);
+  }
+  if (rest.empty()) return true;
+  if (rest.front() != ':' || rest.size() == 1 || rest.size() > 6) return false;
+  for (char c : rest.substr(1)) {
+    if (!absl::ascii_isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
 bool HostAllowed(std::string_view host_header, const std::vector<std::string>& allowed) {
   host_header = Trim(host_header);
   if (host_header.empty()) return true;
+  if (!WellFormedAuthority(host_header)) return false;
   return MatchesAuthority(host_header, allowed);
 }
 
@@ -71,7 +109,7 @@ bool OriginAllowed(std::string_view origin, const std::vector<std::string>& allo
   if (size_t slash = authority.find('/'); slash != std::string_view::npos) {
     authority = authority.substr(0, slash);
   }
-  if (authority.empty()) return false;
+  if (!WellFormedAuthority(authority)) return false;  // userinfo, "[::1].evil.com", ...
   std::string name = HostName(authority);
   for (const std::string& entry : allowed) {
     if (entry.find("://") == std::string::npos && Lower(entry) == name) return true;
@@ -79,32 +117,59 @@ bool OriginAllowed(std::string_view origin, const std::vector<std::string>& allo
   return false;
 }
 
-bool BearerAccepted(std::string_view authorization, const std::vector<std::string>& tokens) {
+std::optional<std::string> BearerPrincipal(std::string_view authorization,
+                                           const std::vector<HttpOptions::NamedToken>& tokens) {
   authorization = Trim(authorization);
-  if (authorization.size() < 7 || Lower(authorization.substr(0, 7)) != "bearer ") return false;
-  std::string_view presented = Trim(authorization.substr(7));
-  bool accepted = false;
-  for (const std::string& token : tokens) {
-    // Compare every byte of every token so timing reveals neither which nor how much matched.
-    unsigned char diff = token.size() == presented.size() ? 0 : 1;
-    for (size_t i = 0; i < token.size(); ++i) {
-      unsigned char other = i < presented.size() ? static_cast<unsigned char>(presented[i]) : 0;
-      diff |= static_cast<unsigned char>(static_cast<unsigned char>(token[i]) ^ other);
-    }
-    accepted |= (diff == 0 && !token.empty());
+  if (authorization.size() < 7 || Lower(authorization.substr(0, 7)) != "bearer ") {
+    return std::nullopt;
   }
-  return accepted;
+  std::string_view presented = Trim(authorization.substr(7));
+  std::optional<std::string> matched;
+  for (const auto& named : tokens) {
+    // Every token is compared in full, so timing reveals neither which nor how much matched.
+    const bool same_size = named.token.size() == presented.size();
+    const std::string& other = same_size ? std::string(presented) : named.token;
+    const bool equal = CRYPTO_memcmp(named.token.data(), other.data(), named.token.size()) == 0;
+    if (same_size && equal && !named.token.empty() && !matched) matched = named.name;
+  }
+  return matched;
 }
 
-absl::StatusOr<std::vector<std::string>> LoadTokenFile(const std::string& path) {
+absl::StatusOr<std::vector<HttpOptions::NamedToken>> LoadTokenFile(const std::string& path) {
   std::ifstream in(path);
   if (!in) return absl::NotFoundError("cannot read token file " + path);
-  std::vector<std::string> tokens;
+  std::vector<HttpOptions::NamedToken> tokens;
+  std::set<std::string> names;
   std::string line;
+  int number = 0;
   while (std::getline(in, line)) {
-    std::string_view token = Trim(line);
-    if (token.empty() || token.front() == '#') continue;
-    tokens.emplace_back(token);
+    ++number;
+    std::string_view text = Trim(line);
+    if (text.empty() || text.front() == '#') continue;
+    std::vector<std::string> fields = absl::StrSplit(std::string(text), absl::ByAnyChar(" \t"), absl::SkipEmpty());
+    HttpOptions::NamedToken named;
+    if (fields.size() == 1) {
+      unsigned char digest[SHA256_DIGEST_LENGTH];
+      SHA256(reinterpret_cast<const unsigned char*>(fields[0].data()), fields[0].size(), digest);
+      static constexpr char kHex[] = "0123456789abcdef";
+      named.name = "token-";
+      for (int i = 0; i < 4; ++i) {
+        named.name.push_back(kHex[digest[i] >> 4]);
+        named.name.push_back(kHex[digest[i] & 15]);
+      }
+      named.token = fields[0];
+    } else if (fields.size() == 2) {
+      named.name = fields[0];
+      named.token = fields[1];
+    } else {
+      return absl::InvalidArgumentError(path + ":" + std::to_string(number) +
+                                        ": expected NAME TOKEN or TOKEN");
+    }
+    if (!names.insert(named.name).second) {
+      return absl::InvalidArgumentError(path + ":" + std::to_string(number) + ": the name " +
+                                        named.name + " is used twice");
+    }
+    tokens.push_back(std::move(named));
   }
   if (tokens.empty()) return absl::InvalidArgumentError("token file " + path + " has no tokens");
   return tokens;

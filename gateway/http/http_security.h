@@ -6,7 +6,10 @@
 #include <string_view>
 #include <vector>
 
+#include <optional>
+
 #include "absl/status/statusor.h"
+#include "gateway/http/http_options.h"
 
 namespace labgate::gateway::http {
 
@@ -14,15 +17,26 @@ namespace labgate::gateway::http {
 // brackets kept: "LocalHost:8080" -> "localhost", "[::1]:9" -> "[::1]".
 std::string HostName(std::string_view authority);
 
-// An empty Host is allowed (non-browser HTTP/1.0 clients); browsers always send one.
+// True for a well-formed authority: a DNS name or IPv4 address, or a bracketed IPv6
+// address, then an optional ":port" of digits, and nothing else (no userinfo, no path).
+bool WellFormedAuthority(std::string_view authority);
+
+// An empty Host is allowed: HTTP/1.0 clients may send none, and with no name there is
+// nothing a rebinding page could have steered (browsers always send one). A malformed
+// Host, e.g. "[::1].evil.com", is refused.
 bool HostAllowed(std::string_view host_header, const std::vector<std::string>& allowed);
-// An absent Origin (non-browser client) is allowed; "null" and foreign origins are not.
+// An absent Origin (non-browser client) is allowed; "null", foreign and malformed origins
+// (userinfo, "http://[::1].evil.com") are not.
 bool OriginAllowed(std::string_view origin, const std::vector<std::string>& allowed);
 
-// True if `authorization` is "Bearer <token>" with one of `tokens` (constant-time compare).
-bool BearerAccepted(std::string_view authorization, const std::vector<std::string>& tokens);
-// One token per line; blank lines and lines starting with '#' are skipped.
-absl::StatusOr<std::vector<std::string>> LoadTokenFile(const std::string& path);
+// The name of the token that `authorization` ("Bearer <token>") presents, or none.
+// Every token is compared in constant time.
+std::optional<std::string> BearerPrincipal(std::string_view authorization,
+                                           const std::vector<HttpOptions::NamedToken>& tokens);
+// One token per line: "NAME TOKEN", or a bare "TOKEN" (named "token-" and the first eight
+// hex digits of its SHA-256). Blank lines and lines starting with '#' are skipped; names
+// must be unique.
+absl::StatusOr<std::vector<HttpOptions::NamedToken>> LoadTokenFile(const std::string& path);
 
 // True if the Accept header admits `media_type` ("type/subtype"), directly or by wildcard.
 bool AcceptIncludes(std::string_view accept, std::string_view media_type);

@@ -10,6 +10,7 @@
 #include "common/status_map.h"
 #include "gateway/http/http_security.h"
 #include "gateway/http/http_session.h"
+#include "gateway/http/stateless_exchange.h"
 #include "gateway/jsonrpc/message.h"
 #include "gateway/mcp/protocol_version.h"
 
@@ -45,7 +46,8 @@ std::string Error(int code, std::string_view message) {
 constexpr char kMcpMethods[] = "GET, POST, DELETE, OPTIONS";
 // What a browser client of Streamable HTTP sends besides the CORS-safelisted headers.
 constexpr char kCorsRequestHeaders[] =
-    "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID";
+    "Content-Type, Accept, Authorization, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, "
+    "Mcp-Method, Mcp-Name";
 
 // For a request from an allowed origin: let its page read the answer and the session id.
 HeaderList CorsHeaders(const std::string& origin) {
@@ -54,14 +56,38 @@ HeaderList CorsHeaders(const std::string& origin) {
           {"Vary", "Origin"}};
 }
 
+constexpr int kSessionNotFound = -32001;
+
+bool session_id_given(const Request& request) {
+  return request.find("mcp-session-id") != request.end();
+}
+
+// The 2026 era: the body carries its _meta protocol version (or is server/discover), or,
+// outside a stateful session, the header or a _meta says so.
+bool IsStatelessPost(const Request& request, const jsonrpc::IncomingMessage& message,
+                     bool session_given) {
+  if (message.kind == Kind::kInvalid) return false;
+  if (stateless::ClaimsMessage(message.method, message.body)) return true;
+  if (session_given) return false;
+  const std::string header = Header(request, "mcp-protocol-version");
+  if (header == stateless::kStatelessVersion) return true;
+  const nlohmann::json params = message.body.value("params", nlohmann::json());
+  const bool has_meta = params.is_object() && params.contains("_meta");
+  if (!has_meta) return false;
+  // A 2025 client's _meta (e.g. a progressToken) keeps it in its era.
+  if (!header.empty() && IsSupportedProtocolVersion(header)) return false;
+  return message.method != "initialize" && !header.empty();
+}
+
 }  // namespace
 
 HttpServer::HttpServer(asio::io_context& io, const McpServer* server, HttpOptions options,
-                       ReadinessProbe readiness)
+                       ReadinessProbe readiness, stateless::StatelessDialect* stateless_dialect)
     : io_(io),
       server_(server),
       options_(std::make_shared<const HttpOptions>(std::move(options))),
       readiness_(std::move(readiness)),
+      stateless_(stateless_dialect),
       accept_strand_(asio::make_strand(io)),
       acceptor_(accept_strand_),
       sweep_timer_(accept_strand_) {}
@@ -178,6 +204,10 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
   }
   // A page from an allowed origin may read every answer, errors included (CORS).
   if (!origin.empty()) connection->AddResponseHeaders(CorsHeaders(origin));
+  if (request.count(beast_http::field::host) > 1) {
+    return connection->Respond(400, {},
+                               Error(jsonrpc_code::kInvalidRequest, "more than one Host header"));
+  }
   if (!HostAllowed(Header(request, beast_http::field::host), options_->allowed_hosts)) {
     return connection->Respond(403, {}, Error(jsonrpc_code::kInvalidRequest, "Host not allowed"));
   }
@@ -191,14 +221,21 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
     }
     return connection->Respond(204, std::move(allow), "");
   }
-  if (!options_->auth_tokens.empty() &&
-      !BearerAccepted(Header(request, beast_http::field::authorization), options_->auth_tokens)) {
-    bool presented = !Header(request, beast_http::field::authorization).empty();
-    std::string challenge = presented ? R"(Bearer realm="labgate", error="invalid_token")"
-                                      : R"(Bearer realm="labgate")";
-    return connection->Respond(401, {{"WWW-Authenticate", challenge}},
-                               Error(jsonrpc_code::kInvalidRequest, "Unauthorized"));
+  // Who is asking: the named token, or with no tokens the one loopback principal.
+  std::string principal_name = "local";
+  if (!options_->auth_tokens.empty()) {
+    auto named = BearerPrincipal(Header(request, beast_http::field::authorization),
+                                 options_->auth_tokens);
+    if (!named) {
+      bool presented = !Header(request, beast_http::field::authorization).empty();
+      std::string challenge = presented ? R"(Bearer realm="labgate", error="invalid_token")"
+                                        : R"(Bearer realm="labgate")";
+      return connection->Respond(401, {{"WWW-Authenticate", challenge}},
+                                 Error(jsonrpc_code::kInvalidRequest, "Unauthorized"));
+    }
+    principal_name = *named;
   }
+  std::shared_ptr<Principal> principal = principals_.Get(principal_name);
 
   auto method = request.method();
   if (method != beast_http::verb::post && method != beast_http::verb::get &&
@@ -212,18 +249,23 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
   std::shared_ptr<HttpSession> session;
   if (!session_id.empty()) {
     session = FindSession(session_id);
-    if (!session) {
-      return connection->Respond(404, {}, Error(-32001, "Session not found"));
-    }
+    // Another principal's session does not exist as far as this one can tell.
+    if (session && session->principal() != principal) session = nullptr;
   }
 
   if (method == beast_http::verb::post) {
-    return RoutePost(std::move(connection), std::move(request), std::move(session));
+    return RoutePost(std::move(connection), std::move(request), std::move(session),
+                     std::move(principal));
+  }
+  if (!session && !session_id.empty()) {
+    return connection->Respond(404, {}, Error(kSessionNotFound, "Session not found"));
   }
   if (!session) {
+    // GET and DELETE belong to stateful sessions only; the 2026 era has neither.
     return connection->Respond(
-        400, {},
-        Error(jsonrpc_code::kInvalidRequest, "Bad Request: Mcp-Session-Id header is required"));
+        405, {{"Allow", "POST"}},
+        Error(jsonrpc_code::kInvalidRequest,
+              "Method not allowed: GET and DELETE need an Mcp-Session-Id of a stateful session"));
   }
   if (!version.empty() && !IsSupportedProtocolVersion(version)) {
     return connection->Respond(
@@ -253,7 +295,8 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
 }
 
 void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request request,
-                           std::shared_ptr<HttpSession> session) {
+                           std::shared_ptr<HttpSession> session,
+                           std::shared_ptr<Principal> principal) {
   std::string accept = Header(request, beast_http::field::accept);
   if (!AcceptIncludes(accept, "application/json") || !AcceptIncludes(accept, "text/event-stream")) {
     return connection->Respond(
@@ -278,6 +321,15 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
         400, {},
         Error(jsonrpc_code::kInvalidRequest, "legacy envelope messages are not served over HTTP"));
   }
+  principal->Touch();
+  if (stateless_ != nullptr && IsStatelessPost(request, message, session_id_given(request))) {
+    // A leftover Mcp-Session-Id is ignored in this era.
+    return RouteStateless(std::move(connection), request, std::move(message),
+                          std::move(principal));
+  }
+  if (!session && !Header(request, "mcp-session-id").empty()) {
+    return connection->Respond(404, {}, Error(kSessionNotFound, "Session not found"));
+  }
   bool initialize = message.kind == Kind::kRequest && message.method == "initialize";
   std::string version = Header(request, "mcp-protocol-version");
   if (!initialize && !version.empty() && !IsSupportedProtocolVersion(version)) {
@@ -300,7 +352,7 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
         return connection->Respond(503, {{"Retry-After", "5"}},
                                    Error(jsonrpc_code::kInvalidRequest, "too many sessions"));
       }
-      session = std::make_shared<HttpSession>(NewSessionId(), server_, io_, options_);
+      session = std::make_shared<HttpSession>(NewSessionId(), server_, io_, options_, principal);
       session->Start();
       sessions_[session->id()] = session;
     }
@@ -312,6 +364,53 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
       session->HandleOther(std::move(message), connection);
     }
   });
+}
+
+void HttpServer::RouteStateless(std::shared_ptr<HttpConnection> connection,
+                                const Request& request, jsonrpc::IncomingMessage message,
+                                std::shared_ptr<Principal> principal) {
+  if (message.kind == Kind::kResponse) {
+    // This era sends no requests to clients, so there is nothing a response could answer.
+    return connection->Respond(202, {}, "");
+  }
+  const std::string raw_id = message.kind == Kind::kRequest ? message.raw_id : "null";
+  auto refuse = [&](std::string payload) {
+    connection->Respond(StatelessExchange::StatusFor(payload), {}, std::move(payload));
+  };
+  // The order of these checks is the era's: the header must exist, the _meta must be
+  // whole, then the two versions must agree, and only then is the version judged.
+  const std::string header_version = Header(request, "mcp-protocol-version");
+  if (header_version.empty()) {
+    return refuse(jsonrpc::MakeError(raw_id, stateless::kHeaderMismatch,
+                                     "Header mismatch: the MCP-Protocol-Version header is required"));
+  }
+  if (message.kind == Kind::kRequest) {
+    stateless::RequestMeta meta;
+    const nlohmann::json params = message.body.value("params", nlohmann::json::object());
+    auto meta_error = stateless::ParseRequestMeta(params, &meta);
+    if (meta_error && meta_error->code == jsonrpc_code::kInvalidParams) {
+      return refuse(jsonrpc::MakeError(raw_id, meta_error->code, meta_error->message,
+                                       meta_error->data));
+    }
+    if (header_version != meta.protocol_version) {
+      return refuse(jsonrpc::MakeError(
+          raw_id, stateless::kHeaderMismatch,
+          "Header mismatch: MCP-Protocol-Version header value '" + header_version +
+              "' does not match body value '" + meta.protocol_version + "'"));
+    }
+    if (meta_error) {
+      return refuse(jsonrpc::MakeError(raw_id, meta_error->code, meta_error->message,
+                                       meta_error->data));
+    }
+    if (auto mismatch = CheckEraHeaders(request, message, *server_, header_params_)) {
+      return refuse(std::move(*mismatch));
+    }
+  }
+  auto exchange = std::make_shared<StatelessExchange>(io_, connection);
+  exchange->Start();
+  const bool is_request = message.kind == Kind::kRequest;
+  stateless_->Handle(message, Framing::kNewline, exchange, principal, exchange->calls());
+  if (!is_request) connection->Respond(202, {}, "");
 }
 
 bool HttpServer::PeerCounts::TryAdd(const std::string& peer, size_t cap) {
@@ -341,8 +440,9 @@ size_t HttpServer::session_count() const {
 }
 
 void HttpServer::ScheduleSweep() {
-  auto period = std::min<std::chrono::milliseconds>(options_->session_idle_timeout / 4,
-                                                    std::chrono::seconds(30));
+  auto period = std::min<std::chrono::milliseconds>(
+      {options_->session_idle_timeout / 4, options_->port_idle_release / 4,
+       std::chrono::seconds(30)});
   if (period < std::chrono::milliseconds(10)) period = std::chrono::milliseconds(10);
   sweep_timer_.expires_after(period);
   sweep_timer_.async_wait([this, alive = alive_](boost::system::error_code ec) {
@@ -353,6 +453,7 @@ void HttpServer::ScheduleSweep() {
 }
 
 void HttpServer::Sweep() {
+  principals_.ReleaseIdle(std::chrono::steady_clock::now() - options_->port_idle_release);
   auto cutoff = std::chrono::steady_clock::now() - options_->session_idle_timeout;
   std::vector<std::shared_ptr<HttpSession>> expired;
   {

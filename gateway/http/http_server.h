@@ -16,9 +16,13 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "gateway/dialects/mcp_stateless/stateless_dialect.h"
+#include "gateway/http/era_headers.h"
 #include "gateway/http/http_connection.h"
 #include "gateway/http/http_options.h"
+#include "gateway/jsonrpc/message.h"
 #include "gateway/mcp/mcp_server.h"
+#include "gateway/principals/principal_registry.h"
 
 namespace labgate::gateway::http {
 
@@ -30,8 +34,10 @@ using ReadinessProbe = std::function<void(std::function<void(bool ready, std::st
 
 class HttpServer {
  public:
+  // `stateless_dialect` serves the 2026 era (null: only the stateful era is served).
   HttpServer(boost::asio::io_context& io, const McpServer* server, HttpOptions options,
-             ReadinessProbe readiness = nullptr);
+             ReadinessProbe readiness = nullptr,
+             stateless::StatelessDialect* stateless_dialect = nullptr);
   ~HttpServer();
 
   // Binds and starts accepting; port() is then the bound port.
@@ -41,13 +47,16 @@ class HttpServer {
   void Stop();
   size_t session_count() const;
   size_t connection_count() const { return connections_->load(); }
+  PrincipalRegistry& principals() { return principals_; }
 
  private:
   void Accept();
   void Route(std::shared_ptr<HttpConnection> connection, Request request);
   void RouteMcp(std::shared_ptr<HttpConnection> connection, Request request);
   void RoutePost(std::shared_ptr<HttpConnection> connection, Request request,
-                 std::shared_ptr<HttpSession> session);
+                 std::shared_ptr<HttpSession> session, std::shared_ptr<Principal> principal);
+  void RouteStateless(std::shared_ptr<HttpConnection> connection, const Request& request,
+                      jsonrpc::IncomingMessage message, std::shared_ptr<Principal> principal);
   std::shared_ptr<HttpSession> FindSession(const std::string& id) const;
   void ScheduleSweep();
   void Sweep();
@@ -56,6 +65,9 @@ class HttpServer {
   const McpServer* server_;
   std::shared_ptr<const HttpOptions> options_;
   ReadinessProbe readiness_;
+  stateless::StatelessDialect* stateless_;
+  PrincipalRegistry principals_{"http:"};
+  HeaderParamIndex header_params_;
   boost::asio::strand<boost::asio::io_context::executor_type> accept_strand_;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer sweep_timer_;

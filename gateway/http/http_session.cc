@@ -1,5 +1,6 @@
 #include "gateway/http/http_session.h"
 
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
 #include "common/log.h"
@@ -13,23 +14,35 @@ namespace {
 constexpr size_t kRetainedStreams = 32;
 }  // namespace
 
+// HTTP's side of the outbound seam for a stateful session; called on the session's strand.
+class HttpSession::SessionOutbound final : public Outbound {
+ public:
+  explicit SessionOutbound(std::weak_ptr<HttpSession> session) : session_(std::move(session)) {}
+  void Send(OutboundMessage message) override {
+    if (auto self = session_.lock()) self->Route(std::move(message));
+  }
+
+ private:
+  std::weak_ptr<HttpSession> session_;
+};
+
 HttpSession::HttpSession(std::string id, const McpServer* server, asio::io_context& io,
-                         std::shared_ptr<const HttpOptions> options)
+                         std::shared_ptr<const HttpOptions> options,
+                         std::shared_ptr<Principal> principal)
     : id_(std::move(id)),
       server_(server),
       options_(std::move(options)),
+      principal_(std::move(principal)),
       strand_(asio::make_strand(io)) {
   Touch();
 }
 
 void HttpSession::Start() {
-  std::weak_ptr<HttpSession> weak = weak_from_this();
+  Strand strand = strand_;
   session_ = std::make_shared<McpSession>(
       server_, strand_,
-      [weak](Outbound message) {
-        if (auto self = weak.lock()) self->Route(std::move(message));
-      },
-      NewOwnerId("http"));
+      [strand](absl::AnyInvocable<void()> work) { asio::dispatch(strand, std::move(work)); },
+      std::make_shared<SessionOutbound>(weak_from_this()), principal_);
   session_->Register();  // list-changed notices reach it through the server's hub
   standalone_ = std::make_shared<Stream>();
   standalone_->id = 0;
@@ -95,7 +108,7 @@ void HttpSession::HandleOther(jsonrpc::IncomingMessage message,
   connection->Respond(202, SessionHeaders(), "");
 }
 
-void HttpSession::Route(Outbound message) {
+void HttpSession::Route(OutboundMessage message) {
   auto it = message.related_request.empty() ? posts_.end() : posts_.find(message.related_request);
   if (message.close_stream) {
     if (it != posts_.end()) ClosePostStream(it->second);

@@ -21,7 +21,8 @@
 #include "gateway/http/sse.h"
 #include "gateway/jsonrpc/message.h"
 #include "gateway/mcp/mcp_server.h"
-#include "gateway/mcp/mcp_session.h"
+#include "gateway/dialects/mcp_stateful/mcp_session.h"
+#include "gateway/principals/principal.h"
 
 namespace labgate::gateway::http {
 
@@ -29,12 +30,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
  public:
   using Strand = boost::asio::strand<boost::asio::io_context::executor_type>;
 
+  // The session belongs to `principal`: only it may use, stream or end it.
   HttpSession(std::string id, const McpServer* server, boost::asio::io_context& io,
-              std::shared_ptr<const HttpOptions> options);
+              std::shared_ptr<const HttpOptions> options, std::shared_ptr<Principal> principal);
   // Creates the McpSession; call once, before anything else, on any thread.
   void Start();
 
   const std::string& id() const { return id_; }
+  const std::shared_ptr<Principal>& principal() const { return principal_; }
   const Strand& strand() const { return strand_; }
 
   // A POSTed request: answered on `connection` (JSON or SSE).
@@ -66,7 +69,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     std::shared_ptr<Stream> stream;              // set once switched to SSE
   };
 
-  void Route(Outbound message);
+  class SessionOutbound;
+  void Route(OutboundMessage message);
   // Ends a request's POST stream (as SSE, after its priming event); the request goes on.
   void ClosePostStream(PendingPost& post);
   std::shared_ptr<Stream> NewStream();
@@ -82,6 +86,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   const std::string id_;
   const McpServer* server_;
   std::shared_ptr<const HttpOptions> options_;
+  std::shared_ptr<Principal> principal_;
   Strand strand_;
   std::shared_ptr<McpSession> session_;
 

@@ -2,11 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <boost/asio/post.hpp>
 #include <cstdio>
 #include <random>
 
-#include "gateway/mcp/mcp_session.h"
 
 namespace labgate::gateway {
 
@@ -27,31 +25,31 @@ bool ParseMcpLogLevel(const std::string& text, McpLogLevel* level) {
 
 const char* McpLogLevelName(McpLogLevel level) { return kLevelNames[static_cast<size_t>(level)]; }
 
-void SessionHub::Add(const std::shared_ptr<McpSession>& session) {
+std::shared_ptr<void> ListChangeHub::Listen(Listener listener) {
+  auto handle = std::make_shared<Listener>(std::move(listener));
   std::lock_guard<std::mutex> lock(mutex_);
-  sessions_.erase(std::remove_if(sessions_.begin(), sessions_.end(),
-                                 [](const std::weak_ptr<McpSession>& s) { return s.expired(); }),
-                  sessions_.end());
-  sessions_.push_back(session);
+  listeners_.erase(std::remove_if(listeners_.begin(), listeners_.end(),
+                                  [](const std::weak_ptr<Listener>& l) { return l.expired(); }),
+                   listeners_.end());
+  listeners_.push_back(handle);
+  return handle;
 }
 
-void SessionHub::Broadcast(std::function<void(McpSession&)> fn) {
-  std::vector<std::shared_ptr<McpSession>> live;
+void ListChangeHub::Broadcast(ListKind kind) {
+  std::vector<std::shared_ptr<Listener>> live;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    for (const auto& weak : sessions_) {
-      if (auto session = weak.lock()) live.push_back(std::move(session));
+    for (const auto& weak : listeners_) {
+      if (auto listener = weak.lock()) live.push_back(std::move(listener));
     }
   }
-  for (auto& session : live) {
-    boost::asio::post(session->strand(), [session, fn]() { fn(*session); });
-  }
+  for (auto& listener : live) (*listener)(kind);
 }
 
-size_t SessionHub::live_sessions() {
+size_t ListChangeHub::listeners() {
   std::lock_guard<std::mutex> lock(mutex_);
-  return static_cast<size_t>(std::count_if(sessions_.begin(), sessions_.end(),
-                                           [](const auto& s) { return !s.expired(); }));
+  return static_cast<size_t>(std::count_if(listeners_.begin(), listeners_.end(),
+                                           [](const auto& l) { return !l.expired(); }));
 }
 
 std::string ToolListCache::Find(const std::string& cursor, uint64_t generation) {
@@ -72,7 +70,7 @@ void ToolListCache::Store(const std::string& cursor, uint64_t generation, std::s
 
 void McpServer::NotifyListChanged(ListKind kind) const {
   if (kind == ListKind::kTools) tools_generation->fetch_add(1);
-  hub->Broadcast([kind](McpSession& session) { session.NotifyListChanged(kind); });
+  hub->Broadcast(kind);
 }
 
 std::string DefaultInstructions() {

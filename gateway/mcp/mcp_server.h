@@ -15,8 +15,6 @@
 
 namespace labgate::gateway {
 
-class McpSession;
-
 struct ServerConfig {
   std::string version = "0.1.0";
   std::string instructions;
@@ -25,17 +23,19 @@ struct ServerConfig {
   std::chrono::milliseconds client_request_timeout{60000};  // sampling, elicitation, roots
 };
 
-// Thread-safe registry of live sessions.
-class SessionHub {
+// Thread-safe registry of who hears list changes: stateful sessions, and 2026-era
+// subscriptions/listen streams.
+class ListChangeHub {
  public:
-  void Add(const std::shared_ptr<McpSession>& session);
-  // Runs `fn` for every live session, each on its own strand.
-  void Broadcast(std::function<void(McpSession&)> fn);
-  size_t live_sessions();
+  using Listener = std::function<void(ListKind)>;
+  // `listener` is called (on the notifying thread) until the handle is released.
+  std::shared_ptr<void> Listen(Listener listener);
+  void Broadcast(ListKind kind);
+  size_t listeners();
 
  private:
   std::mutex mutex_;
-  std::vector<std::weak_ptr<McpSession>> sessions_;
+  std::vector<std::weak_ptr<Listener>> listeners_;
 };
 
 // Serialized tools/list pages, valid until the tool set changes.
@@ -56,13 +56,13 @@ struct McpServer {
   std::vector<ToolProvider*> tools;
   std::vector<ResourceProvider*> resources;
   std::vector<PromptProvider*> prompts;
-  std::shared_ptr<SessionHub> hub = std::make_shared<SessionHub>();
+  std::shared_ptr<ListChangeHub> hub = std::make_shared<ListChangeHub>();
   // Bumped by NotifyListChanged(kTools); tools/list pages are cached per generation.
   std::shared_ptr<std::atomic<uint64_t>> tools_generation =
       std::make_shared<std::atomic<uint64_t>>(0);
   std::shared_ptr<ToolListCache> tools_cache = std::make_shared<ToolListCache>();
 
-  // Tells every initialized session that a list changed.
+  // Tells every initialized session and every listening subscription that a list changed.
   void NotifyListChanged(ListKind kind) const;
 };
 

@@ -21,6 +21,13 @@ bool ParseMcpLogLevel(const std::string& text, McpLogLevel* level);
 const char* McpLogLevelName(McpLogLevel level);
 
 using JsonDone = std::function<void(absl::StatusOr<nlohmann::json>)>;
+
+// The status RequestClient's `done` gets when the 2026 era must ask the client first.
+inline constexpr char kInputRequiredMessage[] = "input required: the client is asked first";
+inline bool IsInputRequired(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kUnavailable &&
+         status.message() == kInputRequiredMessage;
+}
 using StringsDone = std::function<void(std::vector<std::string>)>;
 using JsonListDone = std::function<void(std::vector<nlohmann::json>)>;
 
@@ -30,9 +37,9 @@ class RequestContext {
  public:
   virtual ~RequestContext() = default;
 
-  // The connection's owner id (serial port ownership).
+  // The owner id of the principal asking (serial port ownership).
   virtual const std::string& owner() const = 0;
-  // The client's capabilities from initialize.
+  // The client's capabilities: from initialize (stateful era) or from this request's _meta.
   virtual const nlohmann::json& client_capabilities() const = 0;
   // True once the client cancelled the request.
   virtual bool cancelled() const = 0;
@@ -42,13 +49,28 @@ class RequestContext {
   // notifications/progress, sent only if the request carried a progressToken.
   virtual void Progress(double progress, std::optional<double> total,
                         const std::string& message) = 0;
-  // notifications/message, sent only if `level` passes the client's logging level.
+  // notifications/message, sent only if `level` passes the client's logging level (set by
+  // logging/setLevel, or per request by _meta logLevel; none without one in the 2026 era).
   virtual void Log(McpLogLevel level, const std::string& logger, const nlohmann::json& data) = 0;
-  // A request to the client (sampling/createMessage, elicitation/create, roots/list),
-  // sent on this request's stream. `done` gets the client's result, its error, or
-  // DeadlineExceeded after `timeout`.
+  // A request to the client (sampling/createMessage, elicitation/create, roots/list). In the
+  // stateful era it is sent on this request's stream, and `done` gets the client's result,
+  // its error, or DeadlineExceeded after `timeout`. In the 2026 era the answer comes with a
+  // retry of the whole request: the first time, `done` gets kInputRequired (below) and the
+  // request ends as input_required; the retry runs the handler again and `done` gets the
+  // answer at once. A handler asks the same questions in the same order each time.
   virtual void RequestClient(const std::string& method, const nlohmann::json& params,
                              std::chrono::milliseconds timeout, JsonDone done) = 0;
+
+  // RequestClient, with the key the client's answer comes back under in the 2026 era (an
+  // inputRequests key, unique within the request). The stateful era ignores the key.
+  virtual void AskClient(const std::string& key, const std::string& method,
+                         const nlohmann::json& params, std::chrono::milliseconds timeout,
+                         JsonDone done) {
+    (void)key;
+    RequestClient(method, params, timeout, std::move(done));
+  }
+  // True when the request is served in the stateless 2026 era.
+  virtual bool stateless() const { return false; }
 
   // Ends this request's own stream now while the request goes on, so that the client polls
   // for the rest (Streamable HTTP, SEP-1699): the POST turns into an SSE stream if it was
@@ -57,10 +79,10 @@ class RequestContext {
   // no stream of its own (stdio).
   virtual void CloseStream() {}
 
-  // Keeps `make()`'s result alive until the connection closes, created once per `key`.
-  // Only from the synchronous part of a handler (it runs on the session's strand).
-  virtual void HoldForConnection(const std::string& key,
-                                 const std::function<std::shared_ptr<void>()>& make) = 0;
+  // Keeps `make()`'s result alive as long as the principal keeps what it owns (a stdio
+  // connection's life; over HTTP until the principal idles out), created once per `key`.
+  virtual void HoldForPrincipal(const std::string& key,
+                                const std::function<std::shared_ptr<void>()>& make) = 0;
 };
 
 class ToolProvider {

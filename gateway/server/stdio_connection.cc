@@ -1,9 +1,7 @@
 #include "gateway/server/stdio_connection.h"
 
-#include <boost/asio/defer.hpp>
 #include <boost/asio/post.hpp>
 #include <future>
-#include <thread>
 
 #include "common/log.h"
 #include "common/status_map.h"
@@ -12,16 +10,31 @@
 
 namespace labgate::gateway {
 
-StdioConnection::StdioConnection(const McpServer* server, ActionTools* legacy_actions,
-                                 boost::asio::io_context& io, StdioTransport::Options options)
-    : strand_(io), legacy_actions_(legacy_actions) {
+// stdio's side of the outbound seam: every message goes to stdout in its request's framing.
+class StdioConnection::StdioOutbound final : public Outbound {
+ public:
+  explicit StdioOutbound(StdioConnection* connection) : connection_(connection) {}
+  void Send(OutboundMessage message) override {
+    if (message.close_stream) return;  // stdio has one stream, which stays open
+    connection_->Write(message.framing, std::move(message.payload),
+                       connection_->Idle(message.is_response));
+  }
+
+ private:
+  StdioConnection* connection_;
+};
+
+StdioConnection::StdioConnection(StdioDialects dialects, boost::asio::io_context& io,
+                                 StdioTransport::Options options)
+    : dialects_(dialects),
+      strand_(io),
+      principal_(std::make_shared<Principal>("stdio", NewOwnerId("stdio"))),
+      outbound_(std::make_shared<StdioOutbound>(this)) {
+  RunOrQueueStrand strand = strand_;
   session_ = std::make_shared<McpSession>(
-      server, strand_,
-      [this](Outbound message) {
-        if (message.close_stream) return;  // stdio has one stream, which stays open
-        Send(std::move(message.payload), Idle());
-      },
-      NewOwnerId("stdio"));
+      dialects_.server, strand_,
+      [strand](absl::AnyInvocable<void()> work) { strand.RunOrQueue(std::move(work)); },
+      outbound_, principal_, in_flight_);
   session_->Register();
   StdioTransport::Callbacks callbacks;
   callbacks.on_frame = [this](Frame frame) { OnFrame(std::move(frame)); };
@@ -30,77 +43,93 @@ StdioConnection::StdioConnection(const McpServer* server, ActionTools* legacy_ac
   transport_ = std::make_unique<StdioTransport>(options, std::move(callbacks));
 }
 
-StdioConnection::~StdioConnection() { transport_->Stop(); }
+StdioConnection::~StdioConnection() {
+  transport_->Stop();
+  stateless_calls_->CancelAll();
+}
 
 void StdioConnection::Start() { transport_->Start(); }
 
 void StdioConnection::OnFrame(Frame frame) {
-  reply_framing_.store(frame.framing);
-  // Parsing happens here on the reader thread; the session runs on its strand, which is
-  // this thread too when the strand is idle.
+  // Parsing happens here on the reader thread.
   jsonrpc::IncomingMessage message = jsonrpc::ParseMessage(frame.payload);
   using Kind = jsonrpc::IncomingMessage::Kind;
+  const Framing framing = frame.framing;
   if (message.kind == Kind::kLegacy) return HandleLegacy(frame, message.body);
-  // ping touches no session state; answering it here saves two thread hand-offs.
-  if (message.kind == Kind::kRequest && message.method == "ping") {
-    return Send(jsonrpc::MakeResult(message.raw_id, nlohmann::json::object()), Idle());
-  }
   if (message.kind == Kind::kInvalid && message.error_code == jsonrpc_code::kParseError &&
       spoke_legacy_.load()) {
-    return Send(
-        legacy::ErrorReply(frame.payload.size() > legacy::kMaxLineBytes ? legacy::kTooLarge
-                                                                        : legacy::kMalformedJson),
-        Idle());
+    return Write(framing,
+                 legacy::ErrorReply(frame.payload.size() > legacy::kMaxLineBytes
+                                        ? legacy::kTooLarge
+                                        : legacy::kMalformedJson),
+                 Idle(false));
   }
-  auto handle = [session = session_, message = std::move(message)]() mutable {
-    session->Handle(std::move(message));
+  if (dialects_.stateless != nullptr && message.kind != Kind::kInvalid &&
+      (stateless::ClaimsMessage(message.method, message.body) ||
+       (message.kind == Kind::kNotification && stateless_calls_->size() > 0 &&
+        message.method == "notifications/cancelled"))) {
+    // Stateless requests share nothing with each other: no strand, no session.
+    dialects_.stateless->Handle(message, framing, outbound_, principal_, stateless_calls_,
+                                in_flight_);
+    if (message.kind != Kind::kNotification) return;
+    // A cancel may name a stateful request too; the session ignores unknown ids.
+  }
+  // A stateful ping touches no session state; answering it here saves two hand-offs. (With
+  // nothing in flight its id cannot clash with a request's.)
+  if (message.kind == Kind::kRequest && message.method == "ping" && Idle(false)) {
+    return Write(framing, jsonrpc::MakeResult(message.raw_id, nlohmann::json::object()),
+                 Idle(false));
+  }
+  auto handle = [session = session_, message = std::move(message), framing]() mutable {
+    session->Handle(std::move(message), framing);
   };
   // A client that waits for each answer gets its request handled right here (the strand
   // runs it on this thread when idle). While other requests are in flight the client is
   // pipelining: then the reader hands the work on and goes back to reading.
-  if (Idle()) {
-    boost::asio::post(strand_, std::move(handle));
+  if (Idle(false)) {
+    strand_.RunOrQueue(std::move(handle));
   } else {
-    boost::asio::defer(strand_, std::move(handle));
+    boost::asio::post(strand_, std::move(handle));
   }
 }
 
 void StdioConnection::HandleLegacy(const Frame& frame, const nlohmann::json& envelope) {
   spoke_legacy_.store(true);
+  const Framing framing = frame.framing;
   if (frame.payload.size() > legacy::kMaxLineBytes) {
-    return Send(legacy::ErrorReply(legacy::kTooLarge), Idle());
+    return Write(framing, legacy::ErrorReply(legacy::kTooLarge), Idle(false));
   }
-  legacy_in_flight_++;
-  legacy::HandleEnvelope(envelope, legacy_actions_, [this](std::string reply) {
-    // Counted until sent, so that Drain() waits for it; this one is not "other work".
-    Send(std::move(reply), legacy_in_flight_.load() <= 1 && session_->requests_in_flight() == 0);
-    legacy_in_flight_--;
-  });
+  auto token = std::make_shared<InFlightCounter::Token>(InFlightCounter::Enter(in_flight_));
+  legacy::HandleEnvelope(envelope, dialects_.legacy_actions,
+                         [this, token, framing](std::string reply) {
+                           Write(framing, std::move(reply), Idle(/*answering=*/true));
+                           token->Release();
+                         });
 }
 
 void StdioConnection::OnFrameError(const FrameError& error) {
-  reply_framing_.store(error.framing);
   LG_LOG(kWarning) << "stdio: " << error.message;
   if (spoke_legacy_.load()) {
-    return Send(
-        legacy::ErrorReply(error.kind == FrameError::Kind::kTooLarge ? legacy::kTooLarge
-                                                                     : legacy::kMalformedJson),
-        Idle());
+    return Write(error.framing,
+                 legacy::ErrorReply(error.kind == FrameError::Kind::kTooLarge
+                                        ? legacy::kTooLarge
+                                        : legacy::kMalformedJson),
+                 Idle(false));
   }
   int error_code = error.kind == FrameError::Kind::kTooLarge ? jsonrpc_code::kInvalidRequest
                                                              : jsonrpc_code::kParseError;
-  Send(jsonrpc::MakeError("null", error_code, error.message), Idle());
+  Write(error.framing, jsonrpc::MakeError("null", error_code, error.message), Idle(false));
 }
 
-bool StdioConnection::Idle() const {
-  return session_->requests_in_flight() == 0 && legacy_in_flight_.load() == 0;
+bool StdioConnection::Idle(bool answering) const {
+  return in_flight_->count() <= (answering ? 1u : 0u);
 }
 
-void StdioConnection::Send(std::string payload, bool client_waiting) {
+void StdioConnection::Write(Framing framing, std::string payload, bool client_waiting) {
   if (client_waiting) {
-    transport_->SendDirect(reply_framing_.load(), std::move(payload));
+    transport_->SendDirect(framing, std::move(payload));
   } else {
-    transport_->Send(reply_framing_.load(), std::move(payload));
+    transport_->Send(framing, std::move(payload));
   }
 }
 
@@ -115,21 +144,20 @@ void StdioConnection::Interrupt() {
   ended_.notify_all();
 }
 
-size_t StdioConnection::InFlightOnStrand() {
-  std::promise<size_t> count;
-  auto future = count.get_future();
-  boost::asio::post(strand_,
-                    [&count, session = session_]() { count.set_value(session->in_flight()); });
-  return future.get();
-}
-
 void StdioConnection::Drain(std::chrono::milliseconds timeout) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while ((InFlightOnStrand() > 0 || legacy_in_flight_.load() > 0) &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  if (!in_flight_->WaitUntilIdle(timeout)) {
+    LG_LOG(kWarning) << "stdio: " << in_flight_->count()
+                     << " request(s) still in flight at shutdown; not waiting longer";
   }
-  boost::asio::post(strand_, [session = session_]() { session->Close(); });
+  stateless_calls_->CancelAll();
+  std::promise<void> closed;
+  auto done = closed.get_future();
+  boost::asio::post(strand_, [&closed, session = session_]() {
+    session->Close();
+    closed.set_value();
+  });
+  done.wait_for(std::chrono::seconds(2));
+  principal_->Release();
   transport_->Flush(timeout);
 }
 

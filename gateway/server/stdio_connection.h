@@ -1,5 +1,11 @@
-// Binds the stdio transport to one MCP session: frames in, replies out in the framing
-// the client used.
+// One stdio connection: frames in, each message to the dialect it belongs to, and each
+// reply out in the framing of the request it answers. The connection is its own principal:
+// what it owns (its serial ports) is released when it ends.
+//
+// Dialects are chosen per message:
+// - an object with "type" and no "jsonrpc": the v0.1 envelope (gateway/legacy/);
+// - a request carrying the 2026-07-28 _meta, or server/discover: stateless MCP;
+// - any other JSON-RPC: stateful MCP (2025-11-25 and older), begun by initialize.
 #pragma once
 
 #include <atomic>
@@ -10,17 +16,26 @@
 #include <mutex>
 
 #include "gateway/actions/action_tools.h"
+#include "gateway/core/in_flight.h"
+#include "gateway/core/outbound.h"
+#include "gateway/core/run_or_queue_strand.h"
+#include "gateway/dialects/mcp_stateful/mcp_session.h"
+#include "gateway/dialects/mcp_stateless/stateless_dialect.h"
 #include "gateway/mcp/mcp_server.h"
-#include "gateway/mcp/mcp_session.h"
-#include "gateway/server/inline_strand.h"
+#include "gateway/principals/principal.h"
 #include "gateway/transport/stdio_transport.h"
 
 namespace labgate::gateway {
 
+struct StdioDialects {
+  const McpServer* server = nullptr;
+  ActionTools* legacy_actions = nullptr;          // answers the v0.1 envelope; may be null
+  stateless::StatelessDialect* stateless = nullptr;  // the 2026 era; may be null
+};
+
 class StdioConnection {
  public:
-  // `legacy_actions` answers the legacy list_actions/invoke envelope (may be null).
-  StdioConnection(const McpServer* server, ActionTools* legacy_actions, boost::asio::io_context& io,
+  StdioConnection(StdioDialects dialects, boost::asio::io_context& io,
                   StdioTransport::Options options);
   ~StdioConnection();
 
@@ -28,27 +43,35 @@ class StdioConnection {
   // Blocks until stdin reaches EOF or `Interrupt()` is called.
   void WaitForEndOfInput();
   void Interrupt();
-  // Waits (up to `timeout`) for requests in flight to be answered, then flushes output.
+  // Waits (up to `timeout`) until nothing is in flight, then ends the session, releases
+  // what the connection owns and flushes output.
   void Drain(std::chrono::milliseconds timeout);
 
+  const std::shared_ptr<Principal>& principal() const { return principal_; }
+
  private:
+  class StdioOutbound;
+
   void OnFrame(Frame frame);
   void OnFrameError(const FrameError& error);
   void HandleLegacy(const Frame& frame, const nlohmann::json& envelope);
   // `client_waiting`: nothing else is in flight, so the reply is written at once rather
   // than batched with others.
-  void Send(std::string payload, bool client_waiting);
-  bool Idle() const;
-  size_t InFlightOnStrand();
+  void Write(Framing framing, std::string payload, bool client_waiting);
+  // Nothing in flight but (for a reply) the request it answers.
+  bool Idle(bool answering) const;
 
-  InlineStrand strand_;
+  StdioDialects dialects_;
+  RunOrQueueStrand strand_;
+  std::shared_ptr<InFlightCounter> in_flight_ = InFlightCounter::Create();
+  std::shared_ptr<Principal> principal_;
+  std::shared_ptr<StdioOutbound> outbound_;
   std::shared_ptr<McpSession> session_;
+  std::shared_ptr<stateless::StatelessCalls> stateless_calls_ =
+      std::make_shared<stateless::StatelessCalls>();
   std::unique_ptr<StdioTransport> transport_;
-  std::atomic<Framing> reply_framing_{Framing::kNewline};
-  ActionTools* legacy_actions_;
   // Once a client has used the legacy envelope, malformed lines get its error texts.
   std::atomic<bool> spoke_legacy_{false};
-  std::atomic<int> legacy_in_flight_{0};
 
   std::mutex mutex_;
   std::condition_variable ended_;

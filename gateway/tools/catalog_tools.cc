@@ -34,9 +34,9 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
                             std::shared_ptr<RequestContext> context, JsonDone done) {
   const ToolBinding* tool = catalog_->Find(name);
   if (leases_ != nullptr && leases_->Covers(tool->service_name)) {
-    // The lease lives as long as the connection; its end closes the owner's ports.
+    // The lease lives as long as the principal's ownership; its end closes its ports.
     const std::string owner = context->owner();
-    context->HoldForConnection("serial-lease", [this, owner] { return leases_->Acquire(owner); });
+    context->HoldForPrincipal("serial-lease", [this, owner] { return leases_->Acquire(owner); });
   }
   ToolInvoker::Options options;
   options.deadline = deadline_;

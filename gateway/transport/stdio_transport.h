@@ -23,11 +23,10 @@
 #include "absl/base/thread_annotations.h"
 #include "gateway/transport/frame_decoder.h"
 #include "gateway/transport/framing.h"
-#include "gateway/transport/transport.h"
 
 namespace labgate::gateway {
 
-class StdioTransport : public Transport {
+class StdioTransport {
  public:
   struct Options {
     int input_fd = 0;
@@ -46,14 +45,14 @@ class StdioTransport : public Transport {
   StdioTransport(Options options, Callbacks callbacks);
   // Stops reading, writes what is queued (up to shutdown_drain_timeout) and joins both
   // threads. Must not run on the reader thread (that is, inside a callback).
-  ~StdioTransport() override;
+  ~StdioTransport();
   StdioTransport(const StdioTransport&) = delete;
   StdioTransport& operator=(const StdioTransport&) = delete;
 
   // Starts the reader and writer threads. Only the first call has an effect.
   void Start();
   // Queues one message for the writer thread; dropped once the output has failed.
-  void Send(Framing framing, std::string payload) override;
+  void Send(Framing framing, std::string payload);
   // The same, but a small message with nothing queued ahead of it is written by the calling
   // thread. Order with Send() is kept.
   void SendDirect(Framing framing, std::string payload);

@@ -6,7 +6,10 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <condition_variable>
 #include <future>
+#include <map>
 #include <mutex>
+#include <regex>
+#include <set>
 #include <thread>
 
 namespace labgate::gateway {
@@ -17,6 +20,9 @@ using ::testing::Contains;
 using ::testing::ElementsAre;
 
 // Records what a fixture does with its request; answers client requests with `reply`.
+// With `stateless_era` set it plays labgate's 2026 era instead: AskClient answers from
+// `answers` at once, or records the question in `pending` (the request then ends as
+// input_required) or the undeclared capability in `missing` (it then ends as -32021).
 class FakeContext : public RequestContext {
  public:
   struct ClientCall {
@@ -25,7 +31,7 @@ class FakeContext : public RequestContext {
   };
 
   const std::string& owner() const override { return owner_; }
-  const json& client_capabilities() const override { return capabilities_; }
+  const json& client_capabilities() const override { return capabilities; }
   bool cancelled() const override { return false; }
   void OnCancel(std::function<void()>) override {}
   void Progress(double progress, std::optional<double> total, const std::string&) override {
@@ -44,19 +50,83 @@ class FakeContext : public RequestContext {
     }
     done(reply);
   }
-  void HoldForConnection(const std::string&,
-                         const std::function<std::shared_ptr<void>()>&) override {}
+  void AskClient(const std::string& key, const std::string& method, const json& params,
+                 std::chrono::milliseconds timeout, JsonDone done) override {
+    if (!stateless_era) return RequestClient(method, params, timeout, std::move(done));
+    static const std::map<std::string, std::string> kCapabilityFor = {
+        {"sampling/createMessage", "sampling"},
+        {"elicitation/create", "elicitation"},
+        {"roots/list", "roots"}};
+    absl::StatusOr<json> outcome = absl::UnavailableError(kInputRequiredMessage);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      asked.push_back(key);
+      const std::string& capability = kCapabilityFor.at(method);
+      if (answers.contains(key)) {
+        outcome = answers[key];
+      } else if (!capabilities.contains(capability)) {
+        missing.push_back(capability);
+        outcome = absl::FailedPreconditionError("capability not declared");
+      } else {
+        pending[key] = {{"method", method}, {"params", params}};
+      }
+    }
+    done(std::move(outcome));  // outside the lock: the fixture may ask again from here
+  }
+  bool stateless() const override { return stateless_era; }
+  void HoldForPrincipal(const std::string&,
+                        const std::function<std::shared_ptr<void>()>&) override {}
 
   std::mutex mutex;
   std::vector<std::pair<double, double>> progress_seen;
   std::vector<std::pair<std::string, json>> logs;
   std::vector<ClientCall> client_calls;
   absl::StatusOr<json> reply = json::object();
+  json capabilities = {{"sampling", json::object()}, {"elicitation", json::object()}};
+
+  // The 2026 era.
+  bool stateless_era = false;
+  json answers = json::object();  // inputResponses plus those carried in requestState
+  json pending = json::object();  // what the input_required result would ask
+  std::vector<std::string> missing;
+  std::vector<std::string> asked;
 
  private:
   std::string owner_ = "test-owner";
-  json capabilities_ = {{"sampling", json::object()}, {"elicitation", json::object()}};
 };
+
+// What the conformance harness declares in _meta clientCapabilities.
+json HarnessCapabilities() {
+  return {{"sampling", json::object()},
+          {"elicitation", json::object()},
+          {"roots", {{"listChanged", true}}}};
+}
+
+// One round of a 2026-era request as labgate ends it.
+struct Round {
+  absl::StatusOr<json> outcome;  // the handler's own answer
+  json input_requests;           // non-empty: the reply is input_required with these
+  std::vector<std::string> missing;  // non-empty: the reply is -32021
+  json state;                    // the answers the next round's requestState carries
+  bool input_required() const { return missing.empty() && !input_requests.empty(); }
+  // A complete result: the handler's answer stands and it is not an error.
+  bool complete() const { return missing.empty() && input_requests.empty() && outcome.ok(); }
+  std::string text() const {
+    return complete() ? outcome->at("content").at(0).value("text", "") : "";
+  }
+};
+
+// The harness's mock answers.
+json Accept(json content) { return {{"action", "accept"}, {"content", std::move(content)}}; }
+json Sampled(const std::string& text) {
+  return {{"role", "assistant"},
+          {"content", {{"type", "text"}, {"text", text}}},
+          {"model", "test-model"},
+          {"stopReason", "endTurn"}};
+}
+json MockRoots() {
+  return json::parse(R"({"roots":[{"uri":"file:///test/root","name":"Test Root"}]})");
+}
 
 // Runs an io_context on a thread for the fixtures' timers.
 class FixturesTest : public ::testing::Test {
@@ -91,6 +161,27 @@ class FixturesTest : public ::testing::Test {
                             std::shared_ptr<FakeContext> context = nullptr) {
     if (!context) context = std::make_shared<FakeContext>();
     return Await([&](JsonDone done) { fixtures_->CallTool(name, arguments, context, done); });
+  }
+
+  // A 2026-era round of tools/call (or, with `prompt`, prompts/get) of `name`: `state` is
+  // what the echoed requestState carries, `responses` the round's inputResponses.
+  Round Round2026(const std::string& name, const json& state = json::object(),
+                  const json& responses = json::object(),
+                  const json& capabilities = HarnessCapabilities(), bool prompt = false) {
+    auto context = std::make_shared<FakeContext>();
+    context->stateless_era = true;
+    context->capabilities = capabilities;
+    context->answers = state;
+    for (const auto& [key, answer] : responses.items()) context->answers[key] = answer;
+    Round round;
+    round.outcome = Await([&](JsonDone done) {
+      if (prompt) return fixtures_->GetPrompt(name, json::object(), context, done);
+      fixtures_->CallTool(name, json::object(), context, done);
+    });
+    round.input_requests = context->pending;
+    round.missing = context->missing;
+    round.state = context->answers;
+    return round;
   }
 
   absl::StatusOr<json> Read(const std::string& uri) {
@@ -345,7 +436,8 @@ TEST_F(FixturesTest, ListsResourcesAndTheTemplate) {
   std::vector<json> resources;
   fixtures.ListResources([&](std::vector<json> items) { resources = std::move(items); });
   EXPECT_THAT(Names(resources, "uri"),
-              ElementsAre("test://static-text", "test://static-binary", "test://watched-resource"));
+              ElementsAre("test://static-text", "test://static-binary", "test://watched-resource",
+                          "test://stateless-static-text"));
   for (const json& resource : resources) EXPECT_FALSE(resource.value("name", "").empty());
   EXPECT_THAT(Names(fixtures.ListResourceTemplates(), "uriTemplate"),
               ElementsAre("test://template/{id}/data"));
@@ -420,7 +512,8 @@ TEST_F(FixturesTest, PromptsListWithDescriptionsAndArguments) {
   auto prompts = fixtures.ListPrompts();
   EXPECT_THAT(Names(prompts),
               ElementsAre("test_simple_prompt", "test_prompt_with_arguments",
-                          "test_prompt_with_embedded_resource", "test_prompt_with_image"));
+                          "test_prompt_with_embedded_resource", "test_prompt_with_image",
+                          "test_input_required_result_prompt"));
   for (const json& prompt : prompts) EXPECT_FALSE(prompt.value("description", "").empty());
   EXPECT_THAT(Names(prompts[1]["arguments"].get<std::vector<json>>()), ElementsAre("arg1", "arg2"));
   EXPECT_FALSE(fixtures.HasPrompt("test_dynamic_prompt"));
@@ -466,6 +559,365 @@ TEST_F(FixturesTest, CompletesPromptArgumentsAndTemplateVariablesByPrefix) {
   fixtures.CompleteResourceArgument("test://template/{id}/data", "id", "1", json::object(),
                                     [&](std::vector<std::string> v) { values = std::move(v); });
   EXPECT_THAT(values, ElementsAre("1", "123"));
+}
+
+// ---- The 2026-07-28 fixtures ----
+
+std::set<std::string> Keys(const json& object) {
+  std::set<std::string> keys;
+  for (const auto& [key, value] : object.items()) {
+    (void)value;
+    keys.insert(key);
+  }
+  return keys;
+}
+
+TEST_F(FixturesTest, Lists2026ToolsWithDescriptionsAndValidNames) {
+  auto& fixtures = Make();
+  const auto tools = fixtures.ListTools();
+  for (const char* name :
+       {"test_missing_capability", "test_input_required_result_elicitation",
+        "test_input_required_result_sampling", "test_input_required_result_list_roots",
+        "test_input_required_result_request_state", "test_input_required_result_multiple_inputs",
+        "test_input_required_result_multi_round", "test_input_required_result_tampered_state",
+        "test_input_required_result_capabilities", "test_streaming_elicitation",
+        "test_logging_tool", "test_header_param"}) {
+    EXPECT_THAT(Names(tools), Contains(name));
+    EXPECT_TRUE(fixtures.HasTool(name)) << name;
+  }
+  const std::regex valid_name("[A-Za-z0-9_.-]{1,128}");
+  for (const json& tool : tools) {
+    EXPECT_TRUE(std::regex_match(tool.at("name").get<std::string>(), valid_name)) << tool.dump();
+    EXPECT_FALSE(tool.value("description", "").empty()) << tool.dump();
+  }
+  // The same order every time (tools-list-deterministic-order).
+  EXPECT_EQ(Names(fixtures.ListTools()), Names(tools));
+}
+
+TEST_F(FixturesTest, TriggerToolsAreCallableButNotListed) {
+  auto& fixtures = Make();
+  for (const char* name : {"test_trigger_tool_change", "test_trigger_prompt_change"}) {
+    EXPECT_THAT(Names(fixtures.ListTools()), ::testing::Not(Contains(name)));
+    EXPECT_TRUE(fixtures.HasTool(name)) << name;
+  }
+}
+
+TEST_F(FixturesTest, TriggerToolsReportTheirListChange) {
+  Make();
+  // Called with empty capabilities, as the suite does: they ask the client nothing.
+  auto context = std::make_shared<FakeContext>();
+  context->capabilities = json::object();
+  auto tools = Call("test_trigger_tool_change", json::object(), context);
+  ASSERT_TRUE(tools.ok());
+  EXPECT_EQ((*tools)["content"][0]["text"], "Mutation triggered");
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    EXPECT_THAT(changes_, ElementsAre(ListKind::kTools));
+  }
+  auto prompts = Call("test_trigger_prompt_change", json::object(), context);
+  ASSERT_TRUE(prompts.ok());
+  EXPECT_EQ((*prompts)["content"][0]["text"], "Mutation triggered");
+  std::lock_guard<std::mutex> lock(mutex_);
+  EXPECT_THAT(changes_, ElementsAre(ListKind::kTools, ListKind::kPrompts));
+  EXPECT_TRUE(context->client_calls.empty());
+}
+
+TEST_F(FixturesTest, ElicitationRoundTripUsesTheUserNameKey) {
+  Make();
+  Round r1 = Round2026("test_input_required_result_elicitation");
+  ASSERT_TRUE(r1.input_required());
+  EXPECT_TRUE(IsInputRequired(r1.outcome.status()));  // the handler finished
+  EXPECT_THAT(Keys(r1.input_requests), ElementsAre("user_name"));
+  EXPECT_EQ(r1.input_requests["user_name"]["method"], "elicitation/create");
+  const json& params = r1.input_requests["user_name"]["params"];
+  EXPECT_EQ(params["message"], "What is your name?");
+  EXPECT_EQ(params["requestedSchema"]["type"], "object");
+  EXPECT_EQ(params["requestedSchema"]["properties"]["name"]["type"], "string");
+  EXPECT_EQ(params["requestedSchema"]["required"], json::array({"name"}));
+
+  Round r2 = Round2026("test_input_required_result_elicitation", r1.state,
+                       {{"user_name", Accept({{"name", "Alice"}})}});
+  ASSERT_TRUE(r2.complete()) << r2.outcome.status();
+  EXPECT_EQ(r2.text(), "Hello, Alice!");
+}
+
+TEST_F(FixturesTest, ElicitationNeedsNoRequestStateAndIgnoresExtraAnswers) {
+  Make();
+  Round round = Round2026("test_input_required_result_elicitation", json::object(),
+                          {{"user_name", Accept({{"name", "Alice"}})},
+                           {"unknown_extra_key", Accept({{"foo", "bar"}})},
+                           {"another_unexpected", Accept({{"baz", 123}})}});
+  ASSERT_TRUE(round.complete()) << round.outcome.status();
+  EXPECT_EQ(round.text(), "Hello, Alice!");
+}
+
+TEST_F(FixturesTest, ElicitationAsksAgainWhenTheAnswerIsUnderAnotherKey) {
+  Make();
+  Round round = Round2026("test_input_required_result_elicitation", json::object(),
+                          {{"wrong_key", Accept({{"data", "wrong"}})}});
+  ASSERT_TRUE(round.input_required());
+  EXPECT_THAT(Keys(round.input_requests), ElementsAre("user_name"));
+}
+
+TEST_F(FixturesTest, ElicitationRejectsMalformedAnswersAsInvalidParams) {
+  Make();
+  for (const json& answer :
+       {json(12345), json(nullptr), json("Alice"), json::parse(R"({"action":"maybe"})"),
+        json::parse(R"({"content":{"name":"Alice"}})"), json::parse(R"({"action":"accept"})"),
+        json::parse(R"({"action":"accept","content":{}})"),
+        json::parse(R"({"action":"accept","content":{"name":5}})")}) {
+    Round round = Round2026("test_input_required_result_elicitation", json::object(),
+                            {{"user_name", answer}});
+    EXPECT_FALSE(round.complete()) << answer.dump();
+    EXPECT_FALSE(round.input_required()) << answer.dump();
+    EXPECT_EQ(round.outcome.status().code(), absl::StatusCode::kInvalidArgument) << answer.dump();
+  }
+}
+
+TEST_F(FixturesTest, ElicitationDeclinedIsAToolError) {
+  Make();
+  Round round = Round2026("test_input_required_result_elicitation", json::object(),
+                          {{"user_name", {{"action", "decline"}}}});
+  ASSERT_TRUE(round.complete());
+  EXPECT_EQ((*round.outcome)["isError"], true);
+}
+
+TEST_F(FixturesTest, SamplingRoundTrip) {
+  Make();
+  Round r1 = Round2026("test_input_required_result_sampling");
+  ASSERT_TRUE(r1.input_required());
+  EXPECT_THAT(Keys(r1.input_requests), ElementsAre("sample_request"));
+  EXPECT_EQ(r1.input_requests["sample_request"]["method"], "sampling/createMessage");
+  EXPECT_EQ(r1.input_requests["sample_request"]["params"],
+            json::parse(R"({"messages":[{"role":"user","content":{"type":"text",
+                "text":"What is the capital of France?"}}],"maxTokens":100})"));
+
+  Round r2 = Round2026("test_input_required_result_sampling", r1.state,
+                       {{"sample_request", Sampled("The capital of France is Paris.")}});
+  ASSERT_TRUE(r2.complete()) << r2.outcome.status();
+  EXPECT_EQ(r2.text(), "Sampling result: The capital of France is Paris.");
+
+  Round bad = Round2026("test_input_required_result_sampling", json::object(),
+                        {{"sample_request", {{"content", "Paris"}}}});
+  EXPECT_EQ(bad.outcome.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(FixturesTest, ListRootsRoundTrip) {
+  Make();
+  Round r1 = Round2026("test_input_required_result_list_roots");
+  ASSERT_TRUE(r1.input_required());
+  EXPECT_THAT(Keys(r1.input_requests), ElementsAre("roots_request"));
+  EXPECT_EQ(r1.input_requests["roots_request"]["method"], "roots/list");
+  EXPECT_EQ(r1.input_requests["roots_request"]["params"], json::object());
+
+  Round r2 =
+      Round2026("test_input_required_result_list_roots", r1.state, {{"roots_request", MockRoots()}});
+  ASSERT_TRUE(r2.complete()) << r2.outcome.status();
+  EXPECT_EQ(r2.text(), "Found 1 root(s)");
+
+  Round bad = Round2026("test_input_required_result_list_roots", json::object(),
+                        {{"roots_request", json::parse(R"({"roots":[{"name":"no uri"}]})")}});
+  EXPECT_EQ(bad.outcome.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(FixturesTest, RequestStateAndTamperedStateToolsConfirm) {
+  Make();
+  for (const auto& [tool, text] : std::vector<std::pair<std::string, std::string>>{
+           {"test_input_required_result_request_state", "state-ok: requestState validated"},
+           {"test_input_required_result_tampered_state", "integrity-ok: state verified"}}) {
+    Round r1 = Round2026(tool);
+    ASSERT_TRUE(r1.input_required()) << tool;
+    EXPECT_THAT(Keys(r1.input_requests), ElementsAre("confirm"));
+    EXPECT_EQ(r1.input_requests["confirm"]["params"]["requestedSchema"]["properties"]["ok"]["type"],
+              "boolean");
+    Round r2 = Round2026(tool, r1.state, {{"confirm", Accept({{"ok", true}})}});
+    ASSERT_TRUE(r2.complete()) << tool << r2.outcome.status();
+    EXPECT_EQ(r2.text(), text);
+    Round no = Round2026(tool, r1.state, {{"confirm", Accept({{"ok", false}})}});
+    ASSERT_TRUE(no.complete()) << tool;
+    EXPECT_EQ((*no.outcome)["isError"], true);
+    Round bad = Round2026(tool, r1.state, {{"confirm", Accept({{"ok", "yes"}})}});
+    EXPECT_EQ(bad.outcome.status().code(), absl::StatusCode::kInvalidArgument) << tool;
+  }
+}
+
+TEST_F(FixturesTest, MultipleInputsAskEverythingInOneRound) {
+  Make();
+  Round r1 = Round2026("test_input_required_result_multiple_inputs");
+  ASSERT_TRUE(r1.input_required());
+  EXPECT_THAT(Keys(r1.input_requests), ElementsAre("client_roots", "greeting", "user_name"));
+  EXPECT_EQ(r1.input_requests["user_name"]["method"], "elicitation/create");
+  EXPECT_EQ(r1.input_requests["greeting"]["method"], "sampling/createMessage");
+  EXPECT_EQ(r1.input_requests["greeting"]["params"]["maxTokens"], 50);
+  EXPECT_EQ(r1.input_requests["client_roots"]["method"], "roots/list");
+
+  // Answering part of it asks only for the rest.
+  Round partial = Round2026("test_input_required_result_multiple_inputs", r1.state,
+                            {{"user_name", Accept({{"name", "Alice"}})}});
+  ASSERT_TRUE(partial.input_required());
+  EXPECT_THAT(Keys(partial.input_requests), ElementsAre("client_roots", "greeting"));
+
+  Round r2 = Round2026("test_input_required_result_multiple_inputs", r1.state,
+                       {{"user_name", Accept({{"name", "Alice"}})},
+                        {"greeting", Sampled("Hello there!")},
+                        {"client_roots", MockRoots()}});
+  ASSERT_TRUE(r2.complete()) << r2.outcome.status();
+  EXPECT_EQ(r2.text(), "Name: Alice; Greeting: Hello there!; Roots: 1");
+}
+
+TEST_F(FixturesTest, MultiRoundAsksStepTwoOnlyAfterStepOne) {
+  Make();
+  const std::string tool = "test_input_required_result_multi_round";
+  Round r1 = Round2026(tool);
+  ASSERT_TRUE(r1.input_required());
+  EXPECT_THAT(Keys(r1.input_requests), ElementsAre("step1"));
+  EXPECT_EQ(r1.input_requests["step1"]["params"]["message"], "Step 1: What is your name?");
+
+  Round r2 = Round2026(tool, r1.state, {{"step1", Accept({{"name", "Alice"}})}});
+  ASSERT_TRUE(r2.input_required());
+  EXPECT_THAT(Keys(r2.input_requests), ElementsAre("step2"));
+  EXPECT_EQ(r2.input_requests["step2"]["params"]["message"],
+            "Step 2: What is your favorite color?");
+  EXPECT_NE(r2.state, r1.state);  // the carried answers, hence the requestState, differ
+
+  Round r3 = Round2026(tool, r2.state, {{"step2", Accept({{"color", "blue"}})}});
+  ASSERT_TRUE(r3.complete()) << r3.outcome.status();
+  EXPECT_EQ(r3.text(), "Multi-round complete for Alice who likes blue");
+
+  // Without round two's state, step 1 is asked again: the round is not taken from the keys.
+  Round lost = Round2026(tool, json::object(), {{"step2", Accept({{"color", "blue"}})}});
+  ASSERT_TRUE(lost.input_required());
+  EXPECT_THAT(Keys(lost.input_requests), ElementsAre("step1"));
+}
+
+TEST_F(FixturesTest, CapabilitiesToolAsksOnlyForWhatTheClientDeclared) {
+  Make();
+  const std::string tool = "test_input_required_result_capabilities";
+  Round sampling_only = Round2026(tool, json::object(), json::object(), {{"sampling", json::object()}});
+  ASSERT_TRUE(sampling_only.input_required());
+  EXPECT_TRUE(sampling_only.missing.empty());
+  EXPECT_THAT(Keys(sampling_only.input_requests), ElementsAre("sample_input"));
+  EXPECT_EQ(sampling_only.input_requests["sample_input"]["method"], "sampling/createMessage");
+
+  Round both = Round2026(tool);
+  ASSERT_TRUE(both.input_required());
+  EXPECT_THAT(Keys(both.input_requests), ElementsAre("elicit_input", "sample_input"));
+
+  Round answered = Round2026(tool, sampling_only.state, {{"sample_input", Sampled("ok")}},
+                             {{"sampling", json::object()}});
+  ASSERT_TRUE(answered.complete()) << answered.outcome.status();
+  EXPECT_EQ(answered.text(), "capabilities-ok: received sample_input");
+
+  Round none = Round2026(tool, json::object(), json::object(), json::object());
+  ASSERT_TRUE(none.complete());
+  EXPECT_TRUE(none.input_requests.empty());
+}
+
+TEST_F(FixturesTest, MissingCapabilityToolNeedsSampling) {
+  Make();
+  Round undeclared =
+      Round2026("test_missing_capability", json::object(), json::object(), json::object());
+  EXPECT_THAT(undeclared.missing, ElementsAre("sampling"));  // the request ends as -32021
+  EXPECT_TRUE(undeclared.input_requests.empty());
+
+  Round r1 = Round2026("test_missing_capability");
+  ASSERT_TRUE(r1.input_required());
+  ASSERT_EQ(r1.input_requests.size(), 1u);
+  const std::string key = r1.input_requests.begin().key();
+  Round r2 = Round2026("test_missing_capability", r1.state, {{key, Sampled("yes")}});
+  ASSERT_TRUE(r2.complete()) << r2.outcome.status();
+  EXPECT_EQ(r2.text(), "Success");
+}
+
+TEST_F(FixturesTest, InputRequiredPromptAsksForContext) {
+  auto& fixtures = Make();
+  auto prompts = fixtures.ListPrompts();
+  ASSERT_THAT(Names(prompts), Contains("test_input_required_result_prompt"));
+  EXPECT_TRUE(fixtures.HasPrompt("test_input_required_result_prompt"));
+
+  Round r1 = Round2026("test_input_required_result_prompt", json::object(), json::object(),
+                       HarnessCapabilities(), /*prompt=*/true);
+  ASSERT_TRUE(r1.input_required());
+  EXPECT_THAT(Keys(r1.input_requests), ElementsAre("user_context"));
+  EXPECT_EQ(r1.input_requests["user_context"]["params"]["message"],
+            "What context should the prompt use?");
+
+  Round r2 = Round2026("test_input_required_result_prompt", r1.state,
+                       {{"user_context", Accept({{"context", "test context"}})}},
+                       HarnessCapabilities(), /*prompt=*/true);
+  ASSERT_TRUE(r2.outcome.ok()) << r2.outcome.status();
+  EXPECT_TRUE(r2.input_requests.empty());
+  EXPECT_EQ((*r2.outcome)["messages"],
+            json::parse(R"([{"role":"user","content":{"type":"text",
+                "text":"Prompt with context: test context"}}])"));
+
+  Round bad = Round2026("test_input_required_result_prompt", json::object(),
+                        {{"user_context", 7}}, HarnessCapabilities(), /*prompt=*/true);
+  EXPECT_EQ(bad.outcome.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(FixturesTest, InputToolsAskRealClientRequestsInTheStatefulEra) {
+  Make();
+  auto context = std::make_shared<FakeContext>();
+  context->reply = Accept({{"name", "Alice"}, {"color", "blue"}});
+  auto result = Call("test_input_required_result_multi_round", json::object(), context);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ((*result)["content"][0]["text"], "Multi-round complete for Alice who likes blue");
+  ASSERT_EQ(context->client_calls.size(), 2u);
+  EXPECT_EQ(context->client_calls[0].params["message"], "Step 1: What is your name?");
+  EXPECT_EQ(context->client_calls[1].params["message"], "Step 2: What is your favorite color?");
+
+  // A bad or failed answer from a client fails the tool, not the request.
+  context->reply = json(12345);
+  auto bad = Call("test_input_required_result_elicitation", json::object(), context);
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ((*bad)["isError"], true);
+  context->reply = absl::DeadlineExceededError("the client did not answer in time");
+  auto failed = Call("test_input_required_result_elicitation", json::object(), context);
+  ASSERT_TRUE(failed.ok());
+  EXPECT_EQ((*failed)["isError"], true);
+}
+
+TEST_F(FixturesTest, StreamingAndLoggingDiagnostics) {
+  Make();
+  auto context = std::make_shared<FakeContext>();
+  context->capabilities = {{"elicitation", json::object()}};
+  auto streaming = Call("test_streaming_elicitation", json::object(), context);
+  ASSERT_TRUE(streaming.ok());
+  EXPECT_EQ((*streaming)["content"][0]["text"], "Streaming complete");
+  EXPECT_EQ(context->progress_seen.size(), 1u);
+  EXPECT_TRUE(context->client_calls.empty());
+
+  auto logging = Call("test_logging_tool", json::object(), context);
+  ASSERT_TRUE(logging.ok());
+  EXPECT_EQ((*logging)["content"][0]["text"], "Logging evaluated");
+  ASSERT_EQ(context->logs.size(), 1u);
+  EXPECT_EQ(context->logs[0].first, "info");
+}
+
+TEST_F(FixturesTest, HeaderParamToolDeclaresAndEchoesItsHeaderParameter) {
+  auto& fixtures = Make();
+  json schema;
+  for (const json& tool : fixtures.ListTools()) {
+    if (tool["name"] == "test_header_param") schema = tool["inputSchema"];
+  }
+  ASSERT_TRUE(schema.is_object());
+  EXPECT_EQ(schema["properties"]["region"]["type"], "string");
+  EXPECT_EQ(schema["properties"]["region"]["x-mcp-header"], "Region");
+  auto result = Call("test_header_param", {{"region", "us-west1"}});
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ((*result)["content"][0]["text"], "Region: us-west1");
+  auto missing = Call("test_header_param", json::object());
+  ASSERT_TRUE(missing.ok());
+  EXPECT_EQ((*missing)["isError"], true);
+}
+
+TEST_F(FixturesTest, ReadsTheStatelessStaticText) {
+  Make();
+  auto text = Read("test://stateless-static-text");
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text, json::parse(R"({"contents":[{"uri":"test://stateless-static-text",
+            "mimeType":"text/plain","text":"Static text content from the stateless draft path."}]})"));
 }
 
 TEST(CreateConformanceFixtures, RegistersAllThreeProviders) {

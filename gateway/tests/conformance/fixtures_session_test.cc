@@ -6,6 +6,7 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 #include <condition_variable>
@@ -14,7 +15,7 @@
 
 #include "gateway/conformance/conformance_fixtures.h"
 #include "gateway/jsonrpc/message.h"
-#include "gateway/mcp/mcp_session.h"
+#include "gateway/dialects/mcp_stateful/mcp_session.h"
 
 namespace labgate::gateway {
 namespace {
@@ -38,15 +39,19 @@ class FixturesSessionTest : public ::testing::Test {
     server_.resources = {fixtures_.get()};
     server_.prompts = {fixtures_.get()};
     io_thread_ = std::thread([this] { io_.run(); });
+    auto strand = strand_;
     session_ = std::make_shared<McpSession>(
         &server_, strand_,
-        [this](Outbound message) {
+        [strand](absl::AnyInvocable<void()> work) {
+          boost::asio::dispatch(strand, std::move(work));
+        },
+        std::make_shared<FunctionOutbound>([this](OutboundMessage message) {
           std::lock_guard<std::mutex> lock(mutex_);
           sent_.push_back(json::parse(message.payload));
           related_.push_back(message.related_request);
           arrived_.notify_all();
-        },
-        "owner-1");
+        }),
+        std::make_shared<Principal>("test", "owner-1"));
     session_->Register();
   }
 

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "gateway/http/http_flags.h"
 #include "gateway/http/sse.h"
 
@@ -34,14 +36,54 @@ TEST(HttpSecurityTest, OriginAllowList) {
   EXPECT_FALSE(OriginAllowed("http://app.example.com", {"https://app.example.com"}));
 }
 
-TEST(HttpSecurityTest, BearerTokens) {
-  std::vector<std::string> tokens = {"alpha", "beta-token"};
-  EXPECT_TRUE(BearerAccepted("Bearer alpha", tokens));
-  EXPECT_TRUE(BearerAccepted("bearer beta-token", tokens));
-  EXPECT_FALSE(BearerAccepted("Bearer alph", tokens));
-  EXPECT_FALSE(BearerAccepted("Bearer alphaa", tokens));
-  EXPECT_FALSE(BearerAccepted("Basic alpha", tokens));
-  EXPECT_FALSE(BearerAccepted("", tokens));
+TEST(HttpSecurityTest, BearerTokensNameTheirPrincipal) {
+  std::vector<HttpOptions::NamedToken> tokens = {{"alice", "alpha"}, {"bob", "beta-token"}};
+  EXPECT_EQ(BearerPrincipal("Bearer alpha", tokens), "alice");
+  EXPECT_EQ(BearerPrincipal("bearer beta-token", tokens), "bob");
+  EXPECT_EQ(BearerPrincipal("Bearer alph", tokens), std::nullopt);
+  EXPECT_EQ(BearerPrincipal("Bearer alphaa", tokens), std::nullopt);
+  EXPECT_EQ(BearerPrincipal("Basic alpha", tokens), std::nullopt);
+  EXPECT_EQ(BearerPrincipal("", tokens), std::nullopt);
+}
+
+TEST(HttpSecurityTest, TokenFilesNameTokensOrDeriveANameForBareOnes) {
+  const std::string path = ::testing::TempDir() + "/tokens.txt";
+  {
+    std::ofstream out(path);
+    out << "# the lab's clients\nalice   alpha\n\nbare-token\n";
+  }
+  auto tokens = LoadTokenFile(path);
+  ASSERT_TRUE(tokens.ok()) << tokens.status();
+  ASSERT_EQ(tokens->size(), 2u);
+  EXPECT_EQ((*tokens)[0].name, "alice");
+  EXPECT_EQ((*tokens)[0].token, "alpha");
+  EXPECT_EQ((*tokens)[1].token, "bare-token");
+  EXPECT_EQ((*tokens)[1].name.rfind("token-", 0), 0u);
+  EXPECT_EQ((*tokens)[1].name.size(), 14u);
+  {
+    std::ofstream out(path);
+    out << "alice a\nalice b\n";
+  }
+  EXPECT_FALSE(LoadTokenFile(path).ok());  // a name twice
+  {
+    std::ofstream out(path);
+    out << "alice a extra\n";
+  }
+  EXPECT_FALSE(LoadTokenFile(path).ok());
+}
+
+TEST(HttpSecurityTest, MalformedAuthoritiesAreRefused) {
+  const std::vector<std::string> kLocal = {"localhost", "127.0.0.1", "[::1]"};
+  EXPECT_FALSE(OriginAllowed("http://[::1].evil.com", kLocal));
+  EXPECT_FALSE(OriginAllowed("http://localhost@evil.com", kLocal));
+  EXPECT_FALSE(OriginAllowed("http://evil.com@localhost", kLocal));
+  EXPECT_FALSE(OriginAllowed("http://localhost:80x", kLocal));
+  EXPECT_TRUE(OriginAllowed("http://[::1]:8080", kLocal));
+  EXPECT_FALSE(HostAllowed("[::1].evil.com", kLocal));
+  EXPECT_FALSE(HostAllowed("localhost:8080/x", kLocal));
+  EXPECT_FALSE(HostAllowed("user@localhost", kLocal));
+  EXPECT_TRUE(HostAllowed("[::1]:9", kLocal));
+  EXPECT_TRUE(HostAllowed("", kLocal));  // HTTP/1.0 clients send none
 }
 
 TEST(HttpSecurityTest, AcceptMatching) {

@@ -356,7 +356,11 @@ TEST_F(HttpServerTest, SessionLifecycle) {
   EXPECT_EQ(missing.Json()["id"], "m");
   Response unknown = Exchange(Request("POST", std::string(64, 'a'), Call("u", "tools/list")));
   EXPECT_EQ(unknown.status, 404);
-  EXPECT_EQ(Exchange(Request("GET", "", "")).status, 400);
+  // GET and DELETE exist only for stateful sessions (the 2026 era has neither).
+  Response get = Exchange(Request("GET", "", ""));
+  EXPECT_EQ(get.status, 405);
+  EXPECT_EQ(get.Json()["error"]["code"], -32600);
+  EXPECT_EQ(Exchange(Request("DELETE", "", "")).status, 405);
 
   EXPECT_EQ(Exchange(Request("DELETE", session, "")).status, 200);
   EXPECT_EQ(Exchange(Request("POST", session, Call("after", "ping"))).status, 404);
@@ -433,7 +437,7 @@ TEST_F(HttpServerTest, ForeignOriginAndHostAreRefused) {
 
 TEST_F(HttpServerTest, BrowserPagesFromAllowedOriginsGetCorsHeaders) {
   HttpOptions options;
-  options.auth_tokens = {"s3cret"};
+  options.auth_tokens = {{"ops", "s3cret"}};
   StartServer(options);
   const std::string page = "Origin: http://localhost:6274";
   // The preflight: no credentials, so no token needed; it names what the client may send.
@@ -496,7 +500,7 @@ TEST_F(HttpServerTest, BrowserPagesFromAllowedOriginsGetCorsHeaders) {
 
 TEST_F(HttpServerTest, BearerTokensAreRequiredWhenConfigured) {
   HttpOptions options;
-  options.auth_tokens = {"s3cret"};
+  options.auth_tokens = {{"ops", "s3cret"}};
   StartServer(options);
   std::string init = Call("1", "initialize",
                           {{"protocolVersion", "2025-11-25"},

@@ -1,6 +1,6 @@
 // McpSession against a real in-process gRPC service built from the catalog test proto:
 // lifecycle, tool calls, errors, reply-once and cancellation of a call in flight.
-#include "gateway/mcp/mcp_session.h"
+#include "gateway/dialects/mcp_stateful/mcp_session.h"
 
 #include <gmock/gmock.h>
 #include <grpcpp/grpcpp.h>
@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 #include <condition_variable>
@@ -86,14 +87,18 @@ class McpSessionTest : public ::testing::Test {
     server_.tools = {tools_.get()};
     server_.config.instructions = "test instructions";
     io_thread_ = std::thread([this] { io_.run(); });
+    auto strand = strand_;
     session_ = std::make_shared<McpSession>(
         &server_, strand_,
-        [this](Outbound message) {
+        [strand](absl::AnyInvocable<void()> work) {
+          boost::asio::dispatch(strand, std::move(work));
+        },
+        std::make_shared<FunctionOutbound>([this](OutboundMessage message) {
           std::lock_guard<std::mutex> lock(mutex_);
           sent_.push_back(json::parse(message.payload));
           arrived_.notify_all();
-        },
-        "owner-1");
+        }),
+        std::make_shared<Principal>("test", "owner-1"));
     session_->Register();
   }
 

@@ -1,4 +1,4 @@
-#include "gateway/server/inline_strand.h"
+#include "gateway/core/run_or_queue_strand.h"
 
 #include <boost/asio/post.hpp>
 #include <exception>
@@ -16,13 +16,13 @@ thread_local const void* t_running_strand = nullptr;
 
 }  // namespace
 
-InlineStrand::InlineStrand(boost::asio::io_context& io) : state_(std::make_shared<State>(io)) {}
+RunOrQueueStrand::RunOrQueueStrand(boost::asio::io_context& io) : state_(std::make_shared<State>(io)) {}
 
-bool InlineStrand::running_in_this_thread() const noexcept {
+bool RunOrQueueStrand::running_in_this_thread() const noexcept {
   return t_running_strand == state_.get();
 }
 
-void InlineStrand::State::Submit(Task task, bool may_run_here) {
+void RunOrQueueStrand::State::Submit(Task task, bool may_run_here) {
   bool queued = false;
   {
     std::lock_guard<std::mutex> lock(mutex);
@@ -45,7 +45,7 @@ void InlineStrand::State::Submit(Task task, bool may_run_here) {
   Release();
 }
 
-void InlineStrand::State::Release() {
+void RunOrQueueStrand::State::Release() {
   {
     std::lock_guard<std::mutex> lock(mutex);
     if (queue.empty()) {
@@ -57,7 +57,7 @@ void InlineStrand::State::Release() {
   boost::asio::post(io, [self = shared_from_this()] { self->Drain(); });
 }
 
-void InlineStrand::State::Drain() {
+void RunOrQueueStrand::State::Drain() {
   for (int i = 0; i < kDrainBatch; ++i) {
     Task task;
     {
@@ -74,7 +74,7 @@ void InlineStrand::State::Drain() {
   Release();
 }
 
-void InlineStrand::State::Run(Task& task) {
+void RunOrQueueStrand::State::Run(Task& task) {
   const void* outer = t_running_strand;
   t_running_strand = this;
   // An exception must not leave the strand marked as running forever.

@@ -1,6 +1,6 @@
-// InlineStrand: idle work runs on the submitting thread; everything else is queued and
-// run in order, one piece at a time, never nested.
-#include "gateway/server/inline_strand.h"
+// RunOrQueueStrand: RunOrQueue runs idle work on the submitting thread; asio's post and
+// defer always queue; everything runs in order, one piece at a time, never nested.
+#include "gateway/core/run_or_queue_strand.h"
 
 #include <gtest/gtest.h>
 
@@ -22,18 +22,18 @@ namespace {
 
 using namespace std::chrono_literals;
 
-class InlineStrandTest : public ::testing::Test {
+class RunOrQueueStrandTest : public ::testing::Test {
  protected:
-  InlineStrandTest() : work_(boost::asio::make_work_guard(io_)) {
+  RunOrQueueStrandTest() : work_(boost::asio::make_work_guard(io_)) {
     for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { io_.run(); });
   }
-  ~InlineStrandTest() override {
+  ~RunOrQueueStrandTest() override {
     work_.reset();
     io_.stop();
     for (auto& thread : threads_) thread.join();
   }
   // Waits until everything submitted to `strand` so far has run.
-  static void Settle(const InlineStrand& strand) {
+  static void Settle(const RunOrQueueStrand& strand) {
     std::promise<void> done;
     boost::asio::post(strand, [&done] { done.set_value(); });
     ASSERT_EQ(done.get_future().wait_for(5s), std::future_status::ready);
@@ -44,11 +44,11 @@ class InlineStrandTest : public ::testing::Test {
   std::vector<std::thread> threads_;
 };
 
-TEST_F(InlineStrandTest, WorkOnAnIdleStrandRunsOnTheSubmittingThreadAtOnce) {
-  InlineStrand strand(io_);
+TEST_F(RunOrQueueStrandTest, RunOrQueueOnAnIdleStrandRunsOnTheSubmittingThreadAtOnce) {
+  RunOrQueueStrand strand(io_);
   std::thread::id ran_on;
   bool inside = false;
-  boost::asio::post(strand, [&] {
+  strand.RunOrQueue([&] {
     ran_on = std::this_thread::get_id();
     inside = strand.running_in_this_thread();
   });
@@ -57,8 +57,17 @@ TEST_F(InlineStrandTest, WorkOnAnIdleStrandRunsOnTheSubmittingThreadAtOnce) {
   EXPECT_FALSE(strand.running_in_this_thread());
 }
 
-TEST_F(InlineStrandTest, DeferredWorkIsQueuedEvenOnAnIdleStrand) {
-  InlineStrand strand(io_);
+TEST_F(RunOrQueueStrandTest, PostedWorkIsQueuedEvenOnAnIdleStrand) {
+  RunOrQueueStrand strand(io_);
+  std::promise<std::thread::id> ran_on;
+  boost::asio::post(strand, [&] { ran_on.set_value(std::this_thread::get_id()); });
+  auto thread = ran_on.get_future();
+  ASSERT_EQ(thread.wait_for(5s), std::future_status::ready);
+  EXPECT_NE(thread.get(), std::this_thread::get_id());
+}
+
+TEST_F(RunOrQueueStrandTest, DeferredWorkIsQueuedEvenOnAnIdleStrand) {
+  RunOrQueueStrand strand(io_);
   std::promise<std::thread::id> ran_on;
   boost::asio::defer(strand, [&] { ran_on.set_value(std::this_thread::get_id()); });
   auto thread = ran_on.get_future();
@@ -70,18 +79,18 @@ TEST_F(InlineStrandTest, DeferredWorkIsQueuedEvenOnAnIdleStrand) {
     std::this_thread::sleep_for(20ms);
     order.push_back(1);
   });
-  boost::asio::post(strand, [&] { order.push_back(2); });
+  strand.RunOrQueue([&] { order.push_back(2); });
   Settle(strand);
   EXPECT_EQ(order, (std::vector<int>{1, 2}));
 }
 
-TEST_F(InlineStrandTest, WorkSubmittedFromInsideRunsAfterwardsNotNested) {
-  InlineStrand strand(io_);
+TEST_F(RunOrQueueStrandTest, WorkSubmittedFromInsideRunsAfterwardsNotNested) {
+  RunOrQueueStrand strand(io_);
   std::vector<int> order;
   std::promise<std::thread::id> inner_thread;
-  boost::asio::post(strand, [&] {
+  strand.RunOrQueue([&] {
     order.push_back(1);
-    boost::asio::post(strand, [&] {
+    strand.RunOrQueue([&] {
       order.push_back(3);
       inner_thread.set_value(std::this_thread::get_id());
     });
@@ -94,8 +103,8 @@ TEST_F(InlineStrandTest, WorkSubmittedFromInsideRunsAfterwardsNotNested) {
   EXPECT_EQ(order, (std::vector<int>{1, 2, 3}));
 }
 
-TEST_F(InlineStrandTest, ManyThreadsNeverOverlapAndEachKeepsItsOrder) {
-  InlineStrand strand(io_);
+TEST_F(RunOrQueueStrandTest, ManyThreadsNeverOverlapAndEachKeepsItsOrder) {
+  RunOrQueueStrand strand(io_);
   constexpr int kThreads = 4;
   constexpr int kEach = 3000;
   std::atomic<int> inside{0};
@@ -108,7 +117,7 @@ TEST_F(InlineStrandTest, ManyThreadsNeverOverlapAndEachKeepsItsOrder) {
     senders.emplace_back([&, t] {
       for (int i = 0; i < kEach; ++i) {
         const auto me = std::this_thread::get_id();
-        boost::asio::post(strand, [&, t, i, me] {
+        strand.RunOrQueue([&, t, i, me] {
           if (inside.fetch_add(1) != 0) overlaps++;
           if (last[static_cast<size_t>(t)] != i - 1) out_of_order++;
           last[static_cast<size_t>(t)] = i;
@@ -126,8 +135,8 @@ TEST_F(InlineStrandTest, ManyThreadsNeverOverlapAndEachKeepsItsOrder) {
   EXPECT_GT(ran_inline.load(), 0);
 }
 
-TEST_F(InlineStrandTest, TimersOnTheStrandCompleteInsideIt) {
-  InlineStrand strand(io_);
+TEST_F(RunOrQueueStrandTest, TimersOnTheStrandCompleteInsideIt) {
+  RunOrQueueStrand strand(io_);
   boost::asio::any_io_executor executor = strand;
   boost::asio::steady_timer timer(executor, 10ms);
   std::promise<bool> fired;
@@ -139,19 +148,19 @@ TEST_F(InlineStrandTest, TimersOnTheStrandCompleteInsideIt) {
   EXPECT_TRUE(result.get());
 }
 
-TEST_F(InlineStrandTest, WorkThatThrowsDoesNotWedgeTheStrand) {
-  InlineStrand strand(io_);
-  boost::asio::post(strand, [] { throw std::runtime_error("boom"); });
+TEST_F(RunOrQueueStrandTest, WorkThatThrowsDoesNotWedgeTheStrand) {
+  RunOrQueueStrand strand(io_);
+  strand.RunOrQueue([] { throw std::runtime_error("boom"); });
   bool ran = false;
-  boost::asio::post(strand, [&] { ran = true; });
+  strand.RunOrQueue([&] { ran = true; });
   EXPECT_TRUE(ran);
 }
 
-TEST_F(InlineStrandTest, MoveOnlyWorkIsAccepted) {
-  InlineStrand strand(io_);
+TEST_F(RunOrQueueStrandTest, MoveOnlyWorkIsAccepted) {
+  RunOrQueueStrand strand(io_);
   auto value = std::make_unique<int>(7);
   int seen = 0;
-  boost::asio::post(strand, [&seen, value = std::move(value)] { seen = *value; });
+  strand.RunOrQueue([&seen, value = std::move(value)] { seen = *value; });
   EXPECT_EQ(seen, 7);
 }
 

@@ -1,0 +1,171 @@
+#include "gateway/app/application.h"
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <thread>
+#include <vector>
+
+#include "common/log.h"
+#include "gateway/actions/action_tools.h"
+#include "gateway/app/backends.h"
+#include "gateway/catalog/tool_catalog.h"
+#include "gateway/conformance/conformance_fixtures.h"
+#include "gateway/dialects/mcp_stateless/stateless_dialect.h"
+#include "gateway/http/grpc_health_probe.h"
+#include "gateway/http/http_flags.h"
+#include "gateway/mcp/mcp_server.h"
+#include "gateway/prompts/labgate_prompts.h"
+#include "gateway/resources/labgate_resources.h"
+#include "gateway/server/stdio_connection.h"
+#include "gateway/tools/catalog_tools.h"
+#include "labgate/serial/v1/serial.grpc.pb.h"
+
+namespace labgate::gateway {
+
+// Everything the process runs, in the order it is built (and the reverse it is torn down).
+struct Application::Parts {
+  ApplicationOptions options;
+  std::unique_ptr<Backends> backends;
+  std::unique_ptr<ToolCatalog> catalog;
+  std::unique_ptr<ToolInvoker> invoker;
+  std::unique_ptr<ActionTools> action_tools;
+  std::unique_ptr<OwnerLeases> leases;
+  std::unique_ptr<CatalogTools> catalog_tools;
+  McpServer server;
+  std::unique_ptr<LabgateResources> resources;
+  std::unique_ptr<LabgatePrompts> prompts;
+  std::unique_ptr<stateless::StatelessDialect> stateless;
+  boost::asio::io_context io;
+  std::unique_ptr<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
+  std::vector<std::thread> io_threads;
+  std::unique_ptr<ConformanceFixtures> fixtures;
+  std::unique_ptr<http::HttpServer> http_server;
+  std::unique_ptr<StdioConnection> stdio;
+  std::thread stdio_watch;
+
+  void StopIo() {
+    work.reset();
+    io.stop();
+    for (auto& thread : io_threads) {
+      if (thread.joinable()) thread.join();
+    }
+  }
+};
+
+Application::Application(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
+
+Application::~Application() {
+  if (parts_->stdio_watch.joinable()) {
+    if (parts_->stdio) parts_->stdio->Interrupt();
+    parts_->stdio_watch.join();
+  }
+  parts_->StopIo();
+}
+
+absl::StatusOr<std::unique_ptr<Application>> Application::Start(
+    const ApplicationOptions& options) {
+  auto parts = std::make_unique<Parts>();
+  Parts& p = *parts;
+  p.options = options;
+  BackendOptions backend_options;
+  backend_options.data_dir = options.data_dir;
+  backend_options.session_addr = options.session_addr;
+  backend_options.actions_addr = options.actions_addr;
+  backend_options.serial_addr = options.serial_addr;
+  auto backends = Backends::Start(backend_options);
+  if (!backends.ok()) return backends.status();
+  p.backends = std::move(*backends);
+  auto catalog = ToolCatalog::FromServices(p.backends->ToolServices());
+  if (!catalog.ok()) {
+    return absl::InternalError("bad tool catalog: " + std::string(catalog.status().message()));
+  }
+  p.catalog = std::move(*catalog);
+
+  const auto call_deadline = std::chrono::milliseconds(options.call_timeout_ms);
+  p.invoker = std::make_unique<ToolInvoker>(&p.backends->channels());
+  p.action_tools = std::make_unique<ActionTools>(p.backends->actions_channel(), call_deadline);
+  p.action_tools->Start(/*watch_connectivity=*/!options.actions_addr.empty());
+  p.leases = std::make_unique<OwnerLeases>(p.backends->serial_channel(),
+                                           labgate::serial::v1::SerialService::service_full_name());
+  p.catalog_tools = std::make_unique<CatalogTools>(p.catalog.get(), p.invoker.get(),
+                                                   p.leases.get(), call_deadline);
+  p.server.config.instructions = DefaultInstructions();
+  p.server.config.call_deadline = call_deadline;
+  p.server.config.page_size = options.page_size;
+  p.server.tools = {p.catalog_tools.get(), p.action_tools.get()};
+  p.resources = std::make_unique<LabgateResources>(
+      ResourceChannels{p.backends->session_channel(), p.backends->serial_channel(),
+                                 p.backends->actions_channel()},
+      call_deadline);
+  p.prompts = std::make_unique<LabgatePrompts>(p.resources.get());
+  p.server.resources = {p.resources.get()};
+  p.server.prompts = {p.prompts.get()};
+  McpServer* server = &p.server;
+  p.action_tools->OnChanged([server] { server->NotifyListChanged(ListKind::kTools); });
+
+  stateless::RequestStateCodec codec;
+  if (!options.state_key_file.empty()) {
+    auto loaded = stateless::RequestStateCodec::FromKeyFile(options.state_key_file);
+    if (!loaded.ok()) return loaded.status();
+    codec = std::move(*loaded);
+  }
+  p.stateless = std::make_unique<stateless::StatelessDialect>(&p.server, std::move(codec));
+
+  p.work = std::make_unique<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>(
+      boost::asio::make_work_guard(p.io));
+  for (int i = 0; i < 2; ++i) p.io_threads.emplace_back([&io = p.io] { io.run(); });
+  // Registered before any connection is served; off unless asked for.
+  if (options.conformance_fixtures) p.fixtures = CreateConformanceFixtures(&p.server, p.io);
+
+  if (options.serve_http) {
+    // Ready when every backend answers grpc.health.v1 Check (callback API, 2 s deadline).
+    auto readiness =
+        http::GrpcHealthProbe(p.backends->channels().all(), std::chrono::seconds(2));
+    auto started = http::StartHttpFromFlags(p.io, &p.server, readiness, p.stateless.get());
+    if (!started.ok()) {
+      p.StopIo();
+      return absl::Status(started.status().code(),
+                          "cannot serve HTTP: " + std::string(started.status().message()));
+    }
+    p.http_server = std::move(*started);
+  }
+  if (options.serve_stdio) {
+    StdioTransport::Options stdio_options;
+    stdio_options.max_message_bytes = options.max_message_bytes;
+    p.stdio = std::make_unique<StdioConnection>(
+        StdioDialects{&p.server, p.action_tools.get(), p.stateless.get()}, p.io, stdio_options);
+  }
+  return std::unique_ptr<Application>(new Application(std::move(parts)));
+}
+
+void Application::RequestShutdown(const std::string& why) {
+  if (shutdown_requested_.exchange(true)) return;
+  LG_LOG(kInfo) << why << ": shutting down";
+  shutdown_.Notify();
+}
+
+int Application::Run() {
+  Parts& p = *parts_;
+  if (p.stdio) {
+    p.stdio->Start();
+    LG_LOG(kInfo) << "labgate " << p.server.config.version << " serving MCP on stdio with "
+                  << p.catalog_tools->ListTools().size() + p.action_tools->ListTools().size()
+                  << " tools";
+    p.stdio_watch = std::thread([this] {
+      parts_->stdio->WaitForEndOfInput();
+      RequestShutdown("end of input");
+    });
+  }
+  shutdown_.WaitForNotification();
+  if (p.stdio) p.stdio->Interrupt();
+  if (p.http_server) p.http_server->Stop();
+  if (p.stdio) p.stdio->Drain(std::chrono::seconds(10));
+  if (p.stdio_watch.joinable()) p.stdio_watch.join();
+  p.action_tools->Stop();
+  p.backends->Shutdown(std::chrono::seconds(5));
+  p.StopIo();
+  LG_LOG(kInfo) << "labgate stopped";
+  return 0;
+}
+
+}  // namespace labgate::gateway

@@ -1,0 +1,46 @@
+// The gateway process: its backends, tool providers, dialects and transports, and one
+// shutdown latch. Whatever ends the process (stdin's end when stdio is served, a signal, a
+// shutdown request) trips the latch; an HTTP-only gateway never depends on stdio to stop.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
+
+namespace labgate::gateway {
+
+struct ApplicationOptions {
+  std::string data_dir;
+  std::string session_addr, actions_addr, serial_addr;
+  bool conformance_fixtures = false;
+  bool serve_stdio = true;
+  bool serve_http = false;
+  std::string state_key_file;  // requestState HMAC key; empty: random per process
+  size_t max_message_bytes = 4 * 1024 * 1024;
+  int64_t call_timeout_ms = 30000;
+  size_t page_size = 100;
+};
+
+class Application {
+ public:
+  static absl::StatusOr<std::unique_ptr<Application>> Start(const ApplicationOptions& options);
+  ~Application();
+
+  // Blocks until the latch trips, then drains and stops everything. Returns the exit code.
+  int Run();
+  // Trips the latch (any thread, any number of times).
+  void RequestShutdown(const std::string& why);
+
+  struct Parts;
+
+ private:
+  explicit Application(std::unique_ptr<Parts> parts);
+  std::unique_ptr<Parts> parts_;
+  absl::Notification shutdown_;
+  std::atomic<bool> shutdown_requested_{false};
+};
+
+}  // namespace labgate::gateway

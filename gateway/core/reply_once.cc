@@ -1,0 +1,101 @@
+#include "gateway/core/reply_once.h"
+
+#include <cassert>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "common/status_map.h"
+#include "gateway/jsonrpc/message.h"
+
+namespace labgate::gateway {
+
+using nlohmann::json;
+
+ReplyOnce::ReplyOnce(std::string raw_id, Deliver deliver)
+    : raw_id_(raw_id.empty() ? "null" : std::move(raw_id)), deliver_(std::move(deliver)) {}
+
+ReplyOnce::ReplyOnce(ReplyOnce&& other) noexcept
+    : raw_id_(std::move(other.raw_id_)),
+      deliver_(std::move(other.deliver_)),
+      extras_(std::move(other.extras_)) {
+  other.deliver_ = nullptr;
+}
+
+ReplyOnce& ReplyOnce::operator=(ReplyOnce&& other) noexcept {
+  if (this != &other) {
+    if (deliver_) {
+      Error(jsonrpc_code::kInternalError, "internal error: the request was dropped unanswered");
+    }
+    raw_id_ = std::move(other.raw_id_);
+    deliver_ = std::move(other.deliver_);
+    extras_ = std::move(other.extras_);
+    other.deliver_ = nullptr;
+  }
+  return *this;
+}
+
+ReplyOnce::~ReplyOnce() {
+  if (deliver_) {
+    LG_LOG(kWarning) << "request " << raw_id_ << " was dropped without a reply; answering -32603";
+    Error(jsonrpc_code::kInternalError, "internal error: the request was dropped unanswered");
+  }
+}
+
+void ReplyOnce::SetResultExtras(json extras) { extras_ = std::move(extras); }
+
+void ReplyOnce::Merge(json& result) const {
+  if (extras_.is_null() || !result.is_object()) return;
+  const bool input_required = result.value("resultType", std::string()) == "input_required";
+  for (const auto& [key, value] : extras_.items()) {
+    if (input_required && (key == "ttlMs" || key == "cacheScope")) continue;
+    if (key == "_meta" && value.is_object()) {
+      json& meta = result["_meta"];
+      if (!meta.is_object()) meta = json::object();
+      for (const auto& [meta_key, meta_value] : value.items()) {
+        if (!meta.contains(meta_key)) meta[meta_key] = meta_value;
+      }
+      continue;
+    }
+    if (!result.contains(key)) result[key] = value;
+  }
+}
+
+void ReplyOnce::Result(json result) {
+  Merge(result);
+  Send(jsonrpc::MakeResult(raw_id_, result));
+}
+
+void ReplyOnce::ResultText(absl::string_view result_text) {
+  if (!extras_.is_null()) {
+    json parsed = json::parse(result_text.begin(), result_text.end(), nullptr,
+                              /*allow_exceptions=*/false);
+    if (!parsed.is_discarded()) return Result(std::move(parsed));
+  }
+  std::string payload = "{\"jsonrpc\":\"2.0\",\"id\":" + raw_id_ + ",\"result\":";
+  payload.append(result_text.data(), result_text.size());
+  payload += "}";
+  Send(std::move(payload));
+}
+
+void ReplyOnce::Error(int code, absl::string_view message, const json& data) {
+  Send(jsonrpc::MakeError(raw_id_, code, std::string_view(message.data(), message.size()), data));
+}
+
+void ReplyOnce::Fail(const absl::Status& status) {
+  Error(MappingFor(status.code()).jsonrpc_code, std::string(status.message()));
+}
+
+void ReplyOnce::Finish(absl::StatusOr<json> outcome) {
+  if (outcome.ok()) return Result(*std::move(outcome));
+  Fail(outcome.status());
+}
+
+void ReplyOnce::Send(std::string payload) {
+  assert(deliver_ && "a request was answered twice");
+  if (!deliver_) return;
+  Deliver deliver = std::move(deliver_);
+  deliver_ = nullptr;
+  deliver(std::move(payload));
+}
+
+}  // namespace labgate::gateway

@@ -1,0 +1,412 @@
+#include "gateway/dialects/mcp_stateful/mcp_session.h"
+
+#include <atomic>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "common/status_map.h"
+#include "gateway/mcp/invalid_params.h"
+#include "gateway/mcp/list_changed.h"
+#include "gateway/mcp/protocol_version.h"
+
+namespace labgate::gateway {
+
+using nlohmann::json;
+namespace code = labgate::jsonrpc_code;
+
+// The RequestContext handed to providers for one client request.
+class McpSession::Context final : public RequestContext {
+ public:
+  Context(std::weak_ptr<McpSession> session, RunOnStrand run_on_strand, std::string key,
+          json progress_token, std::shared_ptr<Principal> principal, json capabilities)
+      : session_(std::move(session)),
+        run_on_strand_(std::move(run_on_strand)),
+        key_(std::move(key)),
+        progress_token_(std::move(progress_token)),
+        principal_(std::move(principal)),
+        capabilities_(std::move(capabilities)) {}
+
+  const std::string& owner() const override { return principal_->owner_id(); }
+  const json& client_capabilities() const override { return capabilities_; }
+  bool cancelled() const override { return cancelled_.load(); }
+
+  void OnCancel(std::function<void()> handler) override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (cancelled_.load()) {
+      lock.unlock();
+      handler();
+      return;
+    }
+    on_cancel_ = std::move(handler);
+  }
+
+  void Cancel() {
+    std::function<void()> handler;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (cancelled_.exchange(true)) return;
+      handler = std::move(on_cancel_);
+    }
+    if (handler) handler();
+  }
+
+  void Progress(double progress, std::optional<double> total, const std::string& message) override {
+    if (progress_token_.is_null()) return;
+    json params = {{"progressToken", progress_token_}, {"progress", progress}};
+    if (total) params["total"] = *total;
+    if (!message.empty()) params["message"] = message;
+    OnStrand([key = key_, params = std::move(params)](McpSession& session) {
+      if (session.IsInFlight(key)) session.SendNotification("notifications/progress", params, key);
+    });
+  }
+
+  void Log(McpLogLevel level, const std::string& logger, const json& data) override {
+    OnStrand([key = key_, level, logger, data](McpSession& session) {
+      session.SendLog(level, logger, data, session.IsInFlight(key) ? key : "");
+    });
+  }
+
+  void CloseStream() override {
+    OnStrand([key = key_](McpSession& session) {
+      if (!session.IsInFlight(key)) return;
+      OutboundMessage close;
+      close.related_request = key;
+      close.framing = session.FramingOf(key);
+      close.close_stream = true;
+      session.outbound_->Send(std::move(close));
+    });
+  }
+
+  void RequestClient(const std::string& method, const json& params,
+                     std::chrono::milliseconds timeout, JsonDone done) override {
+    auto session = session_.lock();
+    if (!session) return done(absl::CancelledError("the connection is closed"));
+    run_on_strand_(
+        [session, key = key_, method, params, timeout, done = std::move(done)]() mutable {
+          session->SendClientRequest(method, params, key, timeout, std::move(done));
+        });
+  }
+
+  void HoldForPrincipal(const std::string& key,
+                        const std::function<std::shared_ptr<void>()>& make) override {
+    principal_->Hold(key, make);
+  }
+
+ private:
+  void OnStrand(std::function<void(McpSession&)> fn) {
+    auto session = session_.lock();
+    if (!session) return;
+    run_on_strand_([session, fn = std::move(fn)]() {
+      if (!session->closed_) fn(*session);
+    });
+  }
+
+  std::weak_ptr<McpSession> session_;
+  RunOnStrand run_on_strand_;
+  std::string key_;
+  json progress_token_;
+  std::shared_ptr<Principal> principal_;
+  json capabilities_;
+  std::atomic<bool> cancelled_{false};
+  std::mutex mutex_;
+  std::function<void()> on_cancel_;
+};
+
+McpSession::McpSession(const McpServer* server, boost::asio::any_io_executor strand,
+                       RunOnStrand run_on_strand, std::shared_ptr<Outbound> outbound,
+                       std::shared_ptr<Principal> principal,
+                       std::shared_ptr<InFlightCounter> in_flight)
+    : server_(server),
+      engine_(server),
+      strand_(std::move(strand)),
+      run_on_strand_(std::move(run_on_strand)),
+      outbound_(std::move(outbound)),
+      principal_(std::move(principal)),
+      in_flight_count_(in_flight ? std::move(in_flight) : InFlightCounter::Create()) {}
+
+McpSession::~McpSession() = default;
+
+void McpSession::Register() {
+  list_listener_ = server_->hub->Listen([weak = weak_from_this()](ListKind kind) {
+    auto session = weak.lock();
+    if (!session) return;
+    session->run_on_strand_([session, kind] { session->NotifyListChanged(kind); });
+  });
+}
+
+ReplyOnce McpSession::MakeReply(const std::string& raw_id, const std::string& key) {
+  // The reply is serialized on the answering thread; only the send runs on the strand.
+  return ReplyOnce(raw_id, [weak = weak_from_this(), key](std::string payload) {
+    auto session = weak.lock();
+    if (!session) return;
+    session->run_on_strand_([session, key, payload = std::move(payload)]() mutable {
+      session->Deliver(key, std::move(payload));
+    });
+  });
+}
+
+void McpSession::Deliver(const std::string& key, std::string payload) {
+  auto it = in_flight_.find(key);
+  if (it == in_flight_.end()) return;
+  const bool cancelled = it->second.cancelled;
+  const Framing framing = it->second.framing;
+  InFlightCounter::Token token = std::move(it->second.token);
+  in_flight_.erase(it);
+  // Counted until sent, so that a drain waits for the write too.
+  if (!cancelled && !closed_) {
+    OutboundMessage message;
+    message.payload = std::move(payload);
+    message.related_request = key;
+    message.is_response = true;
+    message.framing = framing;
+    outbound_->Send(std::move(message));
+  }
+}
+
+Framing McpSession::FramingOf(const std::string& key) const {
+  auto it = in_flight_.find(key);
+  return it == in_flight_.end() ? last_framing_ : it->second.framing;
+}
+
+void McpSession::Send(std::string payload, const std::string& related_request, bool is_response) {
+  OutboundMessage message;
+  message.payload = std::move(payload);
+  message.related_request = related_request;
+  message.is_response = is_response;
+  message.framing = FramingOf(related_request);
+  outbound_->Send(std::move(message));
+}
+
+void McpSession::Handle(jsonrpc::IncomingMessage message, Framing framing) {
+  if (closed_) return;
+  last_framing_ = framing;
+  using Kind = jsonrpc::IncomingMessage::Kind;
+  switch (message.kind) {
+    case Kind::kInvalid:
+      return Send(jsonrpc::MakeError(message.raw_id, message.error_code, message.error_message),
+                  "", true);
+    case Kind::kRequest:
+      return HandleRequest(message, framing);
+    case Kind::kNotification:
+      return HandleNotification(message);
+    case Kind::kResponse:
+      return HandleResponse(message);
+    case Kind::kLegacy:
+      // Legacy envelopes are routed to their own dialect before they get here.
+      return Send(jsonrpc::MakeError("null", code::kInvalidRequest,
+                                     "legacy envelope messages are not served on this transport"),
+                  "", true);
+  }
+}
+
+void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message, Framing framing) {
+  std::string key = RequestKey(message.body["id"]);
+  if (in_flight_.count(key) != 0) {
+    // Not entered in flight: answered here, in the framing it came in.
+    OutboundMessage busy;
+    busy.payload = jsonrpc::MakeError(message.raw_id, code::kInvalidRequest,
+                                      absl::StrCat("request id ", message.raw_id, " is already in use"));
+    busy.framing = framing;
+    return outbound_->Send(std::move(busy));
+  }
+  const json* params_ptr = nullptr;
+  if (auto it = message.body.find("params"); it != message.body.end()) params_ptr = &*it;
+  static const json kNoParams = json::object();
+  const json& params = params_ptr != nullptr ? *params_ptr : kNoParams;
+  auto& entry = in_flight_.emplace(key, InFlight{}).first->second;
+  entry.framing = framing;
+  entry.token = InFlightCounter::Enter(in_flight_count_);
+  principal_->Touch();
+  ReplyOnce reply = MakeReply(message.raw_id, key);
+  // Only handlers that run provider code get a context (it copies per-request state).
+  auto make_context = [&]() -> std::shared_ptr<RequestContext> {
+    json progress_token;
+    if (params.is_object() && params.contains("_meta") && params["_meta"].is_object()) {
+      progress_token = params["_meta"].value("progressToken", json());
+    }
+    entry.context = std::make_shared<Context>(weak_from_this(), run_on_strand_, key,
+                                              progress_token, principal_, client_capabilities_);
+    return entry.context;
+  };
+
+  const std::string& method = message.method;
+  if (method == "ping") return reply.Result(json::object());
+  if (method == "initialize") return Initialize(params, std::move(reply));
+  if (!initialized_) {
+    return reply.Error(code::kInvalidRequest,
+                       absl::StrCat("'", method, "' before initialize: send initialize first"));
+  }
+  if (engine_.Handle(method, params, reply, make_context, EraRules{})) return;
+  if (method == "resources/subscribe") return Subscribe(params, std::move(reply));
+  if (method == "resources/unsubscribe") return Unsubscribe(params, std::move(reply));
+  if (method == "logging/setLevel") return SetLogLevel(params, std::move(reply));
+  reply.Error(code::kMethodNotFound, absl::StrCat("Method not found: ", method));
+}
+
+void McpSession::HandleNotification(const jsonrpc::IncomingMessage& message) {
+  if (message.method == "notifications/cancelled") {
+    auto params = message.body.value("params", json::object());
+    if (!params.is_object() || !params.contains("requestId")) return;
+    auto it = in_flight_.find(RequestKey(params["requestId"]));
+    if (it == in_flight_.end()) return;  // finished already, or never existed
+    it->second.cancelled = true;
+    LG_LOG(kDebug) << "request " << it->first << " cancelled by the client";
+    if (it->second.context) it->second.context->Cancel();
+    return;
+  }
+  // notifications/initialized, roots/list_changed, progress: nothing to answer.
+}
+
+void McpSession::HandleResponse(const jsonrpc::IncomingMessage& message) {
+  auto it = client_requests_.find(RequestKey(message.body["id"]));
+  if (it == client_requests_.end()) {
+    LG_LOG(kDebug) << "ignoring a response to no request of ours: id " << message.raw_id;
+    return;
+  }
+  ClientRequest request = std::move(it->second);
+  client_requests_.erase(it);
+  if (request.timer) request.timer->cancel();
+  if (message.body.contains("error")) {
+    const json& error = message.body["error"];
+    std::string text = error.is_object() ? error.value("message", std::string("error")) : "error";
+    int error_code = error.is_object() ? error.value("code", 0) : 0;
+    return request.done(
+        absl::AbortedError(absl::StrCat("the client answered error ", error_code, ": ", text)));
+  }
+  request.done(message.body.value("result", json::object()));
+}
+
+void McpSession::Initialize(const json& params, ReplyOnce reply) {
+  if (!params.is_object() || !params.contains("protocolVersion") ||
+      !params["protocolVersion"].is_string()) {
+    return InvalidParams(reply, "protocolVersion",
+                         "initialize needs params.protocolVersion (a string)");
+  }
+  protocol_version_ = NegotiateProtocolVersion(params["protocolVersion"].get<std::string>());
+  if (params.contains("capabilities") && params["capabilities"].is_object()) {
+    client_capabilities_ = params["capabilities"];
+  }
+  initialized_ = true;
+  reply.Result({
+      {"protocolVersion", protocol_version_},
+      {"capabilities", McpEngine::ServerCapabilities()},
+      {"serverInfo", engine_.ServerInfo()},
+      {"instructions", server_->config.instructions},
+  });
+}
+
+void McpSession::Subscribe(const json& params, ReplyOnce reply) {
+  std::string uri = StringParam(params, "uri");
+  if (uri.empty()) return InvalidParams(reply, "uri", "resources/subscribe needs params.uri");
+  ResourceProvider* provider = engine_.FindResourceProvider(uri);
+  if (provider == nullptr) {
+    return reply.Error(code::kResourceNotFound, absl::StrCat("Resource not found: ", uri),
+                       {{"uri", uri}});
+  }
+  if (subscriptions_.count(uri) == 0) {
+    std::weak_ptr<McpSession> weak = weak_from_this();
+    auto handle = provider->SubscribeResource(uri, [weak, uri]() {
+      auto session = weak.lock();
+      if (!session) return;
+      session->run_on_strand_([session, uri]() {
+        if (session->closed_ || session->subscriptions_.count(uri) == 0) return;
+        session->SendNotification("notifications/resources/updated", {{"uri", uri}});
+      });
+    });
+    if (!handle) {
+      return InvalidParams(reply, "uri", absl::StrCat("Resource cannot be subscribed to: ", uri));
+    }
+    subscriptions_[uri] = std::move(handle);
+  }
+  reply.Result(json::object());
+}
+
+void McpSession::Unsubscribe(const json& params, ReplyOnce reply) {
+  std::string uri = StringParam(params, "uri");
+  if (uri.empty()) return InvalidParams(reply, "uri", "resources/unsubscribe needs params.uri");
+  subscriptions_.erase(uri);
+  reply.Result(json::object());
+}
+
+void McpSession::SetLogLevel(const json& params, ReplyOnce reply) {
+  McpLogLevel level;
+  if (!ParseMcpLogLevel(StringParam(params, "level"), &level)) {
+    return InvalidParams(reply, "level",
+                         "logging/setLevel needs params.level: one of debug, info, notice, "
+                         "warning, error, critical, alert, emergency");
+  }
+  log_level_ = level;
+  reply.Result(json::object());
+}
+
+void McpSession::SendNotification(const std::string& method, const json& params,
+                                  const std::string& related_request) {
+  if (closed_) return;
+  Send(jsonrpc::MakeNotification(method, params), related_request, false);
+}
+
+void McpSession::SendLog(McpLogLevel level, const std::string& logger, const json& data,
+                         const std::string& related_request) {
+  if (level < log_level_) return;
+  json params = {{"level", McpLogLevelName(level)}, {"data", data}};
+  if (!logger.empty()) params["logger"] = logger;
+  SendNotification("notifications/message", params, related_request);
+}
+
+void McpSession::SendClientRequest(const std::string& method, const json& params,
+                                   const std::string& related_request,
+                                   std::chrono::milliseconds timeout, JsonDone done) {
+  if (closed_) return done(absl::CancelledError("the connection is closed"));
+  static const std::map<std::string, std::string> kCapabilityFor = {
+      {"sampling/createMessage", "sampling"},
+      {"elicitation/create", "elicitation"},
+      {"roots/list", "roots"}};
+  if (auto it = kCapabilityFor.find(method);
+      it != kCapabilityFor.end() && !client_capabilities_.contains(it->second)) {
+    return done(absl::FailedPreconditionError(
+        absl::StrCat("the client did not declare the '", it->second, "' capability")));
+  }
+  std::string raw_id = absl::StrCat("\"labgate-", next_client_request_++, "\"");
+  std::string key = RequestKey(json::parse(raw_id));
+  ClientRequest request;
+  request.done = std::move(done);
+  request.timer = std::make_unique<boost::asio::steady_timer>(strand_, timeout);
+  request.timer->async_wait([weak = weak_from_this(), key, method](boost::system::error_code ec) {
+    if (ec) return;
+    auto session = weak.lock();
+    if (!session) return;
+    auto it = session->client_requests_.find(key);
+    if (it == session->client_requests_.end()) return;
+    JsonDone expired = std::move(it->second.done);
+    session->client_requests_.erase(it);
+    expired(absl::DeadlineExceededError(absl::StrCat("the client did not answer ", method)));
+  });
+  client_requests_.emplace(key, std::move(request));
+  Send(jsonrpc::MakeRequest(raw_id, method, params), related_request, false);
+}
+
+void McpSession::NotifyListChanged(ListKind kind) {
+  if (!initialized_ || closed_) return;
+  SendNotification(ListChangedMethod(kind), json::object());
+}
+
+void McpSession::Close() {
+  if (closed_) return;
+  closed_ = true;
+  for (auto& [key, entry] : in_flight_) {
+    (void)key;
+    entry.cancelled = true;
+    if (entry.context) entry.context->Cancel();
+  }
+  for (auto& [key, request] : client_requests_) {
+    (void)key;
+    if (request.timer) request.timer->cancel();
+    request.done(absl::CancelledError("the connection closed"));
+  }
+  client_requests_.clear();
+  subscriptions_.clear();
+  list_listener_.reset();
+}
+
+}  // namespace labgate::gateway

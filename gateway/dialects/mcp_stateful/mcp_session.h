@@ -1,0 +1,128 @@
+// The stateful MCP dialect (2025-11-25 and older): one client's session, begun by
+// initialize. It alone keeps per-client protocol state: the negotiated version, the client's
+// capabilities, its log level, resource subscriptions, requests sent to the client, and the
+// requests in flight (for cancellation). The methods both eras share are the McpEngine's.
+// Every method runs on the session's strand.
+#pragma once
+
+#include <atomic>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "absl/functional/any_invocable.h"
+#include "gateway/core/in_flight.h"
+#include "gateway/core/outbound.h"
+#include "gateway/core/reply_once.h"
+#include "gateway/jsonrpc/message.h"
+#include "gateway/mcp/mcp_engine.h"
+#include "gateway/mcp/mcp_server.h"
+#include "gateway/principals/principal.h"
+
+namespace labgate::gateway {
+
+// Runs work on a session's strand: at once on the calling thread when the transport allows
+// it and the strand is idle, else queued.
+using RunOnStrand = std::function<void(absl::AnyInvocable<void()>)>;
+
+class McpSession : public std::enable_shared_from_this<McpSession> {
+ public:
+  // `strand` serialises this session's work (timers run on it); `run_on_strand` submits to
+  // it; `outbound` gets every message (called on the strand). Call Register() once the
+  // shared_ptr exists. `in_flight` counts its requests until answered (a connection may
+  // share one counter among its dialects); null: a counter of its own.
+  McpSession(const McpServer* server, boost::asio::any_io_executor strand,
+             RunOnStrand run_on_strand, std::shared_ptr<Outbound> outbound,
+             std::shared_ptr<Principal> principal,
+             std::shared_ptr<InFlightCounter> in_flight = nullptr);
+  ~McpSession();
+
+  // Joins the server's hub, so list-changed notices reach this session.
+  void Register();
+
+  // Handles one incoming message, which came in `framing`. Call on the strand.
+  void Handle(jsonrpc::IncomingMessage message, Framing framing = Framing::kNewline);
+
+  // Cancels what is in flight (replies are suppressed), ends subscriptions and requests to
+  // the client. What the principal owns stays with it. Call on the strand.
+  void Close();
+
+  // Sends notifications/<kind>/list_changed if the client has initialized.
+  void NotifyListChanged(ListKind kind);
+
+  size_t in_flight() const { return in_flight_.size(); }
+  // Requests taken and not yet answered, readable from any thread; drain waits on it.
+  const std::shared_ptr<InFlightCounter>& in_flight_counter() const { return in_flight_count_; }
+  size_t requests_in_flight() const { return in_flight_count_->count(); }
+  bool initialized() const { return initialized_; }
+  bool closed() const { return closed_; }
+  const std::string& protocol_version() const { return protocol_version_; }
+  const std::string& owner_id() const { return principal_->owner_id(); }
+  const std::shared_ptr<Principal>& principal() const { return principal_; }
+  const boost::asio::any_io_executor& strand() const { return strand_; }
+
+ private:
+  class Context;
+
+  struct InFlight {
+    std::shared_ptr<Context> context;
+    bool cancelled = false;
+    Framing framing = Framing::kNewline;
+    InFlightCounter::Token token;
+  };
+
+  struct ClientRequest {
+    JsonDone done;
+    std::unique_ptr<boost::asio::steady_timer> timer;
+  };
+
+  void HandleRequest(const jsonrpc::IncomingMessage& message, Framing framing);
+  void HandleNotification(const jsonrpc::IncomingMessage& message);
+  void HandleResponse(const jsonrpc::IncomingMessage& message);
+
+  // The reply handle of request `key`: delivered on the strand, once, unless cancelled.
+  ReplyOnce MakeReply(const std::string& raw_id, const std::string& key);
+  void Deliver(const std::string& key, std::string payload);
+
+  void Initialize(const nlohmann::json& params, ReplyOnce reply);
+  void Subscribe(const nlohmann::json& params, ReplyOnce reply);
+  void Unsubscribe(const nlohmann::json& params, ReplyOnce reply);
+  void SetLogLevel(const nlohmann::json& params, ReplyOnce reply);
+
+  void Send(std::string payload, const std::string& related_request, bool is_response);
+  void SendNotification(const std::string& method, const nlohmann::json& params,
+                        const std::string& related_request = "");
+  void SendLog(McpLogLevel level, const std::string& logger, const nlohmann::json& data,
+               const std::string& related_request);
+  void SendClientRequest(const std::string& method, const nlohmann::json& params,
+                         const std::string& related_request, std::chrono::milliseconds timeout,
+                         JsonDone done);
+  bool IsInFlight(const std::string& key) const { return in_flight_.count(key) != 0; }
+  Framing FramingOf(const std::string& key) const;
+
+  const McpServer* server_;
+  McpEngine engine_;
+  boost::asio::any_io_executor strand_;
+  RunOnStrand run_on_strand_;
+  std::shared_ptr<Outbound> outbound_;
+  std::shared_ptr<Principal> principal_;
+  bool initialized_ = false;
+  bool closed_ = false;
+  Framing last_framing_ = Framing::kNewline;
+  std::string protocol_version_;
+  nlohmann::json client_capabilities_ = nlohmann::json::object();
+  McpLogLevel log_level_ = McpLogLevel::kInfo;
+  // Keyed by RequestKey(id).
+  std::map<std::string, InFlight> in_flight_;
+  std::shared_ptr<InFlightCounter> in_flight_count_;
+  std::map<std::string, ClientRequest> client_requests_;
+  uint64_t next_client_request_ = 1;
+  std::map<std::string, std::shared_ptr<void>> subscriptions_;  // by URI
+  std::shared_ptr<void> list_listener_;                         // in the server's hub
+};
+
+}  // namespace labgate::gateway

@@ -1,0 +1,294 @@
+#include "gateway/mcp/mcp_engine.h"
+
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/status_map.h"
+#include "gateway/mcp/invalid_params.h"
+
+namespace labgate::gateway {
+
+using nlohmann::json;
+namespace code = labgate::jsonrpc_code;
+
+namespace {
+
+std::string EncodeCursor(const std::string& kind, size_t offset) {
+  return absl::Base64Escape(absl::StrCat(kind, ":", offset));
+}
+
+bool DecodeCursor(const json& cursor, const std::string& kind, size_t* offset) {
+  if (!cursor.is_string()) return false;
+  std::string decoded;
+  if (!absl::Base64Unescape(cursor.get<std::string>(), &decoded)) return false;
+  std::string prefix = kind + ":";
+  if (!absl::StartsWith(decoded, prefix)) return false;
+  return absl::SimpleAtoi(decoded.substr(prefix.size()), offset);
+}
+
+// One page of `items` under `field`, with nextCursor when more remain; false on a bad cursor.
+bool Page(std::vector<json> items, const json& params, const std::string& field,
+          size_t page_size, json* page) {
+  size_t offset = 0;
+  if (params.is_object() && params.contains("cursor") && !params["cursor"].is_null()) {
+    if (!DecodeCursor(params["cursor"], field, &offset) || offset > items.size()) return false;
+  }
+  size_t end = std::min(items.size(), offset + std::max<size_t>(1, page_size));
+  json list = json::array();
+  for (size_t i = offset; i < end; ++i) list.push_back(std::move(items[i]));
+  *page = {{field, std::move(list)}};
+  if (end < items.size()) (*page)["nextCursor"] = EncodeCursor(field, end);
+  return true;
+}
+
+void AnswerPage(std::vector<json> items, const json& params, const std::string& field,
+                size_t page_size, ReplyOnce reply) {
+  json page;
+  if (!Page(std::move(items), params, field, page_size, &page)) {
+    return InvalidParams(reply, "cursor", "invalid cursor");
+  }
+  reply.Result(std::move(page));
+}
+
+}  // namespace
+
+std::string StringParam(const json& params, const char* name) {
+  if (!params.is_object() || !params.contains(name) || !params[name].is_string()) return "";
+  return params[name].get<std::string>();
+}
+
+json McpEngine::ServerCapabilities() {
+  return {
+      {"tools", {{"listChanged", true}}},
+      {"resources", {{"subscribe", true}, {"listChanged", true}}},
+      {"prompts", {{"listChanged", true}}},
+      {"logging", json::object()},
+      {"completions", json::object()},
+  };
+}
+
+json McpEngine::ServerInfo() const {
+  return {{"name", "labgate"}, {"title", "labgate lab gateway"}, {"version", server_->config.version}};
+}
+
+bool McpEngine::Handle(const std::string& method, const json& params, ReplyOnce& reply,
+                       const std::function<std::shared_ptr<RequestContext>()>& make_context,
+                       const EraRules& rules) const {
+  if (method == "tools/list") return ListTools(params, std::move(reply)), true;
+  if (method == "tools/call") return CallTool(params, std::move(reply), make_context()), true;
+  if (method == "resources/list") return ListResources(params, std::move(reply)), true;
+  if (method == "resources/templates/list") {
+    return ListResourceTemplates(params, std::move(reply)), true;
+  }
+  if (method == "resources/read") {
+    return ReadResource(params, std::move(reply), make_context(), rules), true;
+  }
+  if (method == "prompts/list") return ListPrompts(params, std::move(reply)), true;
+  if (method == "prompts/get") return GetPrompt(params, std::move(reply), make_context()), true;
+  if (method == "completion/complete") return Complete(params, std::move(reply)), true;
+  return false;
+}
+
+void McpEngine::ListTools(const json& params, ReplyOnce reply) const {
+  // The list is the same for every client until it changes: serve the cached text.
+  std::string cursor;
+  if (params.is_object() && params.contains("cursor") && params["cursor"].is_string()) {
+    cursor = params["cursor"].get<std::string>();
+  }
+  const uint64_t generation = server_->tools_generation->load();
+  if (std::string cached = server_->tools_cache->Find(cursor, generation); !cached.empty()) {
+    return reply.ResultText(cached);
+  }
+  std::vector<json> tools;
+  for (ToolProvider* provider : server_->tools) {
+    for (json& tool : provider->ListTools()) tools.push_back(std::move(tool));
+  }
+  // The order is deterministic (providers in a fixed order, each in its own), which lets
+  // clients cache the list.
+  json page;
+  if (!Page(std::move(tools), params, "tools", server_->config.page_size, &page)) {
+    return InvalidParams(reply, "cursor", "invalid cursor");
+  }
+  std::string text = page.dump(-1, ' ', false, json::error_handler_t::replace);
+  server_->tools_cache->Store(cursor, generation, text);
+  reply.ResultText(text);
+}
+
+void McpEngine::CallTool(const json& params, ReplyOnce reply,
+                         std::shared_ptr<RequestContext> context) const {
+  std::string name = StringParam(params, "name");
+  if (name.empty()) return InvalidParams(reply, "name", "tools/call needs params.name (a string)");
+  json arguments = json::object();
+  if (params.contains("arguments") && !params["arguments"].is_null()) {
+    arguments = params["arguments"];
+    if (!arguments.is_object()) {
+      return InvalidParams(reply, "arguments", "tools/call params.arguments must be an object");
+    }
+  }
+  for (ToolProvider* provider : server_->tools) {
+    if (provider->HasTool(name)) {
+      auto shared = Share(std::move(reply));
+      return provider->CallTool(name, arguments, std::move(context),
+                                [shared](absl::StatusOr<json> outcome) {
+                                  if (*shared) shared->Finish(std::move(outcome));
+                                });
+    }
+  }
+  InvalidParams(reply, "name", absl::StrCat("Unknown tool: ", name));
+}
+
+void McpEngine::ListResources(const json& params, ReplyOnce reply) const {
+  // Providers answer asynchronously; the last one to answer builds the page.
+  struct Gather {
+    std::mutex mutex;
+    std::vector<std::vector<json>> parts;
+    size_t remaining;
+  };
+  auto gather = std::make_shared<Gather>();
+  gather->parts.resize(server_->resources.size());
+  gather->remaining = server_->resources.size();
+  auto shared = Share(std::move(reply));
+  auto finish = [shared, params, gather, page_size = server_->config.page_size]() {
+    std::vector<json> all;
+    for (auto& part : gather->parts) {
+      for (json& item : part) all.push_back(std::move(item));
+    }
+    AnswerPage(std::move(all), params, "resources", page_size, std::move(*shared));
+  };
+  if (gather->remaining == 0) return finish();
+  for (size_t i = 0; i < server_->resources.size(); ++i) {
+    server_->resources[i]->ListResources([gather, i, finish](std::vector<json> items) {
+      bool last;
+      {
+        std::lock_guard<std::mutex> lock(gather->mutex);
+        gather->parts[i] = std::move(items);
+        last = --gather->remaining == 0;
+      }
+      if (last) finish();
+    });
+  }
+}
+
+void McpEngine::ListResourceTemplates(const json& params, ReplyOnce reply) const {
+  std::vector<json> templates;
+  for (ResourceProvider* provider : server_->resources) {
+    for (json& item : provider->ListResourceTemplates()) templates.push_back(std::move(item));
+  }
+  AnswerPage(std::move(templates), params, "resourceTemplates", server_->config.page_size,
+             std::move(reply));
+}
+
+ResourceProvider* McpEngine::FindResourceProvider(const std::string& uri) const {
+  for (ResourceProvider* provider : server_->resources) {
+    if (provider->HandlesUri(uri)) return provider;
+  }
+  return nullptr;
+}
+
+void McpEngine::ReadResource(const json& params, ReplyOnce reply,
+                             std::shared_ptr<RequestContext> context,
+                             const EraRules& rules) const {
+  std::string uri = StringParam(params, "uri");
+  if (uri.empty()) return InvalidParams(reply, "uri", "resources/read needs params.uri");
+  ResourceProvider* provider = FindResourceProvider(uri);
+  if (provider == nullptr) {
+    return reply.Error(rules.resource_not_found_code, absl::StrCat("Resource not found: ", uri),
+                       {{"uri", uri}});
+  }
+  auto shared = Share(std::move(reply));
+  const int not_found = rules.resource_not_found_code;
+  provider->ReadResource(uri, std::move(context),
+                         [shared, not_found, uri](absl::StatusOr<json> outcome) {
+                           if (!*shared) return;
+                           if (outcome.status().code() == absl::StatusCode::kNotFound) {
+                             return shared->Error(not_found, outcome.status().message(),
+                                                  {{"uri", uri}});
+                           }
+                           shared->Finish(std::move(outcome));
+                         });
+}
+
+void McpEngine::ListPrompts(const json& params, ReplyOnce reply) const {
+  std::vector<json> prompts;
+  for (PromptProvider* provider : server_->prompts) {
+    for (json& prompt : provider->ListPrompts()) prompts.push_back(std::move(prompt));
+  }
+  AnswerPage(std::move(prompts), params, "prompts", server_->config.page_size, std::move(reply));
+}
+
+void McpEngine::GetPrompt(const json& params, ReplyOnce reply,
+                          std::shared_ptr<RequestContext> context) const {
+  std::string name = StringParam(params, "name");
+  if (name.empty()) return InvalidParams(reply, "name", "prompts/get needs params.name");
+  json arguments = params.value("arguments", json::object());
+  if (!arguments.is_object()) {
+    return InvalidParams(reply, "arguments", "prompts/get params.arguments must be an object");
+  }
+  for (PromptProvider* provider : server_->prompts) {
+    if (provider->HasPrompt(name)) {
+      auto shared = Share(std::move(reply));
+      return provider->GetPrompt(name, arguments, std::move(context),
+                                 [shared](absl::StatusOr<json> outcome) {
+                                   if (*shared) shared->Finish(std::move(outcome));
+                                 });
+    }
+  }
+  InvalidParams(reply, "name", absl::StrCat("Unknown prompt: ", name));
+}
+
+void McpEngine::Complete(const json& params, ReplyOnce reply) const {
+  const json ref = params.is_object() ? params.value("ref", json()) : json();
+  const json argument = params.is_object() ? params.value("argument", json()) : json();
+  if (!ref.is_object()) return InvalidParams(reply, "ref", "completion/complete needs params.ref");
+  if (!argument.is_object() || !argument.contains("name") || !argument["name"].is_string()) {
+    return InvalidParams(reply, "argument",
+                         "completion/complete needs params.argument.name (a string)");
+  }
+  std::string argument_name = argument["name"].get<std::string>();
+  std::string value = argument.value("value", std::string());
+  json context_arguments = json::object();
+  if (params.contains("context") && params["context"].is_object()) {
+    context_arguments = params["context"].value("arguments", json::object());
+  }
+  auto shared = Share(std::move(reply));
+  auto answer = [shared](std::vector<std::string> values) {
+    json shown = json::array();
+    for (size_t i = 0; i < values.size() && i < 100; ++i) shown.push_back(values[i]);
+    shared->Result({{"completion",
+                     {{"values", std::move(shown)},
+                      {"total", values.size()},
+                      {"hasMore", values.size() > 100}}}});
+  };
+  std::string type = ref.value("type", std::string());
+  if (type == "ref/prompt") {
+    std::string name = ref.value("name", std::string());
+    for (PromptProvider* provider : server_->prompts) {
+      if (provider->HasPrompt(name)) {
+        return provider->CompletePromptArgument(name, argument_name, value, context_arguments,
+                                                answer);
+      }
+    }
+    return InvalidParams(*shared, "ref", absl::StrCat("Unknown prompt: ", name));
+  }
+  if (type == "ref/resource") {
+    std::string uri = ref.value("uri", std::string());
+    for (ResourceProvider* provider : server_->resources) {
+      for (const json& item : provider->ListResourceTemplates()) {
+        if (item.value("uriTemplate", std::string()) == uri) {
+          return provider->CompleteResourceArgument(uri, argument_name, value, context_arguments,
+                                                    answer);
+        }
+      }
+    }
+    if (FindResourceProvider(uri) != nullptr) return answer({});
+    return InvalidParams(*shared, "ref", absl::StrCat("Unknown resource template: ", uri));
+  }
+  InvalidParams(*shared, "ref", "params.ref.type must be ref/prompt or ref/resource");
+}
+
+}  // namespace labgate::gateway

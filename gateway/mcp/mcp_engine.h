@@ -1,0 +1,56 @@
+// The MCP methods both eras serve, answered from the providers in McpServer. The engine
+// keeps no per-client state and knows no transport and no era: the dialect hands each call
+// its reply handle, its request context and the rules of its era.
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "gateway/core/reply_once.h"
+#include "gateway/mcp/mcp_server.h"
+
+namespace labgate::gateway {
+
+// What differs between eras in the shared methods.
+struct EraRules {
+  int resource_not_found_code = -32002;  // -32602 from 2026-07-28 on
+};
+
+class McpEngine {
+ public:
+  explicit McpEngine(const McpServer* server) : server_(server) {}
+
+  // Answers `method` if it is one of the shared methods; false (reply untouched) if not.
+  bool Handle(const std::string& method, const nlohmann::json& params, ReplyOnce& reply,
+              const std::function<std::shared_ptr<RequestContext>()>& make_context,
+              const EraRules& rules) const;
+
+  void ListTools(const nlohmann::json& params, ReplyOnce reply) const;
+  void CallTool(const nlohmann::json& params, ReplyOnce reply,
+                std::shared_ptr<RequestContext> context) const;
+  void ListResources(const nlohmann::json& params, ReplyOnce reply) const;
+  void ListResourceTemplates(const nlohmann::json& params, ReplyOnce reply) const;
+  void ReadResource(const nlohmann::json& params, ReplyOnce reply,
+                    std::shared_ptr<RequestContext> context, const EraRules& rules) const;
+  void ListPrompts(const nlohmann::json& params, ReplyOnce reply) const;
+  void GetPrompt(const nlohmann::json& params, ReplyOnce reply,
+                 std::shared_ptr<RequestContext> context) const;
+  void Complete(const nlohmann::json& params, ReplyOnce reply) const;
+
+  ResourceProvider* FindResourceProvider(const std::string& uri) const;
+  const McpServer& server() const { return *server_; }
+
+  // The capabilities labgate declares (both eras).
+  static nlohmann::json ServerCapabilities();
+  // {name, title, version}
+  nlohmann::json ServerInfo() const;
+
+ private:
+  const McpServer* server_;
+};
+
+// params[name] when it is a string, else "".
+std::string StringParam(const nlohmann::json& params, const char* name);
+
+}  // namespace labgate::gateway

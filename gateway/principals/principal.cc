@@ -1,0 +1,39 @@
+#include "gateway/principals/principal.h"
+
+namespace labgate::gateway {
+
+Principal::Principal(std::string name, std::string owner_id)
+    : name_(std::move(name)), owner_id_(std::move(owner_id)) {
+  Touch();
+}
+
+void Principal::Hold(const std::string& key, const std::function<std::shared_ptr<void>()>& make) {
+  absl::MutexLock lock(&mutex_);
+  if (held_.count(key) == 0) held_[key] = make();
+}
+
+void Principal::Release() {
+  std::map<std::string, std::shared_ptr<void>> released;
+  {
+    absl::MutexLock lock(&mutex_);
+    released.swap(held_);
+  }
+  // Destroyed outside the lock: a lease's end may call back into gRPC.
+}
+
+bool Principal::holds_anything() const {
+  absl::MutexLock lock(&mutex_);
+  return !held_.empty();
+}
+
+void Principal::Touch() {
+  last_active_.store(std::chrono::steady_clock::now().time_since_epoch().count(),
+                     std::memory_order_relaxed);
+}
+
+std::chrono::steady_clock::time_point Principal::last_active() const {
+  return std::chrono::steady_clock::time_point(
+      std::chrono::steady_clock::duration(last_active_.load(std::memory_order_relaxed)));
+}
+
+}  // namespace labgate::gateway
