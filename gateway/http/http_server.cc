@@ -375,7 +375,8 @@ void HttpServer::RouteStateless(std::shared_ptr<HttpConnection> connection,
   }
   const std::string raw_id = message.kind == Kind::kRequest ? message.raw_id : "null";
   auto refuse = [&](std::string payload) {
-    connection->Respond(StatelessExchange::StatusFor(payload), {}, std::move(payload));
+    const int status = StatelessExchange::StatusFor(payload);
+    connection->Respond(status, {}, std::move(payload));
   };
   // The order of these checks is the era's: the header must exist, the _meta must be
   // whole, then the two versions must agree, and only then is the version judged.

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs the official MCP conformance suite (server side, 2025-11-25 requirement set)
-# against `labgate --http 127.0.0.1:0 --conformance-fixtures`.
+# Runs the official MCP conformance suite (server side) against
+# `labgate --http 127.0.0.1:0 --conformance-fixtures`, at one requirement set: 2025-11-25
+# (the stateful era, the default) or 2026-07-28 (the stateless era).
 #
-#   run-conformance.sh LABGATE_BIN NODE_BIN [OUTPUT_DIR]
+#   run-conformance.sh LABGATE_BIN NODE_BIN [OUTPUT_DIR [REQUIREMENTS]]
 #
 # Exits non-zero unless every scored scenario passes, and the unscored ones named at the
 # end. The suite's report is saved in OUTPUT_DIR (default: a fresh temporary directory)
@@ -17,6 +18,7 @@ fi
 labgate_bin=$1
 node_bin=$2
 out_dir=${3:-$(mktemp -d -t labgate-conformance.XXXXXX)}
+requirements=${4:-2025-11-25}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 suite=${LABGATE_CONFORMANCE_SUITE:-$here/../e2e/node_modules/@modelcontextprotocol/conformance/dist/index.js}
 
@@ -69,9 +71,9 @@ port=$(tr -d '[:space:]' <"$port_file")
 url="http://localhost:$port/mcp"
 
 # The dynamic fixtures appear 2 s after start; the scenarios do not need to wait for them.
-echo "run-conformance: labgate on $url; running the 2025-11-25 server requirement set"
+echo "run-conformance: labgate on $url; running the $requirements server requirement set"
 set +e
-"$node_bin" "$suite" server --url "$url" --requirements 2025-11-25 \
+"$node_bin" "$suite" server --url "$url" --requirements "$requirements" \
   --output-dir "$out_dir/results" 2>&1 | tee "$out_dir/conformance.log"
 status=${PIPESTATUS[0]}
 set -e
@@ -81,7 +83,9 @@ if [[ $status -ne 0 ]]; then
   exit 1
 fi
 # The suite does not score these yet; labgate passes them, and must keep doing so.
-for scenario in server-session-lifecycle json-schema-2020-12 server-sse-polling; do
+unscored=(server-session-lifecycle json-schema-2020-12 server-sse-polling)
+[[ $requirements == 2026-07-28 ]] && unscored=(json-schema-2020-12 http-header-validation http-custom-header-server-validation)
+for scenario in "${unscored[@]}"; do
   if ! grep -Eq "✓ $scenario: [1-9][0-9]* passed, 0 failed" "$out_dir/conformance.log"; then
     echo "run-conformance: FAILED: unscored scenario $scenario did not pass; report in $out_dir" >&2
     exit 1
