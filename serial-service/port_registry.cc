@@ -12,6 +12,11 @@ PortRegistry::PortRegistry(PortFactory factory, Clock* clock, EventHub* hub, int
 
 PortRegistry::~PortRegistry() { CloseAll("service stopping", absl::Seconds(5)); }
 
+absl::Status PortInUseError(const std::string& name, const std::string& holder) {
+  return absl::FailedPreconditionError(
+      absl::StrCat("port ", name, " is in use by another client (held by ", holder, ")"));
+}
+
 void PortRegistry::Open(const std::string& owner, const std::string& name,
                         const PortSettings& settings, std::function<void(absl::Status)> done) {
   std::shared_ptr<ManagedPort> port;
@@ -22,8 +27,7 @@ void PortRegistry::Open(const std::string& owner, const std::string& name,
     auto it = ports_.find(name);
     if (it != ports_.end()) {
       if (it->second->owner() != owner) {
-        refused = absl::FailedPreconditionError(
-            absl::StrCat("port ", name, " is in use by another client"));
+        refused = PortInUseError(name, it->second->owner());
       } else if (it->second->state() != PortState::kError) {
         refused = absl::AlreadyExistsError(absl::StrCat("Port is already open: ", name));
       } else {
@@ -73,8 +77,7 @@ absl::StatusOr<std::shared_ptr<ManagedPort>> PortRegistry::Select(
       return absl::FailedPreconditionError(absl::StrCat("port ", *name, " is not open"));
     }
     if (require_owner && it->second->owner() != owner) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("port ", *name, " is in use by another client"));
+      return PortInUseError(*name, it->second->owner());
     }
     return it->second;
   }

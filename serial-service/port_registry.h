@@ -21,6 +21,9 @@
 
 namespace labgate::serial {
 
+// FAILED_PRECONDITION naming the owner (the principal) that holds the port.
+absl::Status PortInUseError(const std::string& name, const std::string& holder);
+
 class PortRegistry {
  public:
   PortRegistry(PortFactory factory, Clock* clock, EventHub* hub, int poll_period_ms = 10);
@@ -31,7 +34,7 @@ class PortRegistry {
 
   // Opens `name` for `owner`; `done` runs on the port's worker (or at once on a
   // conflict). ALREADY_EXISTS "Port is already open" for the owner's own open port,
-  // FAILED_PRECONDITION "port X is in use by another client" for another's. A port
+  // FAILED_PRECONDITION "port X is in use by another client (held by OWNER)" for another's. A port
   // in the error state is replaced.
   void Open(const std::string& owner, const std::string& name, const PortSettings& settings,
             std::function<void(absl::Status)> done);

@@ -314,8 +314,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     if (name.has_value()) {
       port = registry_.Find(*name);
       if (port != nullptr && port->owner() != owner) {
-        return Reply(context, absl::FailedPreconditionError(
-                                  absl::StrCat("port ", *name, " is in use by another client")));
+        return Reply(context, PortInUseError(*name, port->owner()));
       }
     } else if (!registry_.OpenPortNamesOf(owner).empty()) {
       absl::StatusOr<std::shared_ptr<ManagedPort>> selected = registry_.Select(owner, name, true);
