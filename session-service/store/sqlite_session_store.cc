@@ -343,6 +343,7 @@ void SqliteSessionStore::ListSessions(ListSessionsQuery query,
 
 void SqliteSessionStore::QueryMessages(MessageQuery query, StoreCallback<MessagePage> done) {
   if (absl::Status valid = ValidateSessionId(query.session_id); !valid.ok()) return done(valid);
+  if (absl::Status valid = ValidateQuery(query); !valid.ok()) return done(valid);
   absl::StatusOr<int32_t> limit = EffectiveLimit(query.limit);
   if (!limit.ok()) return done(limit.status());
   query.limit = *limit;

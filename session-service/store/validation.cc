@@ -12,6 +12,13 @@ absl::Status ValidateSessionId(const std::string& session_id) {
   return absl::OkStatus();
 }
 
+absl::Status ValidateQuery(const MessageQuery& query) {
+  if (query.after_message_id < 0) {
+    return absl::InvalidArgumentError("after_message_id must be 0 or a message id, not negative");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ValidateCreate(const CreateSessionParams& params) {
   if (params.device_id.empty()) return absl::InvalidArgumentError("device_id is required");
   return absl::OkStatus();

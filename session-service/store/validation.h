@@ -15,6 +15,9 @@ absl::Status ValidateSessionId(const std::string& session_id);
 absl::Status ValidateCreate(const CreateSessionParams& params);
 absl::Status ValidateAppend(const AppendParams& params);
 
+// A message query's cursor: after_message_id may not be negative.
+absl::Status ValidateQuery(const MessageQuery& query);
+
 // 0 means kDefaultLimit; larger than kMaxLimit is clamped; negative is refused.
 absl::StatusOr<int32_t> EffectiveLimit(int32_t limit);
 

@@ -117,6 +117,17 @@ TEST_F(StoreErrorsTest, LimitDefaultsToOneHundredAndClampsAtOneThousand) {
   EXPECT_EQ(sync_.Sessions(true, 5000)->size(), 1u);
 }
 
+TEST_F(StoreErrorsTest, ANegativeCursorIsInvalidArgument) {
+  MessageQuery query;
+  query.session_id = session_id_;
+  query.after_message_id = -5;
+  absl::Status negative = sync_.Query(query).status();
+  EXPECT_EQ(negative.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(MessageHas(negative, "after_message_id"));
+  query.after_message_id = 0;
+  EXPECT_TRUE(sync_.Query(query).ok());
+}
+
 TEST_F(StoreErrorsTest, MultiTagFeatureFilterIsRefused) {
   MessageQuery query;
   query.session_id = session_id_;

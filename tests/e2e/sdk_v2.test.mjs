@@ -48,7 +48,16 @@ function assertModernEra(conn) {
     for (const exchange of wire.http) {
       assert.equal(exchange.method, 'POST', 'stateless HTTP only POSTs (no GET stream, no DELETE)');
       assert.equal(exchange.headers['mcp-protocol-version'], MODERN);
-      assert.ok(exchange.headers['mcp-method'], 'Mcp-Method on every POST');
+      if (exchange.body?.method && exchange.body.id !== undefined) {
+        // Mcp-Method is required on every request (the SDK sends none on notifications).
+        assert.equal(exchange.headers['mcp-method'], exchange.body.method, 'Mcp-Method mirrors the request');
+        if (['tools/call', 'prompts/get'].includes(exchange.body.method) && exchange.body.params?.name) {
+          assert.equal(exchange.headers['mcp-name'], exchange.body.params.name, 'Mcp-Name mirrors params.name');
+        }
+        if (exchange.body.method === 'resources/read') {
+          assert.equal(exchange.headers['mcp-name'], exchange.body.params.uri, 'Mcp-Name mirrors params.uri');
+        }
+      }
       assert.equal(exchange.headers['mcp-session-id'], undefined);
       assert.equal(exchange.responseHeaders['mcp-session-id'], undefined, 'the server minted no session id');
     }
@@ -210,19 +219,19 @@ test('two v2 clients over HTTP: a listener hears another client\'s append', asyn
 // retries with inputResponses + requestState, all inside one callTool().
 for (const kind of ['stdio', 'http']) {
   test(`v2 client over ${kind}: an input_required elicitation is fulfilled by the client's handler`, async () => {
-    let httpGateway;
-    if (kind === 'http') httpGateway = await startHttpGateway(['--conformance-fixtures']);
+    const httpGateway = kind === 'http' ? await startHttpGateway(['--conformance-fixtures']) : undefined;
     const elicited = [];
-    const conn = await connect[kind]('pinned', {
-      args: ['--conformance-fixtures'],
-      url: httpGateway?.url,
-      capabilities: { elicitation: { form: {} } },
-      setup: (client) => client.setRequestHandler('elicitation/create', async (request) => {
-        elicited.push(request.params);
-        return { action: 'accept', content: { name: 'Ada' } };
-      }),
-    });
+    let conn;
     try {
+      conn = await connect[kind]('pinned', {
+        args: ['--conformance-fixtures'],
+        url: httpGateway?.url,
+        capabilities: { elicitation: { form: {} } },
+        setup: (client) => client.setRequestHandler('elicitation/create', async (request) => {
+          elicited.push(request.params);
+          return { action: 'accept', content: { name: 'Ada' } };
+        }),
+      });
       const result = await conn.client.callTool({ name: 'test_input_required_result_elicitation', arguments: {} });
       assert.equal(elicited.length, 1);
       assert.equal(elicited[0].message, 'What is your name?');
@@ -237,7 +246,7 @@ for (const kind of ['stdio', 'http']) {
       assert.equal(retry.params.requestState, rounds[0].result.requestState, 'requestState echoed byte for byte');
       assert.deepEqual(Object.values(retry.params.inputResponses), [{ action: 'accept', content: { name: 'Ada' } }]);
     } finally {
-      await conn.close();
+      await conn?.close();
       await httpGateway?.stop();
     }
   });

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -190,14 +191,12 @@ class StatelessDialect::Context final : public RequestContext {
     if (capability == kCapabilityFor.end()) {
       return done(absl::InvalidArgumentError(absl::StrCat("cannot ask the client ", method)));
     }
+    std::optional<json> answer;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (answers_.is_object() && answers_.contains(key)) {
-        json answer = answers_[key];
-        used_answers_[key] = answer;
-        return done(std::move(answer)), void();
-      }
-      if (!meta_.client_capabilities.contains(capability->second)) {
+        answer = answers_[key];
+      } else if (!meta_.client_capabilities.contains(capability->second)) {
         missing_capabilities_[capability->second] = json::object();
       } else {
         json request = {{"method", method}};
@@ -205,6 +204,8 @@ class StatelessDialect::Context final : public RequestContext {
         pending_[key] = std::move(request);
       }
     }
+    // The handler runs on from here, and its reply locks this context: never under the lock.
+    if (answer) return done(std::move(*answer));
     if (!meta_.client_capabilities.contains(capability->second)) {
       return done(absl::FailedPreconditionError(
           absl::StrCat("the client did not declare the '", capability->second, "' capability")));
@@ -256,7 +257,6 @@ class StatelessDialect::Context final : public RequestContext {
   Sender sender_;
   std::mutex mutex_;
   json answers_;
-  json used_answers_ = json::object();
   json pending_ = json::object();
   json missing_capabilities_ = json::object();
 };

@@ -38,19 +38,30 @@ class TestTools final : public ToolProvider {
  public:
   std::vector<json> ListTools() const override {
     std::vector<json> tools;
-    for (const char* name : {"echo", "hold", "progress", "poll"}) {
+    for (const char* name : {"echo", "hold", "progress", "poll", "ask"}) {
       tools.push_back(
           {{"name", name}, {"description", "test tool"}, {"inputSchema", {{"type", "object"}}}});
     }
     return tools;
   }
   bool HasTool(const std::string& name) const override {
-    return name == "echo" || name == "hold" || name == "progress" || name == "poll";
+    return name == "echo" || name == "hold" || name == "progress" || name == "poll" ||
+           name == "ask";
   }
   void CallTool(const std::string& name, const json& arguments,
                 std::shared_ptr<RequestContext> context, JsonDone done) override {
     json result = {{"content", json::array({{{"type", "text"}, {"text", arguments.dump()}}})}};
     if (name == "echo") return done(result);
+    if (name == "ask") {  // asks the person first (input_required in the 2026 era)
+      return context->AskClient(
+          "confirm", "elicitation/create",
+          {{"message", "Go ahead?"},
+           {"requestedSchema", {{"type", "object"}, {"properties", {{"ok", {{"type", "boolean"}}}}}}}},
+          10s, [done, result](absl::StatusOr<json> answer) {
+            if (!answer.ok()) return done(answer.status());
+            done(result);
+          });
+    }
     if (name == "progress") context->Progress(1, 2, "halfway");
     if (name == "poll") context->CloseStream();
     context->OnCancel([this] { cancelled++; });
@@ -269,6 +280,8 @@ std::string Call(const std::string& id, const std::string& method, const json& p
 
 class HttpServerTest : public ::testing::Test {
  protected:
+  stateless::StatelessDialect stateless_{&server_, stateless::RequestStateCodec()};
+
   void SetUp() override {
     server_.config.instructions = "test";
     server_.tools = {&tools_};
@@ -283,7 +296,7 @@ class HttpServerTest : public ::testing::Test {
   }
   void StartServer(HttpOptions options = {}, ReadinessProbe probe = nullptr) {
     options.port = 0;
-    http_ = std::make_unique<HttpServer>(io_, &server_, options, std::move(probe));
+    http_ = std::make_unique<HttpServer>(io_, &server_, options, std::move(probe), &stateless_);
     ASSERT_TRUE(http_->Start().ok());
     port_ = http_->port();
   }
@@ -347,7 +360,7 @@ TEST_F(HttpServerTest, SessionLifecycle) {
   Response list = Exchange(
       Request("POST", session, Call("l", "tools/list"), {"MCP-Protocol-Version: 2025-11-25"}));
   EXPECT_EQ(list.status, 200);
-  EXPECT_EQ(list.Json()["result"]["tools"].size(), 4u);
+  EXPECT_EQ(list.Json()["result"]["tools"].size(), 5u);
   EXPECT_EQ(list.header("mcp-session-id"), session);
 
   Response missing = Exchange(Request("POST", "", Call("m", "tools/list")));
@@ -921,6 +934,161 @@ TEST_F(HttpServerTest, ExpectContinueGetsAnInterimResponse) {
   ASSERT_TRUE(response.has_value());
   EXPECT_EQ(response->status, 200);
   EXPECT_EQ(response->Json()["id"], "e");
+}
+
+}  // namespace
+}  // namespace labgate::gateway::http
+
+namespace labgate::gateway::http {
+namespace {
+
+// A request of the 2026 era: headers and _meta as a conforming client sends them.
+std::string Modern(const std::string& id, const std::string& method, json params = json::object(),
+                   std::vector<std::string> extra = {}) {
+  params["_meta"] = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                     {"io.modelcontextprotocol/clientCapabilities", {{"elicitation", json::object()}}}};
+  std::vector<std::string> headers = {"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: " + method};
+  if (method == "tools/call") headers.push_back("Mcp-Name: " + params.value("name", std::string()));
+  for (auto& header : extra) headers.push_back(std::move(header));
+  return Request("POST", "", Call(id, method, params), headers);
+}
+
+TEST_F(HttpServerTest, ModernRequestsAreServedWithoutASession) {
+  StartServer();
+  Response listed = Exchange(Modern("1", "tools/list"));
+  EXPECT_EQ(listed.status, 200);
+  EXPECT_TRUE(listed.header("mcp-session-id").empty()) << "no session id is minted";
+  EXPECT_EQ(listed.Json()["result"]["resultType"], "complete");
+  EXPECT_EQ(listed.Json()["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            "labgate");
+  EXPECT_TRUE(listed.Json()["result"]["ttlMs"].is_number_integer());
+  // A leftover session id is ignored in this era.
+  Response leftover = Exchange(Modern("2", "tools/list", json::object(),
+                                      {"Mcp-Session-Id: " + std::string(64, 'a')}));
+  EXPECT_EQ(leftover.status, 200);
+  // ping is gone in this era.
+  Response ping = Exchange(Modern("3", "ping"));
+  EXPECT_EQ(ping.status, 404);
+  EXPECT_EQ(ping.Json()["error"]["code"], -32601);
+  EXPECT_EQ(ping.Json()["id"], "3");
+}
+
+TEST_F(HttpServerTest, HostileModernRequestsAreRefusedAndTheServerKeepsServing) {
+  StartServer();
+  auto still_serving = [&] {
+    Response ok = Exchange(Modern("ok", "tools/call", {{"name", "echo"}, {"arguments", json::object()}}));
+    EXPECT_EQ(ok.status, 200);
+    EXPECT_EQ(ok.Json()["result"]["resultType"], "complete");
+  };
+  // No _meta at all.
+  Response bare = Exchange(Request("POST", "", Call("m", "tools/list", json::object()),
+                                   {"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: tools/list"}));
+  EXPECT_EQ(bare.status, 400);
+  EXPECT_EQ(bare.Json()["error"]["code"], -32602);
+  EXPECT_EQ(bare.Json()["error"]["data"]["field"], "_meta");
+  EXPECT_EQ(bare.Json()["id"], "m");
+  still_serving();
+  // The header and the body disagree on the method.
+  Response method = Exchange(Request("POST", "", Call("h", "tools/list", {{"_meta", {
+      {"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+      {"io.modelcontextprotocol/clientCapabilities", json::object()}}}}),
+      {"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: prompts/list"}));
+  EXPECT_EQ(method.status, 400);
+  EXPECT_EQ(method.Json()["error"]["code"], -32020);
+  still_serving();
+  // The protocol version header disagrees with _meta.
+  std::string versions = Modern("v", "tools/list");
+  versions.replace(versions.find("MCP-Protocol-Version: 2026-07-28"), 32,
+                   "MCP-Protocol-Version: 2025-11-25");
+  Response version = Exchange(versions);
+  EXPECT_EQ(version.status, 400);
+  EXPECT_EQ(version.Json()["error"]["code"], -32020);
+  still_serving();
+  // A Base64 sentinel that is not Base64, and a name that does not match.
+  json call = {{"name", "echo"}, {"arguments", json::object()}};
+  std::string bad_name = Modern("n", "tools/call", call);
+  bad_name.replace(bad_name.find("Mcp-Name: echo"), 14, "Mcp-Name: =?base64?!!!!?=");
+  EXPECT_EQ(Exchange(bad_name).Json()["error"]["code"], -32020);
+  std::string other_name = Modern("n2", "tools/call", call);
+  other_name.replace(other_name.find("Mcp-Name: echo"), 14, "Mcp-Name: =?base64?aG9sZA==?=");
+  Response renamed = Exchange(other_name);  // "hold"
+  EXPECT_EQ(renamed.status, 400);
+  EXPECT_EQ(renamed.Json()["error"]["code"], -32020);
+  still_serving();
+  // An unsupported version.
+  std::string future = Modern("f", "tools/list");
+  for (size_t at; (at = future.find("2026-07-28")) != std::string::npos;) {
+    future.replace(at, 10, "2099-01-01");
+  }
+  Response unsupported = Exchange(future);
+  EXPECT_EQ(unsupported.status, 400);
+  EXPECT_EQ(unsupported.Json()["error"]["code"], -32022);
+  EXPECT_EQ(unsupported.Json()["error"]["data"]["requested"], "2099-01-01");
+  still_serving();
+}
+
+TEST_F(HttpServerTest, TamperedRequestStateIsRefused) {
+  StartServer();
+  json call = {{"name", "ask"}, {"arguments", json::object()}};
+  Response first = Exchange(Modern("1", "tools/call", call));
+  ASSERT_EQ(first.status, 200) << first.body;
+  json result = first.Json()["result"];
+  ASSERT_EQ(result["resultType"], "input_required");
+  EXPECT_EQ(result["inputRequests"]["confirm"]["method"], "elicitation/create");
+  EXPECT_FALSE(result.contains("ttlMs"));
+  const std::string state = result["requestState"].get<std::string>();
+
+  json answered = call;
+  answered["inputResponses"] = {{"confirm", {{"action", "accept"}, {"content", {{"ok", true}}}}}};
+  answered["requestState"] = state + "-TAMPERED";
+  Response tampered = Exchange(Modern("2", "tools/call", answered));
+  EXPECT_EQ(tampered.Json()["error"]["code"], -32602);
+  EXPECT_EQ(tampered.Json()["error"]["data"]["field"], "requestState");
+  // The state of one tool does not unlock another.
+  json elsewhere = {{"name", "echo"}, {"arguments", json::object()}, {"requestState", state}};
+  EXPECT_EQ(Exchange(Modern("3", "tools/call", elsewhere)).Json()["error"]["code"], -32602);
+
+  answered["requestState"] = state;
+  Response done = Exchange(Modern("4", "tools/call", answered));
+  EXPECT_EQ(done.Json()["result"]["resultType"], "complete");
+}
+
+TEST_F(HttpServerTest, AConnectionThatNeverSendsARequestIsClosedAfterTheHeaderTimeout) {
+  HttpOptions options;
+  options.read_timeout = 200ms;      // the header timeout
+  options.keepalive_timeout = 600s;  // what an idle keep-alive connection gets
+  StartServer(options);
+  RawClient silent(port_);
+  ASSERT_TRUE(silent.connected());
+  EXPECT_TRUE(silent.WaitForClose());  // within the client's 10 s receive timeout
+}
+
+TEST_F(HttpServerTest, TwoHostHeadersAreRefused) {
+  StartServer();
+  std::string request = Request("POST", "", Call("1", "initialize", {{"protocolVersion", "2025-11-25"}}),
+                                {"Host: 127.0.0.1"});
+  EXPECT_EQ(Exchange(request).status, 400);
+  std::string rebinding = Request("POST", "", Call("1", "initialize", {{"protocolVersion", "2025-11-25"}}));
+  rebinding.replace(rebinding.find("Host: 127.0.0.1"), 15, "Host: [::1].evil.com");
+  EXPECT_EQ(Exchange(rebinding).status, 403);
+}
+
+TEST_F(HttpServerTest, APingReusingTheIdOfARequestInFlightIsInvalid) {
+  StartServer();
+  std::string session = Initialize();
+  RawClient held(port_);
+  ASSERT_TRUE(held.Send(Request("POST", session, Call("busy", "tools/call", {{"name", "hold"}}))));
+  // Wait until the call is in flight, then reuse its id for a ping.
+  Response ping;
+  for (int i = 0; i < 100; ++i) {
+    ping = Exchange(Request("POST", session, Call("busy", "ping")));
+    if (ping.Json().contains("error")) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(ping.Json()["error"]["code"], -32600);
+  EXPECT_EQ(ping.Json()["id"], "busy");
+  ASSERT_TRUE(tools_.ReleaseOne());
+  EXPECT_EQ(held.Read()->Json()["id"], "busy");
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ export function negotiation(mode) {
 }
 
 // Records what goes over a transport. `sent`/`received` hold JSON-RPC messages;
-// `http` holds { method, headers (request), status, responseHeaders } per fetch.
+// `http` holds { method, body, headers (request), status, responseHeaders } per fetch.
 // Call before connect() so the send wrapper sees every message; the receive side is
 // hooked by `attachReceive` after connect() (the Client installs onmessage there).
 function tapSend(transport) {
@@ -85,8 +85,11 @@ export async function connectV2Http(url, { mode = 'pinned', name = 'labgate-v2-h
   let wire;
   const recordingFetch = async (input, init = {}) => {
     const response = await fetch(input, init);
+    let body;
+    try { body = typeof init.body === 'string' ? JSON.parse(init.body) : undefined; } catch { body = undefined; }
     wire.http.push({
       method: init.method ?? 'GET',
+      body,
       headers: Object.fromEntries(new Headers(init.headers).entries()),
       status: response.status,
       responseHeaders: Object.fromEntries(response.headers.entries()),
