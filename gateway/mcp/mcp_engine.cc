@@ -232,10 +232,23 @@ void McpEngine::GetPrompt(const json& params, ReplyOnce reply,
   for (PromptProvider* provider : server_->prompts) {
     if (provider->HasPrompt(name)) {
       auto shared = Share(std::move(reply));
-      return provider->GetPrompt(name, arguments, std::move(context),
-                                 [shared](absl::StatusOr<json> outcome) {
-                                   if (*shared) shared->Finish(std::move(outcome));
-                                 });
+      return provider->GetPrompt(
+          name, arguments, std::move(context), [shared](absl::StatusOr<json> outcome) {
+            if (!*shared) return;
+            // A bad prompt argument names the field: arguments.<name> when it is quoted.
+            if (outcome.status().code() == absl::StatusCode::kInvalidArgument) {
+              const std::string reason(outcome.status().message());
+              std::string field = "arguments";
+              if (size_t open = reason.find('\''); open != std::string::npos) {
+                size_t close = reason.find('\'', open + 1);
+                if (close != std::string::npos) {
+                  field += "." + reason.substr(open + 1, close - open - 1);
+                }
+              }
+              return InvalidParams(*shared, field, reason);
+            }
+            shared->Finish(std::move(outcome));
+          });
     }
   }
   InvalidParams(reply, "name", absl::StrCat("Unknown prompt: ", name));

@@ -252,15 +252,13 @@ for (const kind of ['stdio', 'http']) {
   });
 }
 
-test('every -32602 carries data.field: prompts/get with a required argument missing', {
-  todo: 'labgate answers {"code":-32602,"message":"missing required argument \'port_name\'"} with no data; other -32602 replies carry data {field, reason}',
-}, async () => {
+test('every -32602 carries data.field: prompts/get with a required argument missing', async () => {
   const conn = await connectV2Stdio([], { mode: 'pinned' });
   try {
     const error = await protocolError(conn.client.getPrompt({ name: 'instrument_session', arguments: {} }));
     assert.equal(error.code, -32602);
     assert.match(error.message, /port_name/);
-    assert.ok(error.data?.field, `data.field present: ${JSON.stringify(error.data)}`);
+    assert.equal(error.data?.field, 'arguments.port_name', JSON.stringify(error.data));
   } finally {
     await conn.close();
   }
