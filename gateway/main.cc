@@ -12,20 +12,19 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "common/flag_names.h"
+#include "common/cli.h"
 #include "common/log.h"
 #include "common/service_host.h"
 #include "gateway/app/backends.h"
+#include "gateway/app/check_config.h"
 #include "gateway/catalog/tool_catalog.h"
 #include "gateway/conformance/conformance_fixtures.h"
 #include "gateway/http/grpc_health_probe.h"
 #include "gateway/http/http_flags.h"
 #include "gateway/mcp/mcp_server.h"
-#include "gateway/server/stdio_connection.h"
 #include "gateway/prompts/labgate_prompts.h"
 #include "gateway/resources/labgate_resources.h"
+#include "gateway/server/stdio_connection.h"
 #include "gateway/tools/catalog_tools.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 
@@ -63,9 +62,11 @@ std::string DefaultDataDir() {
 int main(int argc, char** argv) {
   labgate::BlockShutdownSignals();
   labgate::SkipMutexDeadlockDetection();
-  absl::SetProgramUsageMessage("MCP gateway for lab serial instruments, sessions and actions");
-  labgate::HyphenatedFlags flags(argc, argv);
-  absl::ParseCommandLine(flags.argc(), flags.argv());
+  const std::vector<std::string> positional = labgate::ParseFlags(
+      argc, argv,
+      "labgate [--http HOST:PORT] [--session-addr|--serial-addr|--actions-addr HOST:PORT] "
+      "[--tls-ca FILE [--tls-cert FILE --tls-key FILE]] [--check-config]\n"
+      "MCP gateway for lab serial instruments, sessions and actions");
 
   labgate::LogLevel level;
   if (!labgate::ParseLogLevel(absl::GetFlag(FLAGS_log_level), &level)) {
@@ -80,6 +81,13 @@ int main(int argc, char** argv) {
   backend_options.session_addr = absl::GetFlag(FLAGS_session_addr);
   backend_options.actions_addr = absl::GetFlag(FLAGS_actions_addr);
   backend_options.serial_addr = absl::GetFlag(FLAGS_serial_addr);
+  const auto config = labgate::gateway::CheckGatewayConfig(
+      &backend_options,
+      !labgate::gateway::http::HttpRequested() || labgate::gateway::http::StdioNamed(argc, argv),
+      positional);
+  if (labgate::CheckConfigRequested() || !config.status.ok()) {
+    return labgate::FinishCheckConfig("labgate", config.lines, config.status);
+  }
   auto backends = labgate::gateway::Backends::Start(backend_options);
   if (!backends.ok()) {
     LG_LOG(kError) << "cannot start: " << std::string((backends.status().message()));
@@ -94,6 +102,7 @@ int main(int argc, char** argv) {
   labgate::gateway::ToolInvoker invoker(&(*backends)->channels());
   const auto call_deadline = std::chrono::milliseconds(absl::GetFlag(FLAGS_call_timeout_ms));
   labgate::gateway::ActionTools action_tools((*backends)->actions_channel(), call_deadline);
+  action_tools.SetServiceAddress(backend_options.actions_addr);
   action_tools.Start(/*watch_connectivity=*/!backend_options.actions_addr.empty());
   labgate::gateway::OwnerLeases leases((*backends)->serial_channel(),
                                        labgate::serial::v1::SerialService::service_full_name());
@@ -130,7 +139,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<labgate::gateway::http::HttpServer> http_server;
   if (labgate::gateway::http::HttpRequested()) {
     // Ready when every backend answers grpc.health.v1 Check (callback API, 2 s deadline).
-    auto readiness = labgate::gateway::http::GrpcHealthProbe((*backends)->channels().all(),
+    auto readiness = labgate::gateway::http::GrpcHealthProbe((*backends)->channels().Labelled(),
                                                              std::chrono::seconds(2));
     auto started = labgate::gateway::http::StartHttpFromFlags(io, &server, readiness);
     if (!started.ok()) {
@@ -156,8 +165,9 @@ int main(int argc, char** argv) {
   });
 
   if (serve_stdio) connection.Start();
-  if (serve_stdio) LG_LOG(kInfo) << "labgate " << server.config.version << " serving MCP on stdio with "
-                << catalog_tools.ListTools().size() + action_tools.ListTools().size() << " tools";
+  if (serve_stdio)
+    LG_LOG(kInfo) << "labgate " << server.config.version << " serving MCP on stdio with "
+                  << catalog_tools.ListTools().size() + action_tools.ListTools().size() << " tools";
   connection.WaitForEndOfInput();
   if (http_server) http_server->Stop();
   if (serve_stdio) connection.Drain(std::chrono::seconds(10));

@@ -22,8 +22,38 @@ class BackendChannels {
   }
   const std::map<std::string, std::shared_ptr<grpc::Channel>>& all() const { return channels_; }
 
+  // Where a remote service lives, for errors and readiness that name it.
+  void SetAddress(const std::string& service_name, const std::string& address) {
+    addresses_[service_name] = address;
+  }
+  // "" when `service_name` is embedded (or unknown).
+  std::string AddressOf(const std::string& service_name) const {
+    auto it = addresses_.find(service_name);
+    return it == addresses_.end() ? "" : it->second;
+  }
+  // Each channel keyed by how an operator knows it: "actions service at HOST:PORT", or
+  // "actions service (embedded)".
+  std::map<std::string, std::shared_ptr<grpc::Channel>> Labelled() const {
+    std::map<std::string, std::shared_ptr<grpc::Channel>> labelled;
+    for (const auto& [name, channel] : channels_) {
+      std::string address = AddressOf(name);
+      labelled[DescribeBackend(name, address)] = channel;
+    }
+    return labelled;
+  }
+
+  // "labgate.actions.v1.ActionsService" -> "actions service at ADDR".
+  static std::string DescribeBackend(const std::string& service_name, const std::string& address) {
+    std::string short_name = service_name;
+    if (short_name.rfind("labgate.", 0) == 0) {
+      short_name = short_name.substr(8, short_name.find('.', 8) - 8);
+    }
+    return short_name + " service" + (address.empty() ? " (embedded)" : " at " + address);
+  }
+
  private:
   std::map<std::string, std::shared_ptr<grpc::Channel>> channels_;
+  std::map<std::string, std::string> addresses_;
 };
 
 }  // namespace labgate::gateway

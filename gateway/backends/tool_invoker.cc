@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/status_map.h"
+#include "gateway/backends/unreachable.h"
 #include "gateway/catalog/json_proto.h"
 
 namespace labgate::gateway {
@@ -35,9 +36,11 @@ std::shared_ptr<PendingCall> ToolInvoker::Call(const ToolBinding& tool,
   // The lambda keeps request, response and context alive until gRPC is done with them.
   stub.UnaryCall(&call->context_, tool.grpc_path, grpc::StubOptions(), request.get(),
                  response.get(),
-                 [call, request, response, done = std::move(done)](grpc::Status status) {
+                 [call, request, response, channel, service = tool.service_name,
+                  address = channels_->AddressOf(tool.service_name),
+                  done = std::move(done)](grpc::Status status) {
                    if (!status.ok()) {
-                     done(FromGrpcStatus(status));
+                     done(BackendCallStatus(status, channel.get(), service, address));
                      return;
                    }
                    done(ProtoToJson(*response));

@@ -64,9 +64,7 @@ absl::Status ParseListenAddress(const std::string& text, HttpOptions* options) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(boost::asio::io_context& io,
-                                                               const McpServer* server,
-                                                               ReadinessProbe readiness) {
+absl::StatusOr<HttpOptions> HttpOptionsFromFlags() {
   HttpOptions options;
   if (absl::Status status = ParseListenAddress(absl::GetFlag(FLAGS_http), &options); !status.ok()) {
     return status;
@@ -102,6 +100,15 @@ absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(boost::asio::io_c
   options.session_idle_timeout =
       std::chrono::milliseconds(absl::GetFlag(FLAGS_session_idle_timeout_ms));
 
+  return options;
+}
+
+absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(boost::asio::io_context& io,
+                                                               const McpServer* server,
+                                                               ReadinessProbe readiness) {
+  auto parsed = HttpOptionsFromFlags();
+  if (!parsed.ok()) return parsed.status();
+  HttpOptions options = std::move(*parsed);
   auto http = std::make_unique<HttpServer>(io, server, options, std::move(readiness));
   if (absl::Status status = http->Start(); !status.ok()) return status;
   std::string shown_host =

@@ -1,0 +1,13 @@
+// The TLS command-line flags shared by labgate's binaries (see common/tls.h).
+#pragma once
+
+#include "common/tls.h"
+
+namespace labgate {
+
+// --tls-cert, --tls-key, --tls-client-ca: what a service serves with.
+ServerTlsFiles ServerTlsFromFlags();
+// --tls-ca, --tls-cert, --tls-key: what a client calls labgate services with.
+ClientTlsFiles ClientTlsFromFlags();
+
+}  // namespace labgate
