@@ -39,7 +39,8 @@ ABSL_FLAG(std::string, session_addr, "",
 ABSL_FLAG(std::string, actions_addr, "",
           "HOST:PORT of a labgate-actions to use instead of the embedded one");
 ABSL_FLAG(std::string, serial_addr, "",
-          "HOST:PORT of a labgate-serial to use instead of the embedded one");
+          "HOST:PORT of a labgate-serial to use instead of the embedded one; repeat as "
+          "NAME=HOST:PORT for several benches, whose ports are then NAME:PORT");
 ABSL_FLAG(std::string, log_level, "info", "debug, info, warning, error or off (logs go to stderr)");
 ABSL_FLAG(int64_t, max_message_bytes, 4 * 1024 * 1024, "Largest accepted stdio message");
 ABSL_FLAG(int64_t, call_timeout_ms, 30000, "Deadline of each backend call");
@@ -81,6 +82,7 @@ int main(int argc, char** argv) {
   backend_options.session_addr = absl::GetFlag(FLAGS_session_addr);
   backend_options.actions_addr = absl::GetFlag(FLAGS_actions_addr);
   backend_options.serial_addr = absl::GetFlag(FLAGS_serial_addr);
+  backend_options.serial_addrs = labgate::gateway::RepeatedFlag(argc, argv, "serial-addr");
   const auto config = labgate::gateway::CheckGatewayConfig(
       &backend_options,
       !labgate::gateway::http::HttpRequested() || labgate::gateway::http::StdioNamed(argc, argv),
@@ -104,8 +106,9 @@ int main(int argc, char** argv) {
   labgate::gateway::ActionTools action_tools((*backends)->actions_channel(), call_deadline);
   action_tools.SetServiceAddress(backend_options.actions_addr);
   action_tools.Start(/*watch_connectivity=*/!backend_options.actions_addr.empty());
-  labgate::gateway::OwnerLeases leases((*backends)->serial_channel(),
-                                       labgate::serial::v1::SerialService::service_full_name());
+  labgate::gateway::OwnerLeases leases(
+      (*backends)->channels().ChannelsOf(labgate::serial::v1::SerialService::service_full_name()),
+      labgate::serial::v1::SerialService::service_full_name());
   labgate::gateway::CatalogTools catalog_tools(catalog->get(), &invoker, &leases, call_deadline);
 
   labgate::gateway::McpServer server;

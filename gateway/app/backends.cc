@@ -95,7 +95,19 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     LG_LOG(kInfo) << "actions service: " << options.actions_addr;
   }
   const std::string serial_name = serial_v1::SerialService::service_full_name();
-  if (options.serial_addr.empty()) {
+  backends->channels_.set_serial_service(serial_name);
+  if (!options.serial_benches.empty()) {
+    std::vector<Bench> benches = options.serial_benches;
+    for (Bench& bench : benches) {
+      bench.channel = RemoteChannel(bench.address, options.channel_credentials);
+      LG_LOG(kInfo) << "serial bench " << (bench.name.empty() ? "(unnamed)" : bench.name) << ": "
+                    << bench.address;
+    }
+    // The first bench also answers what is not per bench (resources, the single channel).
+    backends->channels_.Set(serial_name, benches.front().channel);
+    backends->channels_.SetAddress(serial_name, benches.front().address);
+    backends->channels_.SetSerialBenches(std::make_shared<SerialBenches>(std::move(benches)));
+  } else if (options.serial_addr.empty()) {
     backends->channels_.Set(serial_name, embedded.host->InProcessChannel());
   } else {
     backends->channels_.Set(serial_name,

@@ -21,6 +21,9 @@ struct BackendOptions {
   std::string session_addr;  // empty = embedded
   std::string actions_addr;  // empty = embedded
   std::string serial_addr;   // empty = embedded
+  // Every --serial-addr; several, or named ones (NAME=HOST:PORT), make benches.
+  std::vector<std::string> serial_addrs;
+  std::vector<Bench> serial_benches;  // parsed from serial_addrs when benched
   // For the remote services (common/tls.h); null = plaintext.
   std::shared_ptr<grpc::ChannelCredentials> channel_credentials;
 };

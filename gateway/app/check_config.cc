@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/check_config.h"
 #include "common/tls_flags.h"
+#include "gateway/backends/serial_benches.h"
 #include "gateway/http/http_flags.h"
 
 namespace labgate::gateway {
@@ -13,6 +14,22 @@ absl::Status CheckConfig(BackendOptions* options, bool serve_stdio,
                          std::vector<std::string>* lines) {
   if (!positional.empty()) {
     return absl::InvalidArgumentError(absl::StrCat("unexpected argument '", positional[0], "'"));
+  }
+  if (options->serial_addrs.size() > 1 ||
+      (options->serial_addrs.size() == 1 &&
+       options->serial_addrs[0].find('=') != std::string::npos)) {
+    auto benches = ParseBenches(options->serial_addrs);
+    if (!benches.ok()) return benches.status();
+    for (const Bench& bench : *benches) {
+      if (absl::Status status = CheckHostPort("--serial-addr", bench.address, false);
+          !status.ok()) {
+        return status;
+      }
+      lines->push_back(absl::StrCat("bench ", bench.name.empty() ? "(unnamed)" : bench.name,
+                                    ": serial service at ", bench.address));
+    }
+    options->serial_benches = std::move(*benches);
+    options->serial_addr = options->serial_benches.front().address;
   }
   bool any_remote = false;
   bool any_embedded = false;

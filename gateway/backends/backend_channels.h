@@ -7,6 +7,9 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include "gateway/backends/serial_benches.h"
 
 namespace labgate::gateway {
 
@@ -22,6 +25,25 @@ class BackendChannels {
   }
   const std::map<std::string, std::shared_ptr<grpc::Channel>>& all() const { return channels_; }
 
+  // Benches of the serial service when several are configured (or one is named);
+  // null otherwise. Calls then route by the bench prefix of their port.
+  void SetSerialBenches(std::shared_ptr<const SerialBenches> benches) {
+    benches_ = std::move(benches);
+  }
+  const SerialBenches* serial_benches() const { return benches_.get(); }
+  // The channel of every bench (the serial service's one channel when unbenched).
+  std::vector<std::shared_ptr<grpc::Channel>> ChannelsOf(const std::string& service_name) const {
+    std::vector<std::shared_ptr<grpc::Channel>> channels;
+    if (benches_ != nullptr && service_name == serial_service_) {
+      for (const Bench& bench : benches_->all()) channels.push_back(bench.channel);
+    } else if (auto channel = For(service_name)) {
+      channels.push_back(channel);
+    }
+    return channels;
+  }
+  void set_serial_service(const std::string& name) { serial_service_ = name; }
+  const std::string& serial_service() const { return serial_service_; }
+
   // Where a remote service lives, for errors and readiness that name it.
   void SetAddress(const std::string& service_name, const std::string& address) {
     addresses_[service_name] = address;
@@ -36,8 +58,16 @@ class BackendChannels {
   std::map<std::string, std::shared_ptr<grpc::Channel>> Labelled() const {
     std::map<std::string, std::shared_ptr<grpc::Channel>> labelled;
     for (const auto& [name, channel] : channels_) {
+      if (benches_ != nullptr && name == serial_service_) continue;
       std::string address = AddressOf(name);
       labelled[DescribeBackend(name, address)] = channel;
+    }
+    if (benches_ != nullptr) {
+      for (const Bench& bench : benches_->all()) {
+        std::string label = DescribeBackend(serial_service_, bench.address);
+        if (!bench.name.empty()) label = "bench " + bench.name + ": " + label;
+        labelled[label] = bench.channel;
+      }
     }
     return labelled;
   }
@@ -54,6 +84,8 @@ class BackendChannels {
  private:
   std::map<std::string, std::shared_ptr<grpc::Channel>> channels_;
   std::map<std::string, std::string> addresses_;
+  std::shared_ptr<const SerialBenches> benches_;
+  std::string serial_service_;
 };
 
 }  // namespace labgate::gateway

@@ -40,6 +40,10 @@ expect_ok "gRPC on 0.0.0.0:50051" labgate-serial --listen 0.0.0.0:50051
 expect_ok "action contracts from the built-in set" labgate-actions --listen 0.0.0.0:50053
 expect_ok "session service at session:50052" labgate --session-addr session:50052 \
   --serial-addr serial:50051 --actions-addr actions:50053
+expect_ok "bench bench2: serial service at lab2:50051" labgate --serial-addr bench1=lab1:50051 \
+  --serial-addr=bench2=lab2:50051
+expect_ok "bench (unnamed): serial service at lab0:50051" labgate --serial-addr lab0:50051 \
+  --serial-addr bench1=lab1:50051
 expect_ok "MCP over HTTP on 0.0.0.0:8080" labgate --http 0.0.0.0:8080 --data-dir "$work"
 expect_ok "would check grpc session:50052" labgate-probe grpc session:50052
 expect_ok "would check http http://127.0.0.1:8080/readyz" labgate-probe http http://127.0.0.1:8080/readyz
@@ -58,6 +62,10 @@ expect_bad "--tls-client-ca needs --tls-cert" labgate-session --tls-client-ca "$
 expect_bad "--serial-addr: bad HOST:PORT" labgate --serial-addr serial:notaport
 expect_bad "--tls-ca: cannot read" labgate --serial-addr serial:50051 --tls-ca "$work/none.pem"
 expect_bad "--http: bad port" labgate --http 127.0.0.1:http
+expect_bad "bench 'b1' given twice" labgate --serial-addr b1=x:1 --serial-addr b1=y:1
+expect_bad "only one bench may be unnamed" labgate --serial-addr x:1 --serial-addr y:1
+expect_bad "a bench name is letters" labgate --serial-addr "b/1=x:1" --serial-addr b2=y:1
+expect_bad "--serial-addr: bad HOST:PORT 'y:0'" labgate --serial-addr b1=x:1 --serial-addr b2=y:0
 expect_bad "unexpected argument 'extra'" labgate-session extra
 expect_bad "unknown check 'tcp'" labgate-probe tcp x:1
 expect_bad "want: grpc HOST:PORT" labgate-probe grpc
