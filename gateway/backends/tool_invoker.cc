@@ -30,6 +30,11 @@ void QualifyPorts(const Bench& bench, json* reply) {
   if (auto it = reply->find("ports"); it != reply->end() && it->is_array()) {
     for (json& port : *it) QualifyPorts(bench, &port);
   }
+  if (auto it = reply->find("open_ports"); it != reply->end() && it->is_array()) {
+    for (json& port : *it) {
+      if (port.is_string()) port = SerialBenches::Qualify(bench, port.get<std::string>());
+    }
+  }
 }
 
 // Collects one reply per bench for a listing, then merges them: every bench's ports,

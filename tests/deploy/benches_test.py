@@ -44,6 +44,10 @@ def main():
         check(any(n.startswith("bench1:") for n in names) and
               any(n.startswith("bench2:") for n in names), "both benches contribute ports")
 
+        ok, status = gateway.call_tool("status", {"port_name": "bench2:loop://probe"})
+        check(ok and status["open_ports"] == ["bench2:loop://probe"],
+              f"status lists the bench's open ports with its name: {status}")
+
         ok, text = gateway.call_tool("write", {"port_name": "bench3:loop://probe", "data": "x"})
         check(not ok and "unknown bench 'bench3'" in text and "bench1, bench2" in text,
               f"an unknown bench is named: {text}")
