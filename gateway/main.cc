@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
   server.tools = {&catalog_tools, &action_tools};
   labgate::gateway::LabgateResources resources(
       {(*backends)->session_channel(), (*backends)->serial_channel(),
-       (*backends)->actions_channel()},
+       (*backends)->actions_channel(), (*backends)->channels().serial_benches()},
       call_deadline);
   labgate::gateway::LabgatePrompts prompts(&resources);
   server.resources = {&resources};

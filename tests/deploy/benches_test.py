@@ -2,6 +2,7 @@
 --serial-addr NAME=HOST:PORT. Calls route by the bench prefix of their port, list_ports
 merges both, an unknown bench is named in the error, and a bench killed with SIGKILL
 is listed as unreachable while the other keeps working."""
+import json
 import os
 import sys
 import tempfile
@@ -44,6 +45,14 @@ def main():
         check(any(n.startswith("bench1:") for n in names) and
               any(n.startswith("bench2:") for n in names), "both benches contribute ports")
 
+        read = gateway.request("resources/read", {"uri": "labgate://ports"})
+        listed_ports = json.loads(read["result"]["contents"][0]["text"])
+        resource_names = [p["port_name"] for p in listed_ports["ports"]]
+        check(any(n.startswith("bench1:") for n in resource_names) and
+              any(n.startswith("bench2:") for n in resource_names) and
+              all(n.startswith(("bench1:", "bench2:")) for n in resource_names),
+              f"labgate://ports lists every bench's ports by bench: {resource_names}")
+
         ok, status = gateway.call_tool("status", {"port_name": "bench2:loop://probe"})
         check(ok and status["open_ports"] == ["bench2:loop://probe"],
               f"status lists the bench's open ports with its name: {status}")
@@ -61,6 +70,10 @@ def main():
               bench2.address in unreachable[0]["address"] and
               all(p["port_name"].startswith("bench1:") for p in listed["ports"]),
               f"with bench2 down, list_ports lists it as unreachable: {unreachable}")
+        read = gateway.request("resources/read", {"uri": "labgate://ports"})
+        listed_ports = json.loads(read["result"]["contents"][0]["text"])
+        check([u["bench"] for u in listed_ports.get("unreachable_benches", [])] == ["bench2"],
+              "labgate://ports lists the dead bench as unreachable")
         ok, text = gateway.call_tool("write", {"port_name": "bench2:loop://probe", "data": "x"})
         check(not ok and text == f"UNAVAILABLE: serial service at {bench2.address} is not reachable",
               f"a call to the dead bench fails clearly: {text}")
