@@ -49,6 +49,7 @@ cleanup() {
   if [[ -n $mnt ]]; then
     umount "$mnt/proc" 2>/dev/null || true
     umount "$mnt/dev" 2>/dev/null || true
+    umount "$mnt/sys" 2>/dev/null || true
   fi
   [[ -n $container ]] && { podman umount "$container" >/dev/null 2>&1 || true; podman rm "$container" >/dev/null 2>&1 || true; }
   rm -rf "$context"
@@ -61,11 +62,13 @@ done
 printf 'FROM localhost/labgate-runtime:check\nCOPY bin/ /usr/local/bin/\n' >"$context/Containerfile"
 podman build --isolation=chroot -t localhost/labgate:check -f "$context/Containerfile" "$context" >&2
 
-# 3. The image's root file system, with /proc and /dev, run as its user.
+# 3. The image's root file system, with /proc, /dev and /sys as a container has them
+# (libserialport enumerates ports from /sys), run as its user.
 container="$(podman create localhost/labgate:check)"
 mnt="$(podman mount "$container")"
 mount -t proc proc "$mnt/proc"
 mount --bind /dev "$mnt/dev"
+mount --bind /sys "$mnt/sys"
 user="$(podman image inspect --format '{{.Config.User}}' localhost/labgate:check)"
 [[ $user == labgate ]] || fail "image user is '$user', want labgate"
 in_image() { chroot --userspec="$user:$user" "$mnt" env HOME=/home/labgate LABGATE_DATA_DIR=/data "$@"; }
