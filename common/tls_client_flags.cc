@@ -8,9 +8,6 @@ ABSL_FLAG(std::string, tls_ca, "",
 
 namespace labgate {
 
-std::string TlsCertFlag();
-std::string TlsKeyFlag();
-
 ClientTlsFiles ClientTlsFromFlags() {
   return {absl::GetFlag(FLAGS_tls_ca), TlsCertFlag(), TlsKeyFlag()};
 }

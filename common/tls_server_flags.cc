@@ -8,9 +8,6 @@ ABSL_FLAG(std::string, tls_client_ca, "",
 
 namespace labgate {
 
-std::string TlsCertFlag();
-std::string TlsKeyFlag();
-
 ServerTlsFiles ServerTlsFromFlags() {
   return {TlsCertFlag(), TlsKeyFlag(), absl::GetFlag(FLAGS_tls_client_ca)};
 }
