@@ -66,6 +66,10 @@ expect_bad "bench 'b1' given twice" labgate --serial-addr b1=x:1 --serial-addr b
 expect_bad "only one bench may be unnamed" labgate --serial-addr x:1 --serial-addr y:1
 expect_bad "a bench name is letters" labgate --serial-addr "b/1=x:1" --serial-addr b2=y:1
 expect_bad "--serial-addr: bad HOST:PORT 'y:0'" labgate --serial-addr b1=x:1 --serial-addr b2=y:0
+expect_bad "cannot read token file $work/no-tokens" labgate --http 127.0.0.1:8080 --auth-token-file "$work/no-tokens"
+printf 'lab-token\n' >"$work/tokens"
+expect_ok "MCP over HTTP on 127.0.0.1:8080 with bearer tokens" labgate --http 127.0.0.1:8080 \
+  --auth-token-file "$work/tokens" --data-dir "$work"
 expect_bad "unexpected argument 'extra'" labgate-session extra
 expect_bad "unknown check 'tcp'" labgate-probe tcp x:1
 expect_bad "want: grpc HOST:PORT" labgate-probe grpc
