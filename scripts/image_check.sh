@@ -71,11 +71,15 @@ mount --bind /dev "$mnt/dev"
 mount --bind /sys "$mnt/sys"
 user="$(podman image inspect --format '{{.Config.User}}' localhost/labgate:check)"
 [[ $user == labgate ]] || fail "image user is '$user', want labgate"
-in_image() { chroot --userspec="$user:$user" "$mnt" env HOME=/home/labgate LABGATE_DATA_DIR=/data "$@"; }
+as_image_user=(chroot --userspec="$user:$user" "$mnt" env HOME=/home/labgate LABGATE_DATA_DIR=/data)
+in_image() { "${as_image_user[@]}" "$@"; }
 
 start() {  # start NAME ARGS...: runs it in the image and sets ${NAME}_port
   local name="$1"; shift
-  in_image "$@" --port-file "/tmp/$name.port" 2>"$context/$name.log" &
+  # Started directly (not through a function), so $! is the service itself (chroot and
+  # env exec into it) and cleanup's kill reaches it; stdout is not the caller's.
+  "${as_image_user[@]}" "$@" --port-file "/tmp/$name.port" >"$context/$name.out" \
+    2>"$context/$name.log" &
   pids+=($!)
   for _ in $(seq 1 100); do [[ -s "$mnt/tmp/$name.port" ]] && break; sleep 0.1; done
   [[ -s "$mnt/tmp/$name.port" ]] || { cat "$context/$name.log" >&2; fail "$name did not start"; }
@@ -92,8 +96,8 @@ for name in session serial actions; do
 done
 backends=(--session-addr "127.0.0.1:$session_port" --serial-addr "127.0.0.1:$serial_port"
   --actions-addr "127.0.0.1:$actions_port")
-in_image labgate --http 127.0.0.1:0 --http-port-file /tmp/http.port "${backends[@]}" \
-  2>"$context/gateway-http.log" &
+"${as_image_user[@]}" labgate --http 127.0.0.1:0 --http-port-file /tmp/http.port \
+  "${backends[@]}" >"$context/gateway-http.out" 2>"$context/gateway-http.log" &
 pids+=($!)
 for _ in $(seq 1 100); do [[ -s "$mnt/tmp/http.port" ]] && break; sleep 0.1; done
 http_port="$(cat "$mnt/tmp/http.port" 2>/dev/null)" || fail "gateway-http did not start"
