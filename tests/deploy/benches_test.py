@@ -57,6 +57,21 @@ def main():
         check(ok and status["open_ports"] == ["bench2:loop://probe"],
               f"status lists the bench's open ports with its name: {status}")
 
+        # Ownership stays per bench: another gateway (another owner) may not use the port
+        # this one opened on bench1, yet opens its own on bench2.
+        other = StdioGateway(
+            [os.path.join(BIN, "labgate"), "--data-dir", work, "--call-timeout-ms", "3000",
+             "--serial-addr", f"bench1={bench1.address}", "--serial-addr", f"bench2={bench2.address}"],
+            os.path.join(work, "gateway2.log"))
+        try:
+            ok, text = other.call_tool("write", {"port_name": "bench1:loop://probe", "data": "x"})
+            check(not ok, f"another owner may not write to bench1's port: {text}")
+            ok, opened = other.call_tool("open_port", {"port_name": "bench2:loop://other",
+                                                       "baud_rate": 9600})
+            check(ok, "another owner opens its own port on bench2")
+        finally:
+            other.close()
+
         ok, text = gateway.call_tool("write", {"port_name": "bench3:loop://probe", "data": "x"})
         check(not ok and "unknown bench 'bench3'" in text and "bench1, bench2" in text,
               f"an unknown bench is named: {text}")
