@@ -6,10 +6,10 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "actions-service/actions_service.h"
+#include "common/cli.h"
 #include "common/log.h"
+#include "common/service_flags.h"
 #include "common/service_host.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50053", "gRPC listen address HOST:PORT (port 0 = any)");
@@ -33,25 +33,6 @@ bool WritePortFile(const std::string& path, int port) {
   return std::rename(temporary.c_str(), path.c_str()) == 0;
 }
 
-// The documented spellings are --contracts-dir, --port-file and --log-level, but absl flag
-// names are identifiers: dashes in a flag's name (not its value) become underscores.
-std::vector<char*> NormalizeFlagNames(int argc, char** argv, std::vector<std::string>* storage) {
-  storage->assign(argv, argv + argc);
-  for (size_t i = 1; i < storage->size(); ++i) {
-    std::string& arg = (*storage)[i];
-    if (arg == "--") break;
-    if (arg.rfind("--", 0) != 0) continue;
-    size_t name_end = std::min(arg.find('='), arg.size());
-    for (size_t j = 2; j < name_end; ++j) {
-      if (arg[j] == '-') arg[j] = '_';
-    }
-  }
-  std::vector<char*> normalized;
-  for (std::string& arg : *storage) normalized.push_back(arg.data());
-  normalized.push_back(nullptr);
-  return normalized;
-}
-
 std::string HostOf(const std::string& address) {
   size_t colon = address.rfind(':');
   return colon == std::string::npos ? address : address.substr(0, colon);
@@ -62,22 +43,34 @@ std::string HostOf(const std::string& address) {
 int main(int argc, char** argv) {
   labgate::BlockShutdownSignals();
   labgate::SkipMutexDeadlockDetection();
-  absl::SetProgramUsageMessage("labgate-actions --listen HOST:PORT [--contracts-dir DIR]");
-  std::vector<std::string> arg_storage;
-  std::vector<char*> args = NormalizeFlagNames(argc, argv, &arg_storage);
-  absl::ParseCommandLine(static_cast<int>(arg_storage.size()), args.data());
-
-  labgate::LogLevel level;
-  if (!labgate::ParseLogLevel(absl::GetFlag(FLAGS_log_level), &level)) {
-    std::fprintf(stderr, "labgate-actions: unknown --log-level '%s'\n",
-                 absl::GetFlag(FLAGS_log_level).c_str());
+  std::vector<std::string> positional = labgate::ParseFlags(
+      argc, argv,
+      "labgate-actions [--listen HOST:PORT] [--contracts-dir DIR] [--tls-cert FILE --tls-key "
+      "FILE [--tls-client-ca FILE]] [--check-config]");
+  const std::string listen = absl::GetFlag(FLAGS_listen);
+  labgate::ServiceConfig config =
+      labgate::CheckServiceFlags(listen, absl::GetFlag(FLAGS_log_level), positional);
+  if (!config.status.ok()) {
+    if (labgate::CheckConfigRequested()) {
+      return labgate::FinishCheckConfig("labgate-actions", config.lines, config.status);
+    }
+    LG_LOG(kError) << "labgate-actions: " << std::string(config.status.message());
     return 2;
   }
-  labgate::SetLogLevel(level);
 
   labgate::actions::ActionsServiceOptions options;
   options.contracts_dir = absl::GetFlag(FLAGS_contracts_dir);
+  // Loading validates every contract file, so --check-config does it too.
   auto service = labgate::actions::CreateActionsService(options);
+  if (labgate::CheckConfigRequested()) {
+    if (service.ok()) {
+      config.lines.push_back(
+          std::to_string((*service)->registry().List().size()) + " action contracts from " +
+          (options.contracts_dir.empty() ? "the built-in set" : options.contracts_dir));
+    }
+    return labgate::FinishCheckConfig("labgate-actions", config.lines,
+                                      service.ok() ? absl::OkStatus() : service.status());
+  }
   if (!service.ok()) {
     LG_LOG(kError) << "labgate-actions cannot start: " << service.status().message();
     return 1;
@@ -85,8 +78,7 @@ int main(int argc, char** argv) {
   LG_LOG(kInfo) << "loaded " << (*service)->registry().List().size() << " action contracts from "
                 << (options.contracts_dir.empty() ? "the built-in set" : options.contracts_dir);
 
-  const std::string listen = absl::GetFlag(FLAGS_listen);
-  auto host = labgate::ServiceHost::Start(listen, {service->get()});
+  auto host = labgate::ServiceHost::Start(listen, {service->get()}, config.credentials);
   if (!host.ok()) {
     LG_LOG(kError) << "labgate-actions cannot start: " << host.status().message();
     return 1;

@@ -7,19 +7,23 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/reflection_v1.h"
 
 namespace labgate {
 
 absl::StatusOr<std::unique_ptr<ServiceHost>> ServiceHost::Start(
-    const std::string& listen_address, const std::vector<grpc::Service*>& services) {
+    const std::string& listen_address, const std::vector<grpc::Service*>& services,
+    std::shared_ptr<grpc::ServerCredentials> credentials) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 
   std::unique_ptr<ServiceHost> host(new ServiceHost());
   grpc::ServerBuilder builder;
   if (!listen_address.empty()) {
-    builder.AddListeningPort(listen_address, grpc::InsecureServerCredentials(), &host->port_);
+    if (credentials == nullptr) credentials = grpc::InsecureServerCredentials();
+    builder.AddListeningPort(listen_address, credentials, &host->port_);
   }
+  builder.SetOption(ReflectionV1Option());
   builder.SetMaxReceiveMessageSize(16 * 1024 * 1024);
   builder.SetMaxSendMessageSize(64 * 1024 * 1024);
   for (grpc::Service* service : services) builder.RegisterService(service);

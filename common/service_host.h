@@ -1,5 +1,5 @@
-// Hosts gRPC services on one server with health checking and reflection. Used by each
-// standalone service binary and by the gateway's embedded mode.
+// Hosts gRPC services on one server with health checking and reflection (v1 and v1alpha). Used by
+// each standalone service binary and by the gateway's embedded mode.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -17,8 +17,10 @@ class ServiceHost {
  public:
   // Starts a server for `services` (not owned; they must outlive the host). An empty
   // `listen_address` serves in-process only. "127.0.0.1:0" picks a free port.
+  // `credentials` secure the listening port (common/tls.h); null means plaintext.
   static absl::StatusOr<std::unique_ptr<ServiceHost>> Start(
-      const std::string& listen_address, const std::vector<grpc::Service*>& services);
+      const std::string& listen_address, const std::vector<grpc::Service*>& services,
+      std::shared_ptr<grpc::ServerCredentials> credentials = nullptr);
 
   ~ServiceHost();
 

@@ -9,12 +9,11 @@
 #include <thread>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
-#include "common/flag_names.h"
+#include "common/cli.h"
 #include "common/log.h"
 #include "common/service_host.h"
 #include "gateway/app/application.h"
+#include "gateway/app/check_config.h"
 #include "gateway/http/http_flags.h"
 
 ABSL_FLAG(bool, stdio, true, "Serve MCP over stdin/stdout (the default)");
@@ -28,7 +27,8 @@ ABSL_FLAG(std::string, session_addr, "",
 ABSL_FLAG(std::string, actions_addr, "",
           "HOST:PORT of a labgate-actions to use instead of the embedded one");
 ABSL_FLAG(std::string, serial_addr, "",
-          "HOST:PORT of a labgate-serial to use instead of the embedded one");
+          "HOST:PORT of a labgate-serial to use instead of the embedded one; repeat as "
+          "NAME=HOST:PORT for several benches, whose ports are then NAME:PORT");
 ABSL_FLAG(std::string, log_level, "info", "debug, info, warning, error or off (logs go to stderr)");
 ABSL_FLAG(int64_t, max_message_bytes, 4 * 1024 * 1024, "Largest accepted stdio message");
 ABSL_FLAG(int64_t, call_timeout_ms, 30000, "Deadline of each backend call");
@@ -54,9 +54,11 @@ std::string DefaultDataDir() {
 int main(int argc, char** argv) {
   labgate::BlockShutdownSignals();
   labgate::SkipMutexDeadlockDetection();
-  absl::SetProgramUsageMessage("MCP gateway for lab serial instruments, sessions and actions");
-  labgate::HyphenatedFlags flags(argc, argv);
-  absl::ParseCommandLine(flags.argc(), flags.argv());
+  const std::vector<std::string> positional = labgate::ParseFlags(
+      argc, argv,
+      "labgate [--http HOST:PORT] [--session-addr|--serial-addr|--actions-addr HOST:PORT] "
+      "[--tls-ca FILE [--tls-cert FILE --tls-key FILE]] [--check-config]\n"
+      "MCP gateway for lab serial instruments, sessions and actions");
 
   labgate::LogLevel level;
   if (!labgate::ParseLogLevel(absl::GetFlag(FLAGS_log_level), &level)) {
@@ -66,20 +68,26 @@ int main(int argc, char** argv) {
   labgate::SetLogLevel(level);
 
   labgate::gateway::ApplicationOptions options;
-  options.data_dir = absl::GetFlag(FLAGS_data_dir);
-  if (options.data_dir.empty()) options.data_dir = DefaultDataDir();
-  options.session_addr = absl::GetFlag(FLAGS_session_addr);
-  options.actions_addr = absl::GetFlag(FLAGS_actions_addr);
-  options.serial_addr = absl::GetFlag(FLAGS_serial_addr);
+  labgate::gateway::BackendOptions& backend_options = options.backend;
+  backend_options.data_dir = absl::GetFlag(FLAGS_data_dir);
+  if (backend_options.data_dir.empty()) backend_options.data_dir = DefaultDataDir();
+  backend_options.session_addr = absl::GetFlag(FLAGS_session_addr);
+  backend_options.actions_addr = absl::GetFlag(FLAGS_actions_addr);
+  backend_options.serial_addr = absl::GetFlag(FLAGS_serial_addr);
+  backend_options.serial_addrs = labgate::gateway::RepeatedFlag(argc, argv, "serial-addr");
+  // --http turns stdio off unless --stdio is named too.
+  options.serve_http = labgate::gateway::http::HttpRequested();
+  options.serve_stdio = !options.serve_http || labgate::gateway::http::StdioNamed(argc, argv);
+  const auto config =
+      labgate::gateway::CheckGatewayConfig(&backend_options, options.serve_stdio, positional);
+  if (labgate::CheckConfigRequested() || !config.status.ok()) {
+    return labgate::FinishCheckConfig("labgate", config.lines, config.status);
+  }
   options.conformance_fixtures = absl::GetFlag(FLAGS_conformance_fixtures);
   options.state_key_file = absl::GetFlag(FLAGS_state_key_file);
   options.max_message_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_max_message_bytes));
   options.call_timeout_ms = absl::GetFlag(FLAGS_call_timeout_ms);
   options.page_size = static_cast<size_t>(absl::GetFlag(FLAGS_tools_page_size));
-  // --http turns stdio off unless --stdio is named too.
-  options.serve_http = labgate::gateway::http::HttpRequested();
-  options.serve_stdio =
-      !options.serve_http || labgate::gateway::http::StdioNamed(argc, argv);
 
   auto app = labgate::gateway::Application::Start(options);
   if (!app.ok()) {

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
-#include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
+#include "common/cli.h"
 #include "common/log.h"
+#include "common/service_flags.h"
 #include "common/service_host.h"
 #include "serial-service/serial_service.h"
 
@@ -30,40 +30,25 @@ std::string BoundAddress(const std::string& listen, int port) {
   return absl::StrCat(host, ":", port);
 }
 
-// The documented spellings are --port-file and --log-level; absl flag names are
-// identifiers, so dashes in a flag's name become underscores before parsing.
-std::vector<std::string> NormaliseFlagNames(int argc, char** argv) {
-  std::vector<std::string> args(argv, argv + argc);
-  for (size_t i = 1; i < args.size(); ++i) {
-    std::string& arg = args[i];
-    if (arg == "--") break;
-    if (arg.rfind("--", 0) != 0) continue;
-    const size_t end = std::min(arg.find('='), arg.size());
-    for (size_t k = 2; k < end; ++k) {
-      if (arg[k] == '-') arg[k] = '_';
-    }
-  }
-  return args;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   labgate::BlockShutdownSignals();
   labgate::SkipMutexDeadlockDetection();
-  absl::SetProgramUsageMessage("labgate-serial --listen HOST:PORT [--port-file FILE]");
-  std::vector<std::string> args = NormaliseFlagNames(argc, argv);
-  std::vector<char*> arg_pointers;
-  for (std::string& arg : args) arg_pointers.push_back(arg.data());
-  absl::ParseCommandLine(static_cast<int>(arg_pointers.size()), arg_pointers.data());
-
-  labgate::LogLevel level;
-  if (!labgate::ParseLogLevel(absl::GetFlag(FLAGS_log_level), &level)) {
-    std::fprintf(stderr, "labgate-serial: bad --log-level %s\n",
-                 absl::GetFlag(FLAGS_log_level).c_str());
+  std::vector<std::string> positional = labgate::ParseFlags(
+      argc, argv,
+      "labgate-serial [--listen HOST:PORT] [--port-file FILE] [--tls-cert FILE --tls-key FILE "
+      "[--tls-client-ca FILE]] [--check-config]");
+  const std::string listen = absl::GetFlag(FLAGS_listen);
+  labgate::ServiceConfig config =
+      labgate::CheckServiceFlags(listen, absl::GetFlag(FLAGS_log_level), positional);
+  if (labgate::CheckConfigRequested()) {
+    return labgate::FinishCheckConfig("labgate-serial", config.lines, config.status);
+  }
+  if (!config.status.ok()) {
+    LG_LOG(kError) << "labgate-serial: " << std::string(config.status.message());
     return 2;
   }
-  labgate::SetLogLevel(level);
 
   absl::StatusOr<std::unique_ptr<labgate::serial::SerialGrpcService>> service =
       labgate::serial::CreateSerialService(labgate::serial::SerialServiceOptions{});
@@ -72,9 +57,8 @@ int main(int argc, char** argv) {
                    << std::string(service.status().message());
     return 1;
   }
-  const std::string listen = absl::GetFlag(FLAGS_listen);
   absl::StatusOr<std::unique_ptr<labgate::ServiceHost>> host =
-      labgate::ServiceHost::Start(listen, {service->get()});
+      labgate::ServiceHost::Start(listen, {service->get()}, config.credentials);
   if (!host.ok()) {
     LG_LOG(kError) << std::string(host.status().message());
     return 1;

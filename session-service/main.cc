@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
+#include "common/check_config.h"
+#include "common/cli.h"
 #include "common/log.h"
+#include "common/service_flags.h"
 #include "common/service_host.h"
 #include "session-service/session_service.h"
 
@@ -31,20 +33,6 @@ std::string DataDir() {
   return "./data";
 }
 
-// The documented spellings are --data-dir and --port-file; absl flags are identifiers,
-// so dashes in a flag's name become underscores before parsing.
-std::vector<std::string> NormaliseFlagNames(int argc, char** argv) {
-  std::vector<std::string> args(argv, argv + argc);
-  for (size_t i = 1; i < args.size(); ++i) {
-    std::string& arg = args[i];
-    if (arg == "--") break;
-    if (arg.rfind("--", 0) != 0) continue;
-    size_t name_end = std::min(arg.find('='), arg.size());
-    std::replace(arg.begin() + 2, arg.begin() + static_cast<std::ptrdiff_t>(name_end), '-', '_');
-  }
-  return args;
-}
-
 bool WritePortFile(const std::string& path, int port) {
   // Write then rename, so a reader polling for the file never sees it half written.
   std::string temporary = path + ".tmp";
@@ -61,20 +49,26 @@ bool WritePortFile(const std::string& path, int port) {
 int main(int argc, char** argv) {
   labgate::BlockShutdownSignals();
   labgate::SkipMutexDeadlockDetection();
-  std::vector<std::string> args = NormaliseFlagNames(argc, argv);
-  std::vector<char*> arg_pointers;
-  for (std::string& arg : args) arg_pointers.push_back(arg.data());
-  absl::ParseCommandLine(static_cast<int>(arg_pointers.size()), arg_pointers.data());
-
-  labgate::LogLevel level;
-  if (!labgate::ParseLogLevel(absl::GetFlag(FLAGS_log_level), &level)) {
-    LG_LOG(kError) << "unknown --log-level '" << absl::GetFlag(FLAGS_log_level) << "'";
-    return 2;
-  }
-  labgate::SetLogLevel(level);
-
+  std::vector<std::string> positional = labgate::ParseFlags(
+      argc, argv,
+      "labgate-session [--listen HOST:PORT] [--data-dir DIR] [--tls-cert FILE --tls-key FILE "
+      "[--tls-client-ca FILE]] [--check-config]");
+  const std::string listen = absl::GetFlag(FLAGS_listen);
+  labgate::ServiceConfig config =
+      labgate::CheckServiceFlags(listen, absl::GetFlag(FLAGS_log_level), positional);
   labgate::session::SessionServiceOptions options;
   options.data_dir = DataDir();
+  if (config.status.ok()) {
+    config.status = labgate::CheckWritableDirIfPresent("--data-dir", options.data_dir);
+    config.lines.push_back("sessions.db in " + options.data_dir);
+  }
+  if (labgate::CheckConfigRequested()) {
+    return labgate::FinishCheckConfig("labgate-session", config.lines, config.status);
+  }
+  if (!config.status.ok()) {
+    LG_LOG(kError) << "labgate-session: " << std::string(config.status.message());
+    return 2;
+  }
   auto service = labgate::session::CreateSessionService(options);
   if (!service.ok()) {
     LG_LOG(kError) << "labgate-session: cannot open the session database in '" << options.data_dir
@@ -82,8 +76,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  const std::string listen = absl::GetFlag(FLAGS_listen);
-  auto host = labgate::ServiceHost::Start(listen, {service->get()});
+  auto host = labgate::ServiceHost::Start(listen, {service->get()}, config.credentials);
   if (!host.ok()) {
     LG_LOG(kError) << "labgate-session: " << std::string(host.status().message());
     (*service)->Shutdown();

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "common/status_map.h"
+#include "gateway/backends/unreachable.h"
 #include "gateway/catalog/json_proto.h"
 
 namespace labgate::gateway {
@@ -231,8 +232,13 @@ std::shared_ptr<grpc::ClientContext> ActionTools::Invoke(const std::string& acti
   }
   stub_->async()->InvokeAction(
       context.get(), request.get(), response.get(),
-      [context, request, response, done = std::move(done)](grpc::Status status) {
-        if (!status.ok()) return done(FromGrpcStatus(status));
+      [context, request, response, channel = channel_, address = address_,
+       done = std::move(done)](grpc::Status status) {
+        if (!status.ok()) {
+          return done(BackendCallStatus(status, channel.get(),
+                                        labgate::actions::v1::ActionsService::service_full_name(),
+                                        address));
+        }
         done(ActionResponseJson(*response));
       });
   return context;

@@ -59,6 +59,10 @@ class ActionTools final : public ToolProvider {
   nlohmann::ordered_json OrderedOutput(const std::string& action,
                                        const nlohmann::json& output) const;
 
+  // A remote service's HOST:PORT: a call made while it is down then fails with
+  // "actions service at HOST:PORT is not reachable". Call before Start.
+  void SetServiceAddress(const std::string& address) { address_ = address; }
+
   // Called (from the watcher thread) after a refresh changed the set of tools.
   void OnChanged(std::function<void()> listener);
 
@@ -71,6 +75,7 @@ class ActionTools final : public ToolProvider {
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<labgate::actions::v1::ActionsService::Stub> stub_;
   std::chrono::milliseconds call_deadline_;
+  std::string address_;
 
   mutable std::mutex mutex_;
   std::map<std::string, nlohmann::json> tools_;  // by name

@@ -67,12 +67,7 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(
   auto parts = std::make_unique<Parts>();
   Parts& p = *parts;
   p.options = options;
-  BackendOptions backend_options;
-  backend_options.data_dir = options.data_dir;
-  backend_options.session_addr = options.session_addr;
-  backend_options.actions_addr = options.actions_addr;
-  backend_options.serial_addr = options.serial_addr;
-  auto backends = Backends::Start(backend_options);
+  auto backends = Backends::Start(options.backend);
   if (!backends.ok()) return backends.status();
   p.backends = std::move(*backends);
   auto catalog = ToolCatalog::FromServices(p.backends->ToolServices());
@@ -84,9 +79,11 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(
   const auto call_deadline = std::chrono::milliseconds(options.call_timeout_ms);
   p.invoker = std::make_unique<ToolInvoker>(&p.backends->channels());
   p.action_tools = std::make_unique<ActionTools>(p.backends->actions_channel(), call_deadline);
-  p.action_tools->Start(/*watch_connectivity=*/!options.actions_addr.empty());
-  p.leases = std::make_unique<OwnerLeases>(p.backends->serial_channel(),
-                                           labgate::serial::v1::SerialService::service_full_name());
+  p.action_tools->SetServiceAddress(options.backend.actions_addr);
+  p.action_tools->Start(/*watch_connectivity=*/!options.backend.actions_addr.empty());
+  p.leases = std::make_unique<OwnerLeases>(
+      p.backends->channels().ChannelsOf(labgate::serial::v1::SerialService::service_full_name()),
+      labgate::serial::v1::SerialService::service_full_name());
   p.catalog_tools = std::make_unique<CatalogTools>(p.catalog.get(), p.invoker.get(),
                                                    p.leases.get(), call_deadline);
   p.server.config.instructions = DefaultInstructions();
@@ -95,7 +92,7 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(
   p.server.tools = {p.catalog_tools.get(), p.action_tools.get()};
   p.resources = std::make_unique<LabgateResources>(
       ResourceChannels{p.backends->session_channel(), p.backends->serial_channel(),
-                                 p.backends->actions_channel()},
+                       p.backends->actions_channel(), p.backends->channels().serial_benches()},
       call_deadline);
   p.prompts = std::make_unique<LabgatePrompts>(p.resources.get());
   p.server.resources = {p.resources.get()};
@@ -120,7 +117,7 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(
   if (options.serve_http) {
     // Ready when every backend answers grpc.health.v1 Check (callback API, 2 s deadline).
     auto readiness =
-        http::GrpcHealthProbe(p.backends->channels().all(), std::chrono::seconds(2));
+        http::GrpcHealthProbe(p.backends->channels().Labelled(), std::chrono::seconds(2));
     auto started = http::StartHttpFromFlags(p.io, &p.server, readiness, p.stateless.get());
     if (!started.ok()) {
       p.StopIo();

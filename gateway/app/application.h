@@ -9,12 +9,12 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
+#include "gateway/app/backends.h"
 
 namespace labgate::gateway {
 
 struct ApplicationOptions {
-  std::string data_dir;
-  std::string session_addr, actions_addr, serial_addr;
+  BackendOptions backend;  // embedded or remote services, benches, TLS
   bool conformance_fixtures = false;
   bool serve_stdio = true;
   bool serve_http = false;

@@ -27,13 +27,18 @@ struct Backends::Embedded {
 Backends::Backends() = default;
 Backends::~Backends() { Shutdown(std::chrono::milliseconds(2000)); }
 
-namespace {
-std::shared_ptr<grpc::Channel> RemoteChannel(const std::string& address) {
+std::shared_ptr<grpc::Channel> RemoteChannel(
+    const std::string& address, std::shared_ptr<grpc::ChannelCredentials> credentials) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 * 1024 * 1024);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  // gRPC's default backoff grows to 120 s, so a backend back after a long outage went
+  // unused for seconds; capped at 1 s (plus jitter) it is used within 2 s of its return.
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  if (credentials == nullptr) credentials = grpc::InsecureChannelCredentials();
+  return grpc::CreateCustomChannel(address, credentials, args);
 }
-}  // namespace
 
 absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& options) {
   std::unique_ptr<Backends> backends(new Backends());
@@ -75,21 +80,39 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     backends->channels_.Set(session_name, embedded.host->InProcessChannel());
     LG_LOG(kInfo) << "session service: embedded, data in " << options.data_dir;
   } else {
-    backends->channels_.Set(session_name, RemoteChannel(options.session_addr));
+    backends->channels_.Set(session_name,
+                            RemoteChannel(options.session_addr, options.channel_credentials));
+    backends->channels_.SetAddress(session_name, options.session_addr);
     LG_LOG(kInfo) << "session service: " << options.session_addr;
   }
   const std::string actions_name = actions_v1::ActionsService::service_full_name();
   if (options.actions_addr.empty()) {
     backends->channels_.Set(actions_name, embedded.host->InProcessChannel());
   } else {
-    backends->channels_.Set(actions_name, RemoteChannel(options.actions_addr));
+    backends->channels_.Set(actions_name,
+                            RemoteChannel(options.actions_addr, options.channel_credentials));
+    backends->channels_.SetAddress(actions_name, options.actions_addr);
     LG_LOG(kInfo) << "actions service: " << options.actions_addr;
   }
   const std::string serial_name = serial_v1::SerialService::service_full_name();
-  if (options.serial_addr.empty()) {
+  backends->channels_.set_serial_service(serial_name);
+  if (!options.serial_benches.empty()) {
+    std::vector<Bench> benches = options.serial_benches;
+    for (Bench& bench : benches) {
+      bench.channel = RemoteChannel(bench.address, options.channel_credentials);
+      LG_LOG(kInfo) << "serial bench " << (bench.name.empty() ? "(unnamed)" : bench.name) << ": "
+                    << bench.address;
+    }
+    // The first bench also answers what is not per bench (resources, the single channel).
+    backends->channels_.Set(serial_name, benches.front().channel);
+    backends->channels_.SetAddress(serial_name, benches.front().address);
+    backends->channels_.SetSerialBenches(std::make_shared<SerialBenches>(std::move(benches)));
+  } else if (options.serial_addr.empty()) {
     backends->channels_.Set(serial_name, embedded.host->InProcessChannel());
   } else {
-    backends->channels_.Set(serial_name, RemoteChannel(options.serial_addr));
+    backends->channels_.Set(serial_name,
+                            RemoteChannel(options.serial_addr, options.channel_credentials));
+    backends->channels_.SetAddress(serial_name, options.serial_addr);
     LG_LOG(kInfo) << "serial service: " << options.serial_addr;
   }
   return backends;

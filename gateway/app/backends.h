@@ -3,6 +3,7 @@
 #pragma once
 
 #include <google/protobuf/descriptor.h>
+#include <grpcpp/security/credentials.h>
 
 #include <chrono>
 #include <memory>
@@ -20,7 +21,16 @@ struct BackendOptions {
   std::string session_addr;  // empty = embedded
   std::string actions_addr;  // empty = embedded
   std::string serial_addr;   // empty = embedded
+  // Every --serial-addr; several, or named ones (NAME=HOST:PORT), make benches.
+  std::vector<std::string> serial_addrs;
+  std::vector<Bench> serial_benches;  // parsed from serial_addrs when benched
+  // For the remote services (common/tls.h); null = plaintext.
+  std::shared_ptr<grpc::ChannelCredentials> channel_credentials;
 };
+
+// A channel to a remote labgate service, with reconnect backoff capped at about 1 s.
+std::shared_ptr<grpc::Channel> RemoteChannel(const std::string& address,
+                                             std::shared_ptr<grpc::ChannelCredentials> credentials);
 
 class Backends {
  public:

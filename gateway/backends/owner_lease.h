@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace labgate::gateway {
 
@@ -33,14 +34,20 @@ class OwnerLease {
 class OwnerLeases {
  public:
   OwnerLeases(std::shared_ptr<grpc::Channel> channel, std::string service_name)
-      : channel_(std::move(channel)), service_name_(std::move(service_name)) {}
+      : channels_{std::move(channel)}, service_name_(std::move(service_name)) {}
+  // One lease per bench: each bench's serial service closes the owner's ports on its own.
+  OwnerLeases(std::vector<std::shared_ptr<grpc::Channel>> channels, std::string service_name)
+      : channels_(std::move(channels)), service_name_(std::move(service_name)) {}
   bool Covers(const std::string& service_name) const { return service_name == service_name_; }
-  std::shared_ptr<OwnerLease> Acquire(const std::string& owner) const {
-    return OwnerLease::Start(channel_, owner);
+  std::shared_ptr<void> Acquire(const std::string& owner) const {
+    if (channels_.size() == 1) return OwnerLease::Start(channels_.front(), owner);
+    auto leases = std::make_shared<std::vector<std::shared_ptr<OwnerLease>>>();
+    for (const auto& channel : channels_) leases->push_back(OwnerLease::Start(channel, owner));
+    return leases;
   }
 
  private:
-  std::shared_ptr<grpc::Channel> channel_;
+  std::vector<std::shared_ptr<grpc::Channel>> channels_;
   std::string service_name_;
 };
 

@@ -4,23 +4,136 @@
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/impl/codegen/proto_utils.h>
 
+#include <mutex>
+
 #include "absl/strings/str_cat.h"
 #include "common/status_map.h"
+#include "gateway/backends/unreachable.h"
 #include "gateway/catalog/json_proto.h"
 
 namespace labgate::gateway {
 
 using google::protobuf::Message;
+using nlohmann::json;
 using ProtoGenericStub = grpc::TemplatedGenericStub<Message, Message>;
+
+namespace {
+
+constexpr char kPortField[] = "port_name";
+
+// Port names in a serial reply, as the gateway's clients know them (bench-qualified).
+void QualifyPorts(const Bench& bench, json* reply) {
+  if (!reply->is_object()) return;
+  if (auto it = reply->find(kPortField); it != reply->end() && it->is_string()) {
+    *it = SerialBenches::Qualify(bench, it->get<std::string>());
+  }
+  if (auto it = reply->find("ports"); it != reply->end() && it->is_array()) {
+    for (json& port : *it) QualifyPorts(bench, &port);
+  }
+  if (auto it = reply->find("open_ports"); it != reply->end() && it->is_array()) {
+    for (json& port : *it) {
+      if (port.is_string()) port = SerialBenches::Qualify(bench, port.get<std::string>());
+    }
+  }
+}
+
+// Collects one reply per bench for a listing, then merges them: every bench's ports,
+// and the benches that did not answer instead of a failure.
+struct FanOut {
+  std::mutex mutex;
+  size_t pending = 0;
+  json ports = json::array();
+  json unreachable = json::array();
+  ToolInvoker::Done done;
+};
+
+}  // namespace
 
 std::shared_ptr<PendingCall> ToolInvoker::Call(const ToolBinding& tool,
                                                const nlohmann::json& arguments,
                                                const Options& options, Done done) {
+  const SerialBenches* benches = channels_->serial_benches();
+  if (benches != nullptr && tool.service_name == channels_->serial_service()) {
+    return CallOnBenches(*benches, tool, arguments, options, std::move(done));
+  }
   auto channel = channels_->For(tool.service_name);
   if (channel == nullptr) {
     done(absl::UnavailableError(absl::StrCat("no backend serves ", tool.service_name)));
     return nullptr;
   }
+  return CallChannel(channel, channels_->AddressOf(tool.service_name), tool, arguments, options,
+                     std::move(done));
+}
+
+std::shared_ptr<PendingCall> ToolInvoker::CallOnBenches(const SerialBenches& benches,
+                                                        const ToolBinding& tool,
+                                                        const nlohmann::json& arguments,
+                                                        const Options& options, Done done) {
+  const bool takes_port = tool.method->input_type()->FindFieldByName(kPortField) != nullptr;
+  if (!takes_port) {
+    auto fan_out = std::make_shared<FanOut>();
+    fan_out->pending = benches.all().size();
+    fan_out->done = std::move(done);
+    for (const Bench& bench : benches.all()) {
+      CallChannel(
+          bench.channel, bench.address, tool, arguments, options,
+          [fan_out, &bench](absl::StatusOr<json> outcome) {
+            Done finish;
+            json merged;
+            {
+              std::lock_guard<std::mutex> lock(fan_out->mutex);
+              if (outcome.ok()) {
+                QualifyPorts(bench, &*outcome);
+                if (auto it = outcome->find("ports"); it != outcome->end()) {
+                  for (json& port : *it) fan_out->ports.push_back(std::move(port));
+                }
+              } else {
+                fan_out->unreachable.push_back({{"bench", bench.name},
+                                                {"address", bench.address},
+                                                {"error", ToolErrorText(outcome.status())}});
+              }
+              if (--fan_out->pending == 0) {
+                finish = std::move(fan_out->done);
+                merged = {{"ports", std::move(fan_out->ports)}};
+                if (!fan_out->unreachable.empty()) {
+                  merged["unreachable_benches"] = std::move(fan_out->unreachable);
+                }
+              }
+            }
+            if (finish) finish(std::move(merged));
+          });
+    }
+    return nullptr;
+  }
+  std::string port;
+  if (auto it = arguments.find(kPortField); it != arguments.end() && it->is_string()) {
+    port = it->get<std::string>();
+  }
+  absl::StatusOr<SerialBenches::Route> route =
+      port.empty()
+          ? absl::StatusOr<SerialBenches::Route>(benches.Resolve(""))  // the unnamed bench, if any
+          : benches.Resolve(port);
+  if (!route.ok()) {
+    done(port.empty() ? absl::InvalidArgumentError(
+                            "several benches are configured: name the port as BENCH:PORT")
+                      : route.status());
+    return nullptr;
+  }
+  json local = arguments;
+  if (!port.empty()) local[kPortField] = route->local_port;
+  const Bench* bench = route->bench;
+  return CallChannel(bench->channel, bench->address, tool, local, options,
+                     [bench, done = std::move(done)](absl::StatusOr<json> outcome) {
+                       if (outcome.ok()) QualifyPorts(*bench, &*outcome);
+                       done(std::move(outcome));
+                     });
+}
+
+std::shared_ptr<PendingCall> ToolInvoker::CallChannel(const std::shared_ptr<grpc::Channel>& channel,
+                                                      const std::string& address,
+                                                      const ToolBinding& tool,
+                                                      const nlohmann::json& arguments,
+                                                      const Options& options, Done done) {
   auto* factory = google::protobuf::MessageFactory::generated_factory();
   std::shared_ptr<Message> request(factory->GetPrototype(tool.method->input_type())->New());
   std::shared_ptr<Message> response(factory->GetPrototype(tool.method->output_type())->New());
@@ -35,9 +148,10 @@ std::shared_ptr<PendingCall> ToolInvoker::Call(const ToolBinding& tool,
   // The lambda keeps request, response and context alive until gRPC is done with them.
   stub.UnaryCall(&call->context_, tool.grpc_path, grpc::StubOptions(), request.get(),
                  response.get(),
-                 [call, request, response, done = std::move(done)](grpc::Status status) {
+                 [call, request, response, channel, service = tool.service_name, address,
+                  done = std::move(done)](grpc::Status status) {
                    if (!status.ok()) {
-                     done(FromGrpcStatus(status));
+                     done(BackendCallStatus(status, channel.get(), service, address));
                      return;
                    }
                    done(ProtoToJson(*response));

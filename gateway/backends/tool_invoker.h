@@ -46,6 +46,15 @@ class ToolInvoker {
                                     const Options& options, Done done);
 
  private:
+  // Serial calls when several benches are configured: a port's bench prefix picks the
+  // bench; listings (no port argument) ask every bench and merge.
+  std::shared_ptr<PendingCall> CallOnBenches(const SerialBenches& benches, const ToolBinding& tool,
+                                             const nlohmann::json& arguments,
+                                             const Options& options, Done done);
+  std::shared_ptr<PendingCall> CallChannel(const std::shared_ptr<grpc::Channel>& channel,
+                                           const std::string& address, const ToolBinding& tool,
+                                           const nlohmann::json& arguments, const Options& options,
+                                           Done done);
   const BackendChannels* channels_;
 };
 

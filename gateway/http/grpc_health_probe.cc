@@ -1,40 +1,13 @@
 #include "gateway/http/grpc_health_probe.h"
 
 #include <grpcpp/client_context.h>
-#include <grpcpp/generic/generic_stub.h>
-#include <grpcpp/support/byte_buffer.h>
 
 #include <mutex>
-#include <vector>
+
+#include "grpc/health/v1/health.grpc.pb.h"
 
 namespace labgate::gateway::http {
 namespace {
-
-// grpc.health.v1.HealthCheckRequest{service}: field 1, length-delimited.
-grpc::ByteBuffer HealthRequest(const std::string& service) {
-  std::string wire;
-  wire.push_back(0x0a);
-  size_t length = service.size();
-  while (length >= 0x80) {
-    wire.push_back(static_cast<char>((length & 0x7f) | 0x80));
-    length >>= 7;
-  }
-  wire.push_back(static_cast<char>(length));
-  wire += service;
-  grpc::Slice slice(wire);
-  return grpc::ByteBuffer(&slice, 1);
-}
-
-// HealthCheckResponse.status == SERVING (field 1 varint 1).
-bool IsServing(const grpc::ByteBuffer& response) {
-  std::vector<grpc::Slice> slices;
-  if (!response.Dump(&slices).ok()) return false;
-  std::string wire;
-  for (const auto& slice : slices) {
-    wire.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-  }
-  return wire.size() >= 2 && wire[0] == 0x08 && wire[1] == 0x01;
-}
 
 struct Round {
   std::mutex mutex;
@@ -45,9 +18,9 @@ struct Round {
 
 struct Call {
   grpc::ClientContext context;
-  grpc::ByteBuffer request;
-  grpc::ByteBuffer response;
-  std::unique_ptr<grpc::GenericStub> stub;
+  grpc::health::v1::HealthCheckRequest request;
+  grpc::health::v1::HealthCheckResponse response;
+  std::unique_ptr<grpc::health::v1::Health::Stub> stub;
 };
 
 }  // namespace
@@ -61,14 +34,14 @@ ReadinessProbe GrpcHealthProbe(std::map<std::string, std::shared_ptr<grpc::Chann
     round->done = std::move(done);
     for (const auto& [name, channel] : channels) {
       auto call = std::make_shared<Call>();
-      call->stub = std::make_unique<grpc::GenericStub>(channel);
+      call->stub = grpc::health::v1::Health::NewStub(channel);
       call->context.set_deadline(std::chrono::system_clock::now() + timeout);
       // The server-wide status (""): embedded services share one server and report there.
-      call->request = HealthRequest("");
-      call->stub->UnaryCall(
-          &call->context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &call->request,
-          &call->response, [call, round, name = name](grpc::Status status) {
-            bool serving = status.ok() && IsServing(call->response);
+      call->stub->async()->Check(
+          &call->context, &call->request, &call->response,
+          [call, round, name = name](grpc::Status status) {
+            bool serving = status.ok() && call->response.status() ==
+                                              grpc::health::v1::HealthCheckResponse::SERVING;
             std::function<void(bool, std::string)> finish;
             std::string not_ready;
             {

@@ -66,9 +66,7 @@ absl::Status ParseListenAddress(const std::string& text, HttpOptions* options) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(
-    boost::asio::io_context& io, const McpServer* server, ReadinessProbe readiness,
-    stateless::StatelessDialect* stateless_dialect) {
+absl::StatusOr<HttpOptions> HttpOptionsFromFlags() {
   HttpOptions options;
   if (absl::Status status = ParseListenAddress(absl::GetFlag(FLAGS_http), &options); !status.ok()) {
     return status;
@@ -106,6 +104,15 @@ absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(
       std::chrono::milliseconds(absl::GetFlag(FLAGS_session_idle_timeout_ms));
   options.port_idle_release = std::chrono::milliseconds(absl::GetFlag(FLAGS_port_idle_release_ms));
 
+  return options;
+}
+
+absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(
+    boost::asio::io_context& io, const McpServer* server, ReadinessProbe readiness,
+    stateless::StatelessDialect* stateless_dialect) {
+  auto parsed = HttpOptionsFromFlags();
+  if (!parsed.ok()) return parsed.status();
+  HttpOptions options = std::move(*parsed);
   auto http = std::make_unique<HttpServer>(io, server, options, std::move(readiness),
                                            stateless_dialect);
   if (absl::Status status = http->Start(); !status.ok()) return status;

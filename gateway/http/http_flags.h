@@ -15,6 +15,9 @@ bool HttpRequested();
 // True when argv names --stdio explicitly (stdio is off under --http unless it does).
 bool StdioNamed(int argc, char** argv);
 
+// Validates the HTTP flags and reads --auth-token-file (also for --check-config).
+absl::StatusOr<HttpOptions> HttpOptionsFromFlags();
+
 // Builds options from the flags, starts the server, prints "labgate listening on
 // http://HOST:PORT/mcp" to stderr and writes --http-port-file.
 absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <mutex>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -22,6 +23,18 @@ struct LabgateResources::Stubs {
   std::unique_ptr<session_v1::SessionService::Stub> session;
   std::unique_ptr<serial_v1::SerialService::Stub> serial;
   std::unique_ptr<actions_v1::ActionsService::Stub> actions;
+  const SerialBenches* benches = nullptr;
+  std::vector<std::unique_ptr<serial_v1::SerialService::Stub>> bench_serial;  // per bench
+
+  // The serial stub that serves `port` and the name it knows the port by.
+  absl::StatusOr<std::pair<serial_v1::SerialService::Stub*, std::string>> SerialFor(
+      const std::string& port) const {
+    if (benches == nullptr) return std::make_pair(serial.get(), port);
+    auto route = benches->Resolve(port);
+    if (!route.ok()) return route.status();
+    const size_t index = static_cast<size_t>(route->bench - benches->all().data());
+    return std::make_pair(bench_serial[index].get(), route->local_port);
+  }
 };
 
 namespace {
@@ -107,6 +120,62 @@ LabgateResources::LabgateResources(ResourceChannels channels, std::chrono::milli
   stubs_->session = session_v1::SessionService::NewStub(channels.session);
   stubs_->serial = serial_v1::SerialService::NewStub(channels.serial);
   stubs_->actions = actions_v1::ActionsService::NewStub(channels.actions);
+  stubs_->benches = channels.benches;
+  if (channels.benches != nullptr) {
+    for (const Bench& bench : channels.benches->all()) {
+      stubs_->bench_serial.push_back(serial_v1::SerialService::NewStub(bench.channel));
+    }
+  }
+}
+
+// Every bench's ListPortsExtended, merged with bench-qualified names; benches that do not
+// answer are listed instead of failing the read.
+void LabgateResources::ReadBenchPorts(const std::string& uri, JsonDone done) {
+  struct Merge {
+    std::mutex mutex;
+    size_t pending;
+    json ports = json::array();
+    json unreachable = json::array();
+    JsonDone done;
+  };
+  auto merge = std::make_shared<Merge>();
+  merge->pending = stubs_->bench_serial.size();
+  merge->done = std::move(done);
+  for (size_t i = 0; i < stubs_->bench_serial.size(); ++i) {
+    const Bench* bench = &stubs_->benches->all()[i];
+    auto* stub = stubs_->bench_serial[i].get();
+    Unary<serial_v1::ListPortsExtendedResponse>(
+        serial_v1::ListPortsExtendedRequest(), deadline_,
+        [stub](auto* c, auto* rq, auto* rs, auto cb) {
+          stub->async()->ListPortsExtended(c, rq, rs, std::move(cb));
+        },
+        [uri, merge, bench](absl::StatusOr<serial_v1::ListPortsExtendedResponse> response) {
+          JsonDone finish;
+          json merged;
+          {
+            std::lock_guard<std::mutex> lock(merge->mutex);
+            if (response.ok()) {
+              for (json port : ProtoToJson(*response).value("ports", json::array())) {
+                port["port_name"] =
+                    SerialBenches::Qualify(*bench, port.value("port_name", std::string()));
+                merge->ports.push_back(std::move(port));
+              }
+            } else {
+              merge->unreachable.push_back({{"bench", bench->name},
+                                            {"address", bench->address},
+                                            {"error", std::string(response.status().message())}});
+            }
+            if (--merge->pending == 0) {
+              finish = std::move(merge->done);
+              merged = {{"ports", std::move(merge->ports)}};
+              if (!merge->unreachable.empty()) {
+                merged["unreachable_benches"] = std::move(merge->unreachable);
+              }
+            }
+          }
+          if (finish) finish(JsonContents(uri, merged));
+        });
+  }
 }
 
 LabgateResources::~LabgateResources() = default;
@@ -182,6 +251,7 @@ void LabgateResources::ReadResource(const std::string& uri, std::shared_ptr<Requ
         },
         AsContents<session_v1::ExportSessionResponse>(uri, std::move(done)));
   }
+  if (uri == kPorts && stubs_->benches != nullptr) return ReadBenchPorts(uri, std::move(done));
   if (uri == kPorts) {
     auto* stub = stubs_->serial.get();
     return Unary<serial_v1::ListPortsExtendedResponse>(
@@ -192,9 +262,11 @@ void LabgateResources::ReadResource(const std::string& uri, std::shared_ptr<Requ
         AsContents<serial_v1::ListPortsExtendedResponse>(uri, std::move(done)));
   }
   if (absl::StartsWith(uri, kPortPrefix)) {
+    auto target = stubs_->SerialFor(PercentDecode(uri.substr(sizeof(kPortPrefix) - 1)));
+    if (!target.ok()) return done(target.status());
     serial_v1::DescribePortRequest request;
-    request.set_port_name(PercentDecode(uri.substr(sizeof(kPortPrefix) - 1)));
-    auto* stub = stubs_->serial.get();
+    request.set_port_name(target->second);
+    auto* stub = target->first;
     return Unary<serial_v1::DescribePortResponse>(
         request, deadline_,
         [stub](auto* c, auto* rq, auto* rs, auto cb) {
@@ -243,9 +315,11 @@ std::shared_ptr<void> LabgateResources::SubscribeResource(const std::string& uri
         [updated](const session_v1::SessionEvent&) { updated(); });
   }
   if (absl::StartsWith(uri, kPortPrefix)) {
+    auto target = stubs_->SerialFor(PercentDecode(uri.substr(sizeof(kPortPrefix) - 1)));
+    if (!target.ok()) return nullptr;
     serial_v1::SubscribeRequest request;
-    request.set_port_name(PercentDecode(uri.substr(sizeof(kPortPrefix) - 1)));
-    auto* stub = stubs_->serial.get();
+    request.set_port_name(target->second);
+    auto* stub = target->first;
     return Watch<serial_v1::PortEvent>(
         request,
         [stub](grpc::ClientContext* context, const serial_v1::SubscribeRequest* req,
@@ -272,6 +346,14 @@ void LabgateResources::CompleteResourceArgument(const std::string& template_uri,
           }
           done(WithPrefix(std::move(ids), value));
         });
+  }
+  if (argument == "port_name" && stubs_->benches != nullptr) {
+    // With benches, a port starts with its bench: offer "BENCH:loop://" for each.
+    std::vector<std::string> names;
+    for (const Bench& bench : stubs_->benches->all()) {
+      names.push_back(SerialBenches::Qualify(bench, "loop://"));
+    }
+    return done(WithPrefix(std::move(names), value));
   }
   if (argument == "port_name") {
     auto* stub = stubs_->serial.get();

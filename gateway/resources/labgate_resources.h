@@ -1,7 +1,7 @@
 // labgate's own MCP resources:
 //   labgate://sessions            every session (JSON)
 //   labgate://sessions/{id}       one transcript: the session and all its messages
-//   labgate://ports               the serial ports the machine has
+//   labgate://ports               the serial ports the machine (or every bench) has
 //   labgate://ports/{port_name}   one port (percent-encode '/' in device paths)
 //   labgate://actions/{action}    an action contract with its schemas
 // Subscribing to a session (or to labgate://sessions) follows the session service's
@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "gateway/backends/serial_benches.h"
 #include "gateway/mcp/providers.h"
 
 namespace labgate::gateway {
@@ -21,6 +22,9 @@ struct ResourceChannels {
   std::shared_ptr<grpc::Channel> session;
   std::shared_ptr<grpc::Channel> serial;
   std::shared_ptr<grpc::Channel> actions;
+  // Several benches (gateway/backends/serial_benches.h): ports are then listed from every
+  // bench and named BENCH:PORT. Null = the one serial channel above.
+  const SerialBenches* benches = nullptr;
 };
 
 class LabgateResources final : public ResourceProvider {
@@ -42,6 +46,7 @@ class LabgateResources final : public ResourceProvider {
   struct Stubs;
 
  private:
+  void ReadBenchPorts(const std::string& uri, JsonDone done);
   std::unique_ptr<Stubs> stubs_;
   std::chrono::milliseconds deadline_;
 };

@@ -23,7 +23,7 @@ test('liveness and readiness with embedded backends, and readiness failing on a 
   assert.equal((await fetch(deadBase + '/healthz')).status, 200, 'alive even when a backend is not');
   const notReady = await fetch(deadBase + '/readyz');
   assert.equal(notReady.status, 503);
-  assert.match((await notReady.json()).detail, /SessionService/);
+  assert.match((await notReady.json()).detail, /session service at 127\.0\.0\.1:1: /);
   await dead.stop();
 });
 

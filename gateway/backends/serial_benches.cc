@@ -1,0 +1,120 @@
+#include "gateway/backends/serial_benches.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace labgate::gateway {
+
+std::vector<std::string> RepeatedFlag(int argc, char** argv, const std::string& hyphenated_name) {
+  std::string underscored = hyphenated_name;
+  for (char& c : underscored) c = c == '-' ? '_' : c;
+  std::vector<std::string> spellings;
+  for (const std::string& name : {hyphenated_name, underscored}) {
+    spellings.push_back("--" + name);
+    spellings.push_back("-" + name);
+  }
+  std::vector<std::string> values;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") break;
+    for (const std::string& flag : spellings) {
+      if (arg == flag && i + 1 < argc) {
+        values.push_back(argv[++i]);
+        break;
+      }
+      if (arg.rfind(flag + "=", 0) == 0) {
+        values.push_back(arg.substr(flag.size() + 1));
+        break;
+      }
+    }
+  }
+  return values;
+}
+
+absl::StatusOr<std::vector<Bench>> ParseBenches(const std::vector<std::string>& values) {
+  std::vector<Bench> benches;
+  std::set<std::string> names;
+  for (const std::string& value : values) {
+    Bench bench;
+    size_t equals = value.find('=');
+    if (equals == std::string::npos) {
+      bench.address = value;
+    } else {
+      bench.name = value.substr(0, equals);
+      bench.address = value.substr(equals + 1);
+      if (bench.name.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("--serial-addr '", value, "': empty bench name"));
+      }
+      for (char c : bench.name) {
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "--serial-addr '", value, "': a bench name is letters, digits, '-' and '_'"));
+        }
+      }
+      if (bench.name == "loop") {
+        return absl::InvalidArgumentError("--serial-addr: 'loop' would read as loop:// ports");
+      }
+    }
+    if (!names.insert(bench.name).second) {
+      return absl::InvalidArgumentError(
+          bench.name.empty() ? std::string("--serial-addr: only one bench may be unnamed")
+                             : absl::StrCat("--serial-addr: bench '", bench.name, "' given twice"));
+    }
+    benches.push_back(std::move(bench));
+  }
+  return benches;
+}
+
+bool SerialBenches::named() const {
+  for (const Bench& bench : benches_) {
+    if (!bench.name.empty()) return true;
+  }
+  return false;
+}
+
+const Bench* SerialBenches::Unnamed() const {
+  for (const Bench& bench : benches_) {
+    if (bench.name.empty()) return &bench;
+  }
+  return nullptr;
+}
+
+std::string SerialBenches::Names() const {
+  std::vector<std::string> names;
+  for (const Bench& bench : benches_) {
+    if (!bench.name.empty()) names.push_back(bench.name);
+  }
+  return absl::StrJoin(names, ", ");
+}
+
+absl::StatusOr<SerialBenches::Route> SerialBenches::Resolve(const std::string& port_name) const {
+  size_t colon = port_name.find(':');
+  if (colon != std::string::npos) {
+    const std::string prefix = port_name.substr(0, colon);
+    for (const Bench& bench : benches_) {
+      if (!bench.name.empty() && bench.name == prefix) {
+        return Route{&bench, port_name.substr(colon + 1)};
+      }
+    }
+  }
+  if (const Bench* unnamed = Unnamed()) return Route{unnamed, port_name};
+  // A prefix that could be a bench name (not a scheme as in loop://, nor a path) is
+  // named in the error.
+  if (colon != std::string::npos && colon > 0 && port_name.compare(colon, 3, "://") != 0 &&
+      port_name.find('/') > colon) {
+    return absl::NotFoundError(absl::StrCat("unknown bench '", port_name.substr(0, colon),
+                                            "' in port '", port_name,
+                                            "'; configured benches: ", Names()));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "port '", port_name, "' names no bench; write BENCH:PORT with one of: ", Names()));
+}
+
+std::string SerialBenches::Qualify(const Bench& bench, const std::string& local_port) {
+  return bench.name.empty() ? local_port : bench.name + ":" + local_port;
+}
+
+}  // namespace labgate::gateway

@@ -1,0 +1,54 @@
+// Several lab benches behind one gateway: each bench is a labgate-serial reached by
+// --serial-addr NAME=HOST:PORT, and its ports are named NAME:PORT (bench2:/dev/ttyUSB0).
+// A bare --serial-addr HOST:PORT is the unnamed bench, whose ports keep their names.
+#pragma once
+
+#include <grpcpp/channel.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace labgate::gateway {
+
+struct Bench {
+  std::string name;  // "" = the unnamed bench
+  std::string address;
+  std::shared_ptr<grpc::Channel> channel;
+};
+
+// Every value of a repeatable flag, in order ("--serial-addr X", "--serial-addr=X"; the
+// underscore spelling too). absl keeps only the last, so argv is read directly.
+std::vector<std::string> RepeatedFlag(int argc, char** argv, const std::string& hyphenated_name);
+
+// Parses NAME=HOST:PORT or HOST:PORT values: at most one unnamed bench, names unique and
+// made of letters, digits, '-' and '_'.
+absl::StatusOr<std::vector<Bench>> ParseBenches(const std::vector<std::string>& values);
+
+class SerialBenches {
+ public:
+  explicit SerialBenches(std::vector<Bench> benches) : benches_(std::move(benches)) {}
+
+  const std::vector<Bench>& all() const { return benches_; }
+  // True when ports carry bench names (some bench is named).
+  bool named() const;
+
+  struct Route {
+    const Bench* bench;
+    std::string local_port;  // the name the bench's serial service knows
+  };
+  // The bench of `port_name`: a prefix counts only if it is a configured bench name;
+  // otherwise the unnamed bench, or an error naming the unknown bench.
+  absl::StatusOr<Route> Resolve(const std::string& port_name) const;
+  // A port as the gateway's clients see it.
+  static std::string Qualify(const Bench& bench, const std::string& local_port);
+
+ private:
+  const Bench* Unnamed() const;
+  std::string Names() const;
+  std::vector<Bench> benches_;
+};
+
+}  // namespace labgate::gateway

@@ -1,0 +1,107 @@
+"""Two benches behind one gateway: two real labgate-serial processes named with
+--serial-addr NAME=HOST:PORT. Calls route by the bench prefix of their port, list_ports
+merges both, an unknown bench is named in the error, and a bench killed with SIGKILL
+is listed as unreachable while the other keeps working."""
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(__file__))
+from mcp_stdio import StdioGateway  # noqa: E402
+from recovery_test import BIN, Service, check  # noqa: E402
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="labgate-benches-")
+    bench1 = Service("bench1", "labgate-serial", work)
+    bench2 = Service("bench2", "labgate-serial", work)
+    bench1.start()
+    bench2.start()
+    gateway = StdioGateway(
+        [os.path.join(BIN, "labgate"), "--data-dir", work, "--call-timeout-ms", "3000",
+         "--serial-addr", f"bench1={bench1.address}", f"--serial-addr=bench2={bench2.address}"],
+        os.path.join(work, "gateway.log"))
+    try:
+        for bench in ("bench1", "bench2"):
+            ok, opened = gateway.call_tool("open_port", {"port_name": f"{bench}:loop://probe",
+                                                         "baud_rate": 9600})
+            check(ok and opened["port_name"] == f"{bench}:loop://probe",
+                  f"open_port on {bench} answers with the bench's name: {opened}")
+        for bench, text in (("bench1", "one"), ("bench2", "two")):
+            ok, wrote = gateway.call_tool("write", {"port_name": f"{bench}:loop://probe",
+                                                    "data": text})
+            check(ok and wrote["port_name"] == f"{bench}:loop://probe", f"write to {bench}")
+        for bench, text in (("bench1", "one"), ("bench2", "two")):
+            ok, read = gateway.call_tool("read", {"port_name": f"{bench}:loop://probe",
+                                                  "timeout_ms": 500})
+            check(ok and read["data"] == text, f"read on {bench} gets its own loop back: {read}")
+
+        ok, listed = gateway.call_tool("list_ports", {})
+        names = [port["port_name"] for port in listed.get("ports", [])] if ok else []
+        check(ok and "unreachable_benches" not in listed and names and
+              all(n.startswith(("bench1:", "bench2:")) for n in names),
+              f"list_ports merges both benches, each port named with its bench: {names}")
+        check(any(n.startswith("bench1:") for n in names) and
+              any(n.startswith("bench2:") for n in names), "both benches contribute ports")
+
+        read = gateway.request("resources/read", {"uri": "labgate://ports"})
+        listed_ports = json.loads(read["result"]["contents"][0]["text"])
+        resource_names = [p["port_name"] for p in listed_ports["ports"]]
+        check(any(n.startswith("bench1:") for n in resource_names) and
+              any(n.startswith("bench2:") for n in resource_names) and
+              all(n.startswith(("bench1:", "bench2:")) for n in resource_names),
+              f"labgate://ports lists every bench's ports by bench: {resource_names}")
+
+        ok, status = gateway.call_tool("status", {"port_name": "bench2:loop://probe"})
+        check(ok and status["open_ports"] == ["bench2:loop://probe"],
+              f"status lists the bench's open ports with its name: {status}")
+
+        # Ownership stays per bench: another gateway (another owner) may not use the port
+        # this one opened on bench1, yet opens its own on bench2.
+        other = StdioGateway(
+            [os.path.join(BIN, "labgate"), "--data-dir", work, "--call-timeout-ms", "3000",
+             "--serial-addr", f"bench1={bench1.address}", "--serial-addr", f"bench2={bench2.address}"],
+            os.path.join(work, "gateway2.log"))
+        try:
+            ok, text = other.call_tool("write", {"port_name": "bench1:loop://probe", "data": "x"})
+            check(not ok, f"another owner may not write to bench1's port: {text}")
+            ok, opened = other.call_tool("open_port", {"port_name": "bench2:loop://other",
+                                                       "baud_rate": 9600})
+            check(ok, "another owner opens its own port on bench2")
+        finally:
+            other.close()
+
+        ok, text = gateway.call_tool("write", {"port_name": "bench3:loop://probe", "data": "x"})
+        check(not ok and "unknown bench 'bench3'" in text and "bench1, bench2" in text,
+              f"an unknown bench is named: {text}")
+        ok, text = gateway.call_tool("write", {"port_name": "loop://probe", "data": "x"})
+        check(not ok and "names no bench" in text, f"a port without a bench is refused: {text}")
+
+        bench2.kill9()
+        ok, listed = gateway.call_tool("list_ports", {})
+        unreachable = listed.get("unreachable_benches", []) if ok else []
+        check(ok and [u["bench"] for u in unreachable] == ["bench2"] and
+              bench2.address in unreachable[0]["address"] and
+              all(p["port_name"].startswith("bench1:") for p in listed["ports"]),
+              f"with bench2 down, list_ports lists it as unreachable: {unreachable}")
+        read = gateway.request("resources/read", {"uri": "labgate://ports"})
+        listed_ports = json.loads(read["result"]["contents"][0]["text"])
+        check([u["bench"] for u in listed_ports.get("unreachable_benches", [])] == ["bench2"],
+              "labgate://ports lists the dead bench as unreachable")
+        ok, text = gateway.call_tool("write", {"port_name": "bench2:loop://probe", "data": "x"})
+        check(not ok and text == f"UNAVAILABLE: serial service at {bench2.address} is not reachable",
+              f"a call to the dead bench fails clearly: {text}")
+        ok, _ = gateway.call_tool("write", {"port_name": "bench1:loop://probe", "data": "still"})
+        ok2, read = gateway.call_tool("read", {"port_name": "bench1:loop://probe",
+                                               "timeout_ms": 500})
+        check(ok and ok2 and read["data"] == "still", "bench1 keeps working while bench2 is down")
+    finally:
+        gateway.close()
+        bench1.stop()
+        bench2.stop()
+    print("all passed")
+
+
+if __name__ == "__main__":
+    main()
