@@ -50,6 +50,7 @@ PortSnapshot ManagedPort::Snapshot() const {
     snapshot.last_activity_ms = std::max<int64_t>(0, now - last_activity_at_ms_);
   }
   snapshot.timeout_streak = timeout_streak_;
+  snapshot.backend = backend_name_;
   return snapshot;
 }
 
@@ -108,6 +109,32 @@ void ManagedPort::Read(ReadParams params, std::function<void(absl::StatusOr<Read
   });
 }
 
+void ManagedPort::Query(std::string bytes, bool text_mode, ReadParams params,
+                        std::function<void(absl::StatusOr<QueryResult>)> done) {
+  // The reply must be waited for, so the whole query runs on the worker, where no other
+  // call can come between its write and its read.
+  worker_->Post([self = shared_from_this(), bytes = std::move(bytes), text_mode,
+                 params = std::move(params), done = std::move(done)]() mutable {
+    const auto started = std::chrono::steady_clock::now();
+    if (text_mode) self->AppendTerminator(&bytes);
+    absl::StatusOr<WriteResult> wrote = self->DoWrite(bytes, params.timeout_ms);
+    if (!wrote.ok()) return done(wrote.status());
+    QueryResult result;
+    result.wrote = *wrote;
+    if (wrote->bytes_written < static_cast<int64_t>(bytes.size())) {
+      result.reply.timed_out = true;
+    } else {
+      absl::StatusOr<ReadResult> reply = *self->DoRead(params, /*may_wait=*/true);
+      if (!reply.ok()) return done(reply.status());
+      result.reply = *std::move(reply);
+    }
+    result.latency_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now() - started)
+                            .count();
+    done(std::move(result));
+  });
+}
+
 void ManagedPort::Close(std::string reason, std::function<void(std::string)> done) {
   close_requested_ = true;  // a read in progress gives up within kReadSliceMs
   worker_->Post([self = shared_from_this(), reason = std::move(reason), done = std::move(done)] {
@@ -139,10 +166,12 @@ absl::Status ManagedPort::DoOpen() {
     const int64_t now = env_.clock->NowMs();
     absl::MutexLock lock(&mu_);
     state_ = PortState::kOpen;
+    backend_name_ = backend_->backend_name();
     opened_at_ms_ = now;
     last_activity_at_ms_ = now;
   }
-  LG_LOG(kInfo) << "opened " << name_ << " for " << owner_;
+  LG_LOG(kInfo) << "opened " << name_ << " for " << owner_ << " (" << backend_->backend_name()
+                << ")";
   Publish(PortEventRecord::Type::kOpened);
   return absl::OkStatus();
 }
@@ -288,13 +317,17 @@ std::optional<absl::StatusOr<ReadResult>> ManagedPort::DoRead(const ReadParams& 
   }
 
   const size_t max = static_cast<size_t>(params.max_bytes);
-  const bool until_terminator = params.text_mode && !terminator.empty();
+  const bool until_terminator = (params.text_mode || params.keep_terminator) && !terminator.empty();
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(params.timeout_ms);
   for (bool first = true;; first = false) {
     if (until_terminator) {
       const size_t at = pending_.find(terminator);
-      if (at != std::string::npos && at <= max) return Take(at, at + terminator.size(), false);
+      if (at != std::string::npos) {
+        const size_t end = at + terminator.size();
+        if (params.text_mode && at <= max) return Take(at, end, false);
+        if (!params.text_mode && end <= max) return Take(end, end, false);
+      }
       if (pending_.size() >= max) return Take(max, max, false);
     } else if (!pending_.empty()) {
       // Collect what else has already arrived; a failure shows on the next call.

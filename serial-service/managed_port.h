@@ -33,6 +33,8 @@ struct ReadParams {
   int64_t timeout_ms = 1000;
   // Text reads stop at the terminator and strip it; binary reads return raw bytes.
   bool text_mode = true;
+  // A binary read that stops at the terminator and keeps it (query's hex/base64 replies).
+  bool keep_terminator = false;
   // True once the caller has gone (e.g. its gRPC call was cancelled): a blocked read
   // then gives up within kReadSliceMs, so the port's worker is free again.
   std::function<bool()> abandoned;
@@ -53,6 +55,13 @@ struct WriteResult {
   int64_t bytes_written_total = 0;
 };
 
+struct QueryResult {
+  WriteResult wrote;
+  // Empty and timed out when the write did not complete within the timeout.
+  ReadResult reply;
+  int64_t latency_ms = 0;
+};
+
 struct PortSnapshot {
   PortState state = PortState::kClosed;
   PortSettings settings;
@@ -61,6 +70,7 @@ struct PortSnapshot {
   int64_t open_duration_ms = 0;
   int64_t last_activity_ms = 0;
   int64_t timeout_streak = 0;
+  std::string backend;  // the backend's name once the port has opened
 };
 
 // What a port needs from the service around it.
@@ -99,6 +109,9 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   void Write(std::string bytes, bool text_mode, int64_t timeout_ms,
              std::function<void(absl::StatusOr<WriteResult>)> done);
   void Read(ReadParams params, std::function<void(absl::StatusOr<ReadResult>)> done);
+  // A write and then a read, with nothing else on the port in between.
+  void Query(std::string bytes, bool text_mode, ReadParams params,
+             std::function<void(absl::StatusOr<QueryResult>)> done);
   // A subscriber arrived: start polling the device for it.
   void WakeForSubscribers() { worker_->Wake(); }
   // `done` gets "closed" or "already closed". A read in progress on the port ends
@@ -144,6 +157,7 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   int64_t opened_at_ms_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t last_activity_at_ms_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t timeout_streak_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string backend_name_ ABSL_GUARDED_BY(mu_);
 
   // Last member: destroyed first, so its thread has stopped before the rest goes.
   std::unique_ptr<PortWorker> worker_;

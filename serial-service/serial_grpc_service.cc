@@ -14,6 +14,7 @@
 #include "serial-service/port_worker.h"
 #include "serial-service/serial_service.h"
 #include "serial-service/stream_reactors.h"
+#include "serial-service/termios_port.h"
 
 namespace labgate::serial {
 namespace {
@@ -176,17 +177,22 @@ class SerialServiceImpl final : public SerialGrpcService {
       std::shared_ptr<ManagedPort> port = registry_.Find(name);
       absl::StatusOr<PortDetails> details =
           IsLoopbackName(name) ? LoopbackDetails(name) : LibSerialPortBackend::Describe(name);
+      response->set_backend(IsLoopbackName(name) ? "loopback" : "libserialport");
       if (!details.ok()) {
-        if (port == nullptr) return details.status();
+        const bool tty = port != nullptr || TermiosPort::IsTty(name);
+        if (!tty) return details.status();
         PortDetails fallback;
         fallback.port_name = name;
+        fallback.description = "tty without a serial-port entry in sysfs";
         details = fallback;
+        response->set_backend("termios");
       }
       FillDetails(*details, response->mutable_port());
       if (port == nullptr) {
         response->set_state(v1::PORT_STATE_CLOSED);
       } else {
         const PortSnapshot snapshot = port->Snapshot();
+        if (!snapshot.backend.empty()) response->set_backend(snapshot.backend);
         response->set_state(StateToProto(snapshot.state));
         SettingsToProto(snapshot.settings, response->mutable_settings());
         response->set_owned_by_caller(port->owner() == owner);
@@ -301,6 +307,58 @@ class SerialServiceImpl final : public SerialGrpcService {
                                                  name = (*port)->name()](const ReadResult& result) {
           FillReadResponse(result, encoding, name, response);
         }));
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* Query(grpc::CallbackServerContext* context,
+                                  const v1::QueryRequest* request,
+                                  v1::QueryResponse* response) override {
+    if (shutting_down_) return Reply(context, ShuttingDown());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(context, *request);
+    if (!port.ok()) return Reply(context, port.status());
+    const v1::Encoding encoding = request->encoding();
+    if (!v1::Encoding_IsValid(encoding)) {
+      return Reply(context,
+                   absl::InvalidArgumentError("encoding must be one of text, hex, base64"));
+    }
+    absl::StatusOr<std::string> bytes = DecodeData(request->data(), encoding);
+    if (!bytes.ok()) return Reply(context, bytes.status());
+    if (bytes->empty()) {
+      return Reply(context, absl::InvalidArgumentError("data is required: the command to send"));
+    }
+    if (static_cast<int64_t>(bytes->size()) > kMaxTransferBytes) {
+      return Reply(context, absl::InvalidArgumentError(absl::StrCat(
+                                "data is ", bytes->size(), " bytes; query takes at most ",
+                                kMaxTransferBytes, " bytes per call")));
+    }
+    ReadParams params;
+    params.max_bytes = request->has_max_bytes() ? request->max_bytes() : kDefaultReadBytes;
+    if (absl::Status status = ValidateMaxBytes(params.max_bytes); !status.ok()) {
+      return Reply(context, status);
+    }
+    params.timeout_ms = (*port)->Snapshot().settings.timeout_ms;
+    if (request->has_timeout_ms()) {
+      if (absl::Status status = ValidateTimeout(request->timeout_ms()); !status.ok()) {
+        return Reply(context, status);
+      }
+      params.timeout_ms = request->timeout_ms();
+    }
+    params.text_mode = encoding == v1::ENCODING_UNSPECIFIED || encoding == v1::ENCODING_TEXT;
+    params.keep_terminator = !params.text_mode;
+    params.abandoned = [context] { return context->IsCancelled(); };
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    (*port)->Query(std::move(*bytes), params.text_mode, params,
+                   FinishWith<QueryResult>(reactor, [response, encoding, name = (*port)->name()](
+                                                        const QueryResult& result) {
+                     EncodedData encoded = EncodeData(result.reply.data, encoding);
+                     response->set_data(std::move(encoded.data));
+                     response->set_encoding(encoded.encoding);
+                     response->set_bytes_read(static_cast<int64_t>(result.reply.data.size()));
+                     response->set_timed_out(result.reply.timed_out);
+                     response->set_latency_ms(result.latency_ms);
+                     response->set_bytes_written(result.wrote.bytes_written);
+                     response->set_port_name(name);
+                   }));
     return reactor;
   }
 

@@ -1,6 +1,7 @@
 #include "gateway/tools/catalog_tools.h"
 
 #include "common/status_map.h"
+#include "gateway/tools/uncertain_outcome.h"
 
 namespace labgate::gateway {
 
@@ -43,8 +44,12 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
   options.owner = context->owner();
   context->Progress(0, 1, "calling " + name);
   auto call = invoker_->Call(*tool, arguments, options,
-                             [context, done = std::move(done)](absl::StatusOr<json> outcome) {
+                             [context, advice = UncertainOutcomeAdvice(*tool->method, arguments),
+                              done = std::move(done)](absl::StatusOr<json> outcome) {
                                context->Progress(1, 1, "done");
+                               if (!outcome.ok()) {
+                                 outcome = ExplainUncertainOutcome(advice, outcome.status());
+                               }
                                done(ToolResultJson(outcome));
                              });
   if (call) context->OnCancel([call] { call->Cancel(); });
