@@ -69,6 +69,7 @@ void ManagedPort::Write(std::string bytes, bool text_mode, int64_t timeout_ms,
   // The device usually takes a short write at once: then it is done here, and only what
   // did not fit waits on the worker.
   int64_t written_inline = 0;
+  bool inline_not_recorded = false;
   bool finished = false;
   const bool ran_inline = worker_->TryRunInline([&] {
     if (text_mode) AppendTerminator(&bytes);
@@ -79,16 +80,20 @@ void ManagedPort::Write(std::string bytes, bool text_mode, int64_t timeout_ms,
       return;
     }
     written_inline = wrote->bytes_written;
+    inline_not_recorded = wrote->not_recorded;
   });
   if (finished) return;
   bytes.erase(0, static_cast<size_t>(written_inline));
   // The terminator is added where the write starts, under the settings of that moment.
   const bool append_terminator = text_mode && !ran_inline;
   worker_->Post([self = shared_from_this(), bytes = std::move(bytes), append_terminator, timeout_ms,
-                 written_inline, done = std::move(done)]() mutable {
+                 written_inline, inline_not_recorded, done = std::move(done)]() mutable {
     if (append_terminator) self->AppendTerminator(&bytes);
     absl::StatusOr<WriteResult> wrote = self->DoWrite(bytes, timeout_ms);
-    if (wrote.ok()) wrote->bytes_written += written_inline;
+    if (wrote.ok()) {
+      wrote->bytes_written += written_inline;
+      wrote->not_recorded = wrote->not_recorded || inline_not_recorded;
+    }
     done(std::move(wrote));
   });
 }
@@ -96,16 +101,25 @@ void ManagedPort::Write(std::string bytes, bool text_mode, int64_t timeout_ms,
 void ManagedPort::Read(ReadParams params, std::function<void(absl::StatusOr<ReadResult>)> done) {
   // A reply that has already arrived is returned here; only a read that must wait for
   // the device goes to the worker.
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed_ms = [started] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                 started)
+        .count();
+  };
   bool finished = false;
   worker_->TryRunInline([&] {
     std::optional<absl::StatusOr<ReadResult>> result = DoRead(params, /*may_wait=*/false);
     if (!result.has_value()) return;
     finished = true;
+    RecordReply(&*result, elapsed_ms(), nullptr);
     done(*std::move(result));
   });
   if (finished) return;
-  worker_->Post([self = shared_from_this(), params, done = std::move(done)] {
-    done(*self->DoRead(params, /*may_wait=*/true));
+  worker_->Post([self = shared_from_this(), params, elapsed_ms, done = std::move(done)] {
+    absl::StatusOr<ReadResult> result = *self->DoRead(params, /*may_wait=*/true);
+    self->RecordReply(&result, elapsed_ms(), nullptr);
+    done(std::move(result));
   });
 }
 
@@ -131,6 +145,9 @@ void ManagedPort::Query(std::string bytes, bool text_mode, ReadParams params,
     result.latency_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                             std::chrono::steady_clock::now() - started)
                             .count();
+    absl::StatusOr<ReadResult> reply = result.reply;
+    self->RecordReply(&reply, result.latency_ms, "query timed out with no reply");
+    result.not_recorded = result.wrote.not_recorded || reply->not_recorded;
     done(std::move(result));
   });
 }
@@ -205,6 +222,13 @@ absl::StatusOr<PortSettings> ManagedPort::DoReconfigure(const PortSettings& sett
     }
     return status;
   }
+  if (previous.session_id != settings.session_id && !previous.session_id.empty()) {
+    RecordTo(previous.session_id, "event",
+             settings.session_id.empty()
+                 ? std::string("recording stopped")
+                 : absl::StrCat("recording moved to session ", settings.session_id),
+             std::nullopt);
+  }
   {
     const int64_t now = env_.clock->NowMs();
     absl::MutexLock lock(&mu_);
@@ -236,10 +260,16 @@ absl::StatusOr<WriteResult> ManagedPort::DoWrite(const std::string& bytes, int64
     return wrote.status();
   }
   const int64_t now = env_.clock->NowMs();
-  absl::MutexLock lock(&mu_);
-  bytes_written_total_ += static_cast<int64_t>(*wrote);
-  if (*wrote > 0) last_activity_at_ms_ = now;
-  return WriteResult{static_cast<int64_t>(*wrote), bytes_written_total_};
+  WriteResult result;
+  {
+    absl::MutexLock lock(&mu_);
+    bytes_written_total_ += static_cast<int64_t>(*wrote);
+    if (*wrote > 0) last_activity_at_ms_ = now;
+    result.bytes_written = static_cast<int64_t>(*wrote);
+    result.bytes_written_total = bytes_written_total_;
+  }
+  if (*wrote > 0) result.not_recorded = !Record("tx", bytes.substr(0, *wrote));
+  return result;
 }
 
 absl::StatusOr<size_t> ManagedPort::Receive(int64_t timeout_ms) {
@@ -312,6 +342,8 @@ std::optional<absl::StatusOr<ReadResult>> ManagedPort::DoRead(const ReadParams& 
     event.idle_ms = idle_ms;
     event.idle_close_count = result.idle_close_count;
     env_.hub->Publish(event);
+    Record("event", absl::StrCat("auto_close: idle for ", idle_for, " ms (idle_disconnect_ms ",
+                                 idle_ms, ")"));
     env_.on_closed(name_, this);
     return result;
   }
@@ -408,6 +440,61 @@ void ManagedPort::Publish(PortEventRecord::Type type, std::string data, std::str
   event.data = std::move(data);
   event.reason = std::move(reason);
   env_.hub->Publish(event);
+  switch (type) {
+    case PortEventRecord::Type::kOpened: {
+      PortSettings settings;
+      {
+        absl::MutexLock lock(&mu_);
+        settings = settings_;
+      }
+      Record("event", absl::StrCat("opened at ", settings.baud_rate, " baud for ", owner_));
+      break;
+    }
+    case PortEventRecord::Type::kClosed:
+      Record("event", absl::StrCat("closed: ", event.reason));
+      break;
+    case PortEventRecord::Type::kError:
+      Record("event", "device lost: " + event.reason);
+      break;
+    case PortEventRecord::Type::kReconfigured: {
+      PortSettings settings;
+      {
+        absl::MutexLock lock(&mu_);
+        settings = settings_;
+      }
+      Record("event", absl::StrCat("reconfigured: ", settings.baud_rate, " baud"));
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+bool ManagedPort::Record(const std::string& direction, std::string bytes,
+                         std::optional<int64_t> latency_ms) {
+  std::string session_id;
+  {
+    absl::MutexLock lock(&mu_);
+    session_id = settings_.session_id;
+  }
+  if (session_id.empty()) return true;
+  return RecordTo(session_id, direction, std::move(bytes), latency_ms);
+}
+
+bool ManagedPort::RecordTo(const std::string& session_id, const std::string& direction,
+                           std::string bytes, std::optional<int64_t> latency_ms) {
+  if (env_.recorder == nullptr) return false;
+  return env_.recorder->Enqueue({session_id, name_, direction, std::move(bytes), latency_ms});
+}
+
+void ManagedPort::RecordReply(absl::StatusOr<ReadResult>* result, int64_t latency_ms,
+                              const char* silent_event) {
+  if (!result->ok() || (*result)->auto_closed) return;
+  if (!(*result)->data.empty()) {
+    (*result)->not_recorded = !Record("rx", (*result)->data, latency_ms);
+  } else if (silent_event != nullptr) {
+    (*result)->not_recorded = !Record("event", silent_event, latency_ms);
+  }
 }
 
 }  // namespace labgate::serial

@@ -28,6 +28,7 @@ struct PortSettings {
   FlowControl flow_control = FlowControl::kNone;
   std::string terminator;
   int64_t idle_disconnect_ms = 0;  // 0: never auto-close
+  std::string session_id;          // empty: the port's I/O is not recorded
 };
 
 enum class Transport { kUnknown, kUsb, kBluetooth, kPci, kLoopback };

@@ -85,6 +85,8 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     backends->channels_.Set(actions_name, RemoteChannel(options.actions_addr));
     LG_LOG(kInfo) << "actions service: " << options.actions_addr;
   }
+  // labgate-serial records bound ports to the session service, in-process when embedded.
+  if (embedded.serial) embedded.serial->SetSessionChannel(backends->session_channel());
   const std::string serial_name = serial_v1::SerialService::service_full_name();
   if (options.serial_addr.empty()) {
     backends->channels_.Set(serial_name, embedded.host->InProcessChannel());
