@@ -218,7 +218,9 @@ TEST_F(PtyTranscriptTest, TheTranscriptKeepsIoOrderAcrossASessionServiceRestart)
     EXPECT_EQ(message.message_id(), static_cast<int64_t>(n + 1)) << "ids are consecutive";
     EXPECT_EQ(message.role(), "device");
     EXPECT_TRUE(absl::StrContains(message.features(), "serial")) << message.features();
-    if (message.direction() == "rx") EXPECT_TRUE(message.has_latency_ms());
+    if (message.direction() == "rx") {
+      EXPECT_TRUE(message.has_latency_ms());
+    }
   }
   EXPECT_EQ(actual, expected) << "exact order, no duplicates";
 }
