@@ -10,7 +10,10 @@ namespace labgate::gateway {
 namespace {
 
 const google::protobuf::MethodDescriptor& Append() {
-  return *session::v1::SessionService::descriptor()->FindMethodByName("AppendMessage");
+  return *session::v1::AppendMessageRequest::descriptor()
+              ->file()
+              ->FindServiceByName("SessionService")
+              ->FindMethodByName("AppendMessage");
 }
 
 TEST(UncertainOutcomeTest, AKeyedAppendThatMayHaveLandedSaysARetryIsSafe) {
@@ -38,7 +41,10 @@ TEST(UncertainOutcomeTest, OtherFailuresAndOtherToolsAreLeftAlone) {
   const std::string advice = UncertainOutcomeAdvice(Append(), {{"idempotency_key", "k"}});
   absl::Status invalid = absl::InvalidArgumentError("content is required");
   EXPECT_EQ(ExplainUncertainOutcome(advice, invalid), invalid);
-  const auto* write = serial::v1::SerialService::descriptor()->FindMethodByName("Write");
+  const auto* write = serial::v1::WriteRequest::descriptor()
+                          ->file()
+                          ->FindServiceByName("SerialService")
+                          ->FindMethodByName("Write");
   EXPECT_EQ(UncertainOutcomeAdvice(*write, {{"data", "x"}}), "");
   absl::Status down = absl::UnavailableError("down");
   EXPECT_EQ(ExplainUncertainOutcome("", down), down);
