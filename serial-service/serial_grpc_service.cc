@@ -624,6 +624,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     std::string approval;
     if (std::optional<Confirmation> confirmation = ConfirmationOf(context)) {
       if (confirmation->decision != "accept") {
+        policy_.Withdraw(confirmation->id);
         port.RecordEvent(
             absl::StrCat("write not approved (", confirmation->decision, "): ", shown));
         return absl::FailedPreconditionError(

@@ -73,6 +73,11 @@ bool PolicyEngine::TakeApproval(const std::string& id, const std::string& owner,
   return valid;
 }
 
+void PolicyEngine::Withdraw(const std::string& approval) {
+  std::lock_guard<std::mutex> lock(mu_);
+  approvals_.erase(approval);
+}
+
 absl::Status PolicyEngine::CheckWrite(const std::string& owner, const std::string& port_name,
                                       const std::string& bytes, const std::string& approval) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -44,6 +44,8 @@ class PolicyEngine {
   // An allowed write counts toward the rate limit.
   absl::Status CheckWrite(const std::string& owner, const std::string& port_name,
                           const std::string& bytes, const std::string& approval);
+  // Forgets a confirmation request the person did not approve, so it cannot be used later.
+  void Withdraw(const std::string& approval);
 
  private:
   struct PendingApproval {

@@ -140,6 +140,11 @@ TEST_F(PolicyServiceTest, ADirectWriteMatchingAConfirmRuleIsRefusedAndCannotConf
   EXPECT_EQ(declined.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_TRUE(absl::StrContains(declined.error_message(), "not approved (decline)"));
   EXPECT_EQ(Pending(*alice_, "loop://psu"), "");
+  // A declined request cannot be approved afterwards.
+  grpc::Status late =
+      WriteWith(*alice_, "loop://psu", "OUTP ON", declined_id + ":accept:" + ConfirmationSecret());
+  EXPECT_EQ(late.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(Pending(*alice_, "loop://psu"), "");
 }
 
 TEST_F(PolicyServiceTest, AConfirmExemptOwnerWritesDirectly) {
