@@ -104,8 +104,10 @@ absl::Status LibSerialPortBackend::Open() {
     }
     return absl::NotFoundError(absl::StrCat("no such device: ", path_));
   }
+  refused_path_ = false;
   if (port_ == nullptr && sp_get_port_by_name(path_.c_str(), &port_) != SP_OK) {
     port_ = nullptr;
+    refused_path_ = true;
     return absl::NotFoundError(absl::StrCat(
         "not a serial port: ", path_, " (libserialport finds no /sys/class/tty entry for it)"));
   }
@@ -122,6 +124,8 @@ absl::Status LibSerialPortBackend::Open() {
     if (error == ENOENT || error == ENODEV || error == ENXIO) {
       return absl::NotFoundError(absl::StrCat("no such device: ", path_));
     }
+    // A pty has no modem lines, and sp_open reads them.
+    if (error == ENOTTY) refused_path_ = true;
     return absl::UnavailableError(absl::StrCat("cannot open ", path_, ": ", message));
   }
   open_ = true;

@@ -23,6 +23,10 @@ class LibSerialPortBackend : public SerialPort {
   absl::StatusOr<size_t> Read(char* buffer, size_t max, int64_t timeout_ms) override;
   absl::StatusOr<size_t> Write(const std::string& data, int64_t timeout_ms) override;
   void Close() override;
+  std::string backend_name() const override { return "libserialport"; }
+  // After a failed Open: libserialport does not handle this path (no sysfs entry, or
+  // the modem-line ioctls fail), although it may still be a tty.
+  bool refused_path() const { return refused_path_; }
 
   // sp_list_ports(): the ports this machine has. Enumerates sysfs; call off gRPC threads.
   static absl::StatusOr<std::vector<PortDetails>> ListPorts();
@@ -33,6 +37,7 @@ class LibSerialPortBackend : public SerialPort {
   std::string path_;
   sp_port* port_ = nullptr;
   bool open_ = false;
+  bool refused_path_ = false;
 };
 
 }  // namespace labgate::serial

@@ -20,6 +20,7 @@ class LoopbackPort : public SerialPort {
   absl::StatusOr<size_t> Read(char* buffer, size_t max, int64_t timeout_ms) override;
   absl::StatusOr<size_t> Write(const std::string& data, int64_t timeout_ms) override;
   void Close() override;
+  std::string backend_name() const override { return "loopback"; }
 
  private:
   absl::Mutex mu_;

@@ -1,5 +1,7 @@
 // labgate-serial: the serial service on its own gRPC server, with health checking
 // and reflection. Drains and exits 0 on SIGTERM/SIGINT.
+#include <grpcpp/create_channel.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -9,8 +11,11 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "common/cli.h"
+#include "common/confirmation_secret.h"
 #include "common/log.h"
+#include "common/reload_signal.h"
 #include "common/service_flags.h"
+#include "common/tls_flags.h"
 #include "common/service_host.h"
 #include "serial-service/serial_service.h"
 
@@ -18,6 +23,14 @@ ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "HOST:PORT to serve gRPC on (p
 ABSL_FLAG(std::string, port_file, "",
           "If set, write the bound port number to this file once the server is up");
 ABSL_FLAG(std::string, log_level, "info", "debug, info, warning, error or off");
+ABSL_FLAG(std::string, session_addr, "",
+          "HOST:PORT of labgate-session, where ports opened with a session_id are recorded");
+ABSL_FLAG(std::string, policy, "", "Safety policy (JSON) for ports and writes; SIGHUP reloads it");
+ABSL_FLAG(std::string, confirm_secret_file, "",
+          "File whose first line is the secret the gateway presents with a person's approval "
+          "(the gateway reads the same file from LABGATE_CONFIRM_SECRET_FILE)");
+ABSL_FLAG(int64_t, record_queue_limit, 10000,
+          "Records that may wait for the session service before new ones are lost");
 
 namespace {
 
@@ -34,11 +47,13 @@ std::string BoundAddress(const std::string& listen, int port) {
 
 int main(int argc, char** argv) {
   labgate::BlockShutdownSignals();
+  labgate::BlockReloadSignal();
   labgate::SkipMutexDeadlockDetection();
   std::vector<std::string> positional = labgate::ParseFlags(
       argc, argv,
       "labgate-serial [--listen HOST:PORT] [--port-file FILE] [--tls-cert FILE --tls-key FILE "
-      "[--tls-client-ca FILE]] [--check-config]");
+      "[--tls-client-ca FILE]] [--session-addr HOST:PORT [--tls-ca FILE]] [--policy FILE] "
+      "[--check-config]");
   const std::string listen = absl::GetFlag(FLAGS_listen);
   labgate::ServiceConfig config =
       labgate::CheckServiceFlags(listen, absl::GetFlag(FLAGS_log_level), positional);
@@ -50,8 +65,32 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  labgate::serial::SerialServiceOptions options;
+  const std::string session_addr = absl::GetFlag(FLAGS_session_addr);
+  if (!session_addr.empty()) {
+    // Reconnect soon after the session service comes back, so queued records land.
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
+    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
+    // --tls-ca [--tls-cert --tls-key] secure the calls to the session service.
+    auto credentials = labgate::MakeChannelCredentials(labgate::ClientTlsFromFlags());
+    if (!credentials.ok()) {
+      LG_LOG(kError) << "labgate-serial: " << std::string(credentials.status().message());
+      return 2;
+    }
+    options.session_channel = grpc::CreateCustomChannel(session_addr, *credentials, args);
+  }
+  if (absl::GetFlag(FLAGS_record_queue_limit) < 1) {
+    std::fprintf(stderr, "labgate-serial: --record-queue-limit must be at least 1\n");
+    return 2;
+  }
+  options.record_queue_limit = static_cast<size_t>(absl::GetFlag(FLAGS_record_queue_limit));
+  options.policy_file = absl::GetFlag(FLAGS_policy);
+  if (!absl::GetFlag(FLAGS_confirm_secret_file).empty()) {
+    setenv(labgate::kConfirmSecretFileEnv, absl::GetFlag(FLAGS_confirm_secret_file).c_str(), 1);
+  }
   absl::StatusOr<std::unique_ptr<labgate::serial::SerialGrpcService>> service =
-      labgate::serial::CreateSerialService(labgate::serial::SerialServiceOptions{});
+      labgate::serial::CreateSerialService(options);
   if (!service.ok()) {
     LG_LOG(kError) << "cannot create the serial service: "
                    << std::string(service.status().message());
@@ -64,6 +103,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   (*host)->SetServing(kServiceName, true);
+  auto reload_on_hup = std::make_unique<labgate::ReloadWatcher>([service = service->get()] {
+    LG_LOG(kInfo) << "SIGHUP: reloading the policy";
+    service->ReloadPolicy().IgnoreError();  // logged; the old policy stays
+  });
 
   const std::string port_file = absl::GetFlag(FLAGS_port_file);
   if (!port_file.empty()) {
@@ -87,6 +130,7 @@ int main(int argc, char** argv) {
   const int signal_number = labgate::WaitForShutdownSignal();
   LG_LOG(kInfo) << "signal " << signal_number << ": draining";
   (*host)->SetServing(kServiceName, false);
+  reload_on_hup.reset();
   (*service)->Shutdown();
   (*host)->Shutdown(std::chrono::seconds(5));
   host->reset();

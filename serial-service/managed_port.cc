@@ -50,6 +50,7 @@ PortSnapshot ManagedPort::Snapshot() const {
     snapshot.last_activity_ms = std::max<int64_t>(0, now - last_activity_at_ms_);
   }
   snapshot.timeout_streak = timeout_streak_;
+  snapshot.backend = backend_name_;
   return snapshot;
 }
 
@@ -68,6 +69,7 @@ void ManagedPort::Write(std::string bytes, bool text_mode, int64_t timeout_ms,
   // The device usually takes a short write at once: then it is done here, and only what
   // did not fit waits on the worker.
   int64_t written_inline = 0;
+  bool inline_not_recorded = false;
   bool finished = false;
   const bool ran_inline = worker_->TryRunInline([&] {
     if (text_mode) AppendTerminator(&bytes);
@@ -78,16 +80,20 @@ void ManagedPort::Write(std::string bytes, bool text_mode, int64_t timeout_ms,
       return;
     }
     written_inline = wrote->bytes_written;
+    inline_not_recorded = wrote->not_recorded;
   });
   if (finished) return;
   bytes.erase(0, static_cast<size_t>(written_inline));
   // The terminator is added where the write starts, under the settings of that moment.
   const bool append_terminator = text_mode && !ran_inline;
   worker_->Post([self = shared_from_this(), bytes = std::move(bytes), append_terminator, timeout_ms,
-                 written_inline, done = std::move(done)]() mutable {
+                 written_inline, inline_not_recorded, done = std::move(done)]() mutable {
     if (append_terminator) self->AppendTerminator(&bytes);
     absl::StatusOr<WriteResult> wrote = self->DoWrite(bytes, timeout_ms);
-    if (wrote.ok()) wrote->bytes_written += written_inline;
+    if (wrote.ok()) {
+      wrote->bytes_written += written_inline;
+      wrote->not_recorded = wrote->not_recorded || inline_not_recorded;
+    }
     done(std::move(wrote));
   });
 }
@@ -95,16 +101,54 @@ void ManagedPort::Write(std::string bytes, bool text_mode, int64_t timeout_ms,
 void ManagedPort::Read(ReadParams params, std::function<void(absl::StatusOr<ReadResult>)> done) {
   // A reply that has already arrived is returned here; only a read that must wait for
   // the device goes to the worker.
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed_ms = [started] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                 started)
+        .count();
+  };
   bool finished = false;
   worker_->TryRunInline([&] {
     std::optional<absl::StatusOr<ReadResult>> result = DoRead(params, /*may_wait=*/false);
     if (!result.has_value()) return;
     finished = true;
+    RecordReply(&*result, elapsed_ms(), nullptr);
     done(*std::move(result));
   });
   if (finished) return;
-  worker_->Post([self = shared_from_this(), params, done = std::move(done)] {
-    done(*self->DoRead(params, /*may_wait=*/true));
+  worker_->Post([self = shared_from_this(), params, elapsed_ms, done = std::move(done)] {
+    absl::StatusOr<ReadResult> result = *self->DoRead(params, /*may_wait=*/true);
+    self->RecordReply(&result, elapsed_ms(), nullptr);
+    done(std::move(result));
+  });
+}
+
+void ManagedPort::Query(std::string bytes, bool text_mode, ReadParams params,
+                        std::function<void(absl::StatusOr<QueryResult>)> done) {
+  // The reply must be waited for, so the whole query runs on the worker, where no other
+  // call can come between its write and its read.
+  worker_->Post([self = shared_from_this(), bytes = std::move(bytes), text_mode,
+                 params = std::move(params), done = std::move(done)]() mutable {
+    const auto started = std::chrono::steady_clock::now();
+    if (text_mode) self->AppendTerminator(&bytes);
+    absl::StatusOr<WriteResult> wrote = self->DoWrite(bytes, params.timeout_ms);
+    if (!wrote.ok()) return done(wrote.status());
+    QueryResult result;
+    result.wrote = *wrote;
+    if (wrote->bytes_written < static_cast<int64_t>(bytes.size())) {
+      result.reply.timed_out = true;
+    } else {
+      absl::StatusOr<ReadResult> reply = *self->DoRead(params, /*may_wait=*/true);
+      if (!reply.ok()) return done(reply.status());
+      result.reply = *std::move(reply);
+    }
+    result.latency_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now() - started)
+                            .count();
+    absl::StatusOr<ReadResult> reply = result.reply;
+    self->RecordReply(&reply, result.latency_ms, "query timed out with no reply");
+    result.not_recorded = result.wrote.not_recorded || reply->not_recorded;
+    done(std::move(result));
   });
 }
 
@@ -139,10 +183,12 @@ absl::Status ManagedPort::DoOpen() {
     const int64_t now = env_.clock->NowMs();
     absl::MutexLock lock(&mu_);
     state_ = PortState::kOpen;
+    backend_name_ = backend_->backend_name();
     opened_at_ms_ = now;
     last_activity_at_ms_ = now;
   }
-  LG_LOG(kInfo) << "opened " << name_ << " for " << owner_;
+  LG_LOG(kInfo) << "opened " << name_ << " for " << owner_ << " (" << backend_->backend_name()
+                << ")";
   Publish(PortEventRecord::Type::kOpened);
   return absl::OkStatus();
 }
@@ -176,6 +222,13 @@ absl::StatusOr<PortSettings> ManagedPort::DoReconfigure(const PortSettings& sett
     }
     return status;
   }
+  if (previous.session_id != settings.session_id && !previous.session_id.empty()) {
+    RecordTo(previous.session_id, "event",
+             settings.session_id.empty()
+                 ? std::string("recording stopped")
+                 : absl::StrCat("recording moved to session ", settings.session_id),
+             std::nullopt);
+  }
   {
     const int64_t now = env_.clock->NowMs();
     absl::MutexLock lock(&mu_);
@@ -207,10 +260,16 @@ absl::StatusOr<WriteResult> ManagedPort::DoWrite(const std::string& bytes, int64
     return wrote.status();
   }
   const int64_t now = env_.clock->NowMs();
-  absl::MutexLock lock(&mu_);
-  bytes_written_total_ += static_cast<int64_t>(*wrote);
-  if (*wrote > 0) last_activity_at_ms_ = now;
-  return WriteResult{static_cast<int64_t>(*wrote), bytes_written_total_};
+  WriteResult result;
+  {
+    absl::MutexLock lock(&mu_);
+    bytes_written_total_ += static_cast<int64_t>(*wrote);
+    if (*wrote > 0) last_activity_at_ms_ = now;
+    result.bytes_written = static_cast<int64_t>(*wrote);
+    result.bytes_written_total = bytes_written_total_;
+  }
+  if (*wrote > 0) result.not_recorded = !Record("tx", bytes.substr(0, *wrote));
+  return result;
 }
 
 absl::StatusOr<size_t> ManagedPort::Receive(int64_t timeout_ms) {
@@ -283,18 +342,24 @@ std::optional<absl::StatusOr<ReadResult>> ManagedPort::DoRead(const ReadParams& 
     event.idle_ms = idle_ms;
     event.idle_close_count = result.idle_close_count;
     env_.hub->Publish(event);
+    Record("event", absl::StrCat("auto_close: idle for ", idle_for, " ms (idle_disconnect_ms ",
+                                 idle_ms, ")"));
     env_.on_closed(name_, this);
     return result;
   }
 
   const size_t max = static_cast<size_t>(params.max_bytes);
-  const bool until_terminator = params.text_mode && !terminator.empty();
+  const bool until_terminator = (params.text_mode || params.keep_terminator) && !terminator.empty();
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(params.timeout_ms);
   for (bool first = true;; first = false) {
     if (until_terminator) {
       const size_t at = pending_.find(terminator);
-      if (at != std::string::npos && at <= max) return Take(at, at + terminator.size(), false);
+      if (at != std::string::npos) {
+        const size_t end = at + terminator.size();
+        if (params.text_mode && at <= max) return Take(at, end, false);
+        if (!params.text_mode && end <= max) return Take(end, end, false);
+      }
       if (pending_.size() >= max) return Take(max, max, false);
     } else if (!pending_.empty()) {
       // Collect what else has already arrived; a failure shows on the next call.
@@ -375,6 +440,61 @@ void ManagedPort::Publish(PortEventRecord::Type type, std::string data, std::str
   event.data = std::move(data);
   event.reason = std::move(reason);
   env_.hub->Publish(event);
+  switch (type) {
+    case PortEventRecord::Type::kOpened: {
+      PortSettings settings;
+      {
+        absl::MutexLock lock(&mu_);
+        settings = settings_;
+      }
+      Record("event", absl::StrCat("opened at ", settings.baud_rate, " baud for ", owner_));
+      break;
+    }
+    case PortEventRecord::Type::kClosed:
+      Record("event", absl::StrCat("closed: ", event.reason));
+      break;
+    case PortEventRecord::Type::kError:
+      Record("event", "device lost: " + event.reason);
+      break;
+    case PortEventRecord::Type::kReconfigured: {
+      PortSettings settings;
+      {
+        absl::MutexLock lock(&mu_);
+        settings = settings_;
+      }
+      Record("event", absl::StrCat("reconfigured: ", settings.baud_rate, " baud"));
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+bool ManagedPort::Record(const std::string& direction, std::string bytes,
+                         std::optional<int64_t> latency_ms) {
+  std::string session_id;
+  {
+    absl::MutexLock lock(&mu_);
+    session_id = settings_.session_id;
+  }
+  if (session_id.empty()) return true;
+  return RecordTo(session_id, direction, std::move(bytes), latency_ms);
+}
+
+bool ManagedPort::RecordTo(const std::string& session_id, const std::string& direction,
+                           std::string bytes, std::optional<int64_t> latency_ms) {
+  if (env_.recorder == nullptr) return false;
+  return env_.recorder->Enqueue({session_id, name_, direction, std::move(bytes), latency_ms});
+}
+
+void ManagedPort::RecordReply(absl::StatusOr<ReadResult>* result, int64_t latency_ms,
+                              const char* silent_event) {
+  if (!result->ok() || (*result)->auto_closed) return;
+  if (!(*result)->data.empty()) {
+    (*result)->not_recorded = !Record("rx", (*result)->data, latency_ms);
+  } else if (silent_event != nullptr) {
+    (*result)->not_recorded = !Record("event", silent_event, latency_ms);
+  }
 }
 
 }  // namespace labgate::serial

@@ -20,6 +20,7 @@
 #include "serial-service/event_hub.h"
 #include "serial-service/port_worker.h"
 #include "serial-service/serial_port.h"
+#include "serial-service/session_recorder.h"
 
 namespace labgate::serial {
 
@@ -33,6 +34,8 @@ struct ReadParams {
   int64_t timeout_ms = 1000;
   // Text reads stop at the terminator and strip it; binary reads return raw bytes.
   bool text_mode = true;
+  // A binary read that stops at the terminator and keeps it (query's hex/base64 replies).
+  bool keep_terminator = false;
   // True once the caller has gone (e.g. its gRPC call was cancelled): a blocked read
   // then gives up within kReadSliceMs, so the port's worker is free again.
   std::function<bool()> abandoned;
@@ -46,11 +49,22 @@ struct ReadResult {
   bool auto_closed = false;
   int64_t idle_ms = 0;
   int64_t idle_close_count = 0;
+  // The port is bound to a session and this I/O could not be queued for the record.
+  bool not_recorded = false;
 };
 
 struct WriteResult {
   int64_t bytes_written = 0;
   int64_t bytes_written_total = 0;
+  bool not_recorded = false;  // as in ReadResult
+};
+
+struct QueryResult {
+  WriteResult wrote;
+  // Empty and timed out when the write did not complete within the timeout.
+  ReadResult reply;
+  int64_t latency_ms = 0;
+  bool not_recorded = false;  // the write's or the reply's record was lost
 };
 
 struct PortSnapshot {
@@ -61,6 +75,7 @@ struct PortSnapshot {
   int64_t open_duration_ms = 0;
   int64_t last_activity_ms = 0;
   int64_t timeout_streak = 0;
+  std::string backend;  // the backend's name once the port has opened
 };
 
 // What a port needs from the service around it.
@@ -74,6 +89,8 @@ struct PortEnvironment {
   std::function<int64_t(const std::string& name)> count_idle_close;
   // How often the worker polls the device for Subscribe while otherwise idle.
   int poll_period_ms = 10;
+  // Where I/O of a port bound to a session is recorded; null: nowhere.
+  SessionRecorder* recorder = nullptr;
 };
 
 class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
@@ -99,6 +116,11 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   void Write(std::string bytes, bool text_mode, int64_t timeout_ms,
              std::function<void(absl::StatusOr<WriteResult>)> done);
   void Read(ReadParams params, std::function<void(absl::StatusOr<ReadResult>)> done);
+  // A write and then a read, with nothing else on the port in between.
+  void Query(std::string bytes, bool text_mode, ReadParams params,
+             std::function<void(absl::StatusOr<QueryResult>)> done);
+  // Records a policy decision about this port in its bound session, if any.
+  void RecordEvent(std::string text) { Record("event", std::move(text)); }
   // A subscriber arrived: start polling the device for it.
   void WakeForSubscribers() { worker_->Wake(); }
   // `done` gets "closed" or "already closed". A read in progress on the port ends
@@ -128,6 +150,15 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   void CloseBackend(PortState new_state);
   void Publish(PortEventRecord::Type type, std::string data = "", std::string reason = "");
   ReadResult Take(size_t count, size_t consumed, bool timed_out);
+  // Records I/O of a bound port, in I/O order (callers hold the worker's place). True
+  // when recorded or when the port is not bound.
+  bool Record(const std::string& direction, std::string bytes,
+              std::optional<int64_t> latency_ms = std::nullopt);
+  bool RecordTo(const std::string& session_id, const std::string& direction, std::string bytes,
+                std::optional<int64_t> latency_ms);
+  // Records what a read or query returned.
+  void RecordReply(absl::StatusOr<ReadResult>* result, int64_t latency_ms,
+                   const char* silent_event);
 
   const std::string name_;
   const std::string owner_;
@@ -144,6 +175,7 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   int64_t opened_at_ms_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t last_activity_at_ms_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t timeout_streak_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string backend_name_ ABSL_GUARDED_BY(mu_);
 
   // Last member: destroyed first, so its thread has stopped before the rest goes.
   std::unique_ptr<PortWorker> worker_;

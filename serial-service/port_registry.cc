@@ -7,8 +7,13 @@
 
 namespace labgate::serial {
 
-PortRegistry::PortRegistry(PortFactory factory, Clock* clock, EventHub* hub, int poll_period_ms)
-    : factory_(std::move(factory)), clock_(clock), hub_(hub), poll_period_ms_(poll_period_ms) {}
+PortRegistry::PortRegistry(PortFactory factory, Clock* clock, EventHub* hub, int poll_period_ms,
+                           SessionRecorder* recorder)
+    : factory_(std::move(factory)),
+      clock_(clock),
+      hub_(hub),
+      poll_period_ms_(poll_period_ms),
+      recorder_(recorder) {}
 
 PortRegistry::~PortRegistry() { CloseAll("service stopping", absl::Seconds(5)); }
 
@@ -50,6 +55,7 @@ void PortRegistry::Open(const std::string& owner, const std::string& name,
         return CountIdleClose(port_name);
       };
       env.poll_period_ms = poll_period_ms_;
+      env.recorder = recorder_;
       port = ManagedPort::Create(name, owner, std::move(backend), settings, std::move(env));
       ports_[name] = port;
     }

@@ -26,7 +26,8 @@ absl::Status PortInUseError(const std::string& name, const std::string& holder);
 
 class PortRegistry {
  public:
-  PortRegistry(PortFactory factory, Clock* clock, EventHub* hub, int poll_period_ms = 10);
+  PortRegistry(PortFactory factory, Clock* clock, EventHub* hub, int poll_period_ms = 10,
+               SessionRecorder* recorder = nullptr);
   // Closes every port and waits (bounded) for the closes.
   ~PortRegistry();
   PortRegistry(const PortRegistry&) = delete;
@@ -74,6 +75,7 @@ class PortRegistry {
   Clock* const clock_;
   EventHub* const hub_;
   const int poll_period_ms_;
+  SessionRecorder* const recorder_;
 
   mutable absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<ManagedPort>> ports_ ABSL_GUARDED_BY(mu_);

@@ -134,6 +134,7 @@ absl::StatusOr<PortSettings> SettingsFromOpenRequest(const v1::OpenPortRequest& 
   if (!flow.ok()) return flow.status();
   settings.flow_control = *flow;
   settings.terminator = request.terminator();
+  settings.session_id = request.session_id();
   settings.idle_disconnect_ms = request.idle_disconnect_ms();
   if (absl::Status status = ValidateIdle(settings.idle_disconnect_ms); !status.ok()) return status;
   return settings;
@@ -171,6 +172,7 @@ absl::StatusOr<PortSettings> ApplyReconfigure(const PortSettings& current,
     settings.flow_control = *flow;
   }
   if (request.has_terminator()) settings.terminator = request.terminator();
+  if (request.has_session_id()) settings.session_id = request.session_id();
   if (request.has_idle_disconnect_ms()) {
     if (absl::Status status = ValidateIdle(request.idle_disconnect_ms()); !status.ok()) {
       return status;
@@ -182,6 +184,7 @@ absl::StatusOr<PortSettings> ApplyReconfigure(const PortSettings& current,
 
 void SettingsToProto(const PortSettings& settings, v1::PortSettings* out) {
   out->set_baud_rate(settings.baud_rate);
+  if (!settings.session_id.empty()) out->set_session_id(settings.session_id);
   out->set_timeout_ms(settings.timeout_ms);
   out->set_data_bits(static_cast<v1::DataBits>(settings.data_bits));
   switch (settings.parity) {

@@ -5,15 +5,18 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "common/confirmation_secret.h"
 #include "common/log.h"
 #include "common/status_map.h"
 #include "serial-service/data_encoding.h"
 #include "serial-service/libserialport_backend.h"
+#include "serial-service/policy/policy_engine.h"
 #include "serial-service/port_registry.h"
 #include "serial-service/port_settings.h"
 #include "serial-service/port_worker.h"
 #include "serial-service/serial_service.h"
 #include "serial-service/stream_reactors.h"
+#include "serial-service/termios_port.h"
 
 namespace labgate::serial {
 namespace {
@@ -43,6 +46,34 @@ std::function<void(absl::StatusOr<T>)> FinishWith(grpc::ServerUnaryReactor* reac
     fill(*outcome);
     reactor->Finish(grpc::Status::OK);
   };
+}
+
+// A gateway's answer to a confirmation request: metadata "<id>:<decision>:<secret>".
+// Only a caller that knows the confirmation secret can give one.
+struct Confirmation {
+  std::string id;
+  std::string decision;  // "accept", or why not: "decline", "cancel", "unavailable"
+};
+
+std::optional<Confirmation> ConfirmationOf(grpc::CallbackServerContext* context) {
+  const auto& metadata = context->client_metadata();
+  auto it = metadata.find(kConfirmationMetadata);
+  if (it == metadata.end()) return std::nullopt;
+  const std::string value(it->second.data(), it->second.size());
+  const size_t first = value.find(':');
+  const size_t second = first == std::string::npos ? first : value.find(':', first + 1);
+  if (second == std::string::npos || value.substr(second + 1) != ConfirmationSecret()) {
+    return std::nullopt;
+  }
+  return Confirmation{value.substr(0, first), value.substr(first + 1, second - first - 1)};
+}
+
+// Puts a confirmation request's rule and id into the call's trailing metadata.
+void AddConfirmTrailers(grpc::CallbackServerContext* context, const absl::Status& status) {
+  auto rule = status.GetPayload(kConfirmRulePayload);
+  auto id = status.GetPayload(kConfirmIdPayload);
+  if (rule.has_value()) context->AddTrailingMetadata(kConfirmRuleTrailer, std::string(*rule));
+  if (id.has_value()) context->AddTrailingMetadata(kConfirmIdTrailer, std::string(*id));
 }
 
 v1::PortState StateToProto(PortState state) {
@@ -88,6 +119,7 @@ void FillReadResponse(const ReadResult& result, v1::Encoding encoding, const std
                       v1::ReadResponse* response) {
   response->set_port_name(name);
   response->set_bytes_read_total(result.bytes_read_total);
+  response->set_not_recorded(result.not_recorded);
   if (result.auto_closed) {
     response->set_event("auto_close");
     response->set_reason("idle_timeout");
@@ -108,16 +140,36 @@ class SerialServiceImpl final : public SerialGrpcService {
   explicit SerialServiceImpl(const SerialServiceOptions& options)
       : clock_(options.clock != nullptr ? options.clock : SystemClock()),
         queue_limit_(static_cast<size_t>(options.subscriber_queue_limit)),
+        recorder_(RecorderFor(options)),
         registry_(options.port_factory ? options.port_factory : PortFactory(DefaultPortFactory),
-                  clock_, &hub_, options.poll_period_ms),
-        misc_worker_(std::make_unique<PortWorker>("serial-misc", nullptr, 0)) {}
+                  clock_, &hub_, options.poll_period_ms, recorder_.get()),
+        misc_worker_(std::make_unique<PortWorker>("serial-misc", nullptr, 0)),
+        policy_file_(options.policy_file) {}
 
   ~SerialServiceImpl() override { Shutdown(); }
+
+  absl::Status ReloadPolicy() override {
+    if (policy_file_.empty()) return absl::OkStatus();
+    absl::StatusOr<std::shared_ptr<const Policy>> loaded = LoadPolicyFile(policy_file_);
+    if (!loaded.ok()) {
+      LG_LOG(kError) << "policy not (re)loaded, the previous one stays in force: "
+                     << loaded.status().message();
+      return loaded.status();
+    }
+    policy_.Replace(*std::move(loaded));
+    LG_LOG(kInfo) << "policy loaded from " << policy_file_;
+    return absl::OkStatus();
+  }
+
+  void SetSessionChannel(std::shared_ptr<grpc::Channel> channel) override {
+    recorder_->SetChannel(std::move(channel));
+  }
 
   void Shutdown() override {
     if (shutting_down_.exchange(true)) return;
     registry_.CloseAll("service stopping", absl::Seconds(5));
     tracker_.EndAll();
+    recorder_->Drain(std::chrono::seconds(2));
   }
 
   grpc::ServerUnaryReactor* ListPorts(grpc::CallbackServerContext* context,
@@ -130,7 +182,9 @@ class SerialServiceImpl final : public SerialGrpcService {
       std::set<std::string> names;
       for (const PortDetails& port : *ports) names.insert(port.port_name);
       for (const std::string& name : registry_.OpenPortNames()) names.insert(name);
-      for (const std::string& name : names) response->add_ports()->set_port_name(name);
+      for (const std::string& name : names) {
+        if (policy_.Listed(name)) response->add_ports()->set_port_name(name);
+      }
       return absl::OkStatus();
     });
   }
@@ -145,10 +199,10 @@ class SerialServiceImpl final : public SerialGrpcService {
       std::set<std::string> listed;
       for (const PortDetails& port : *ports) {
         listed.insert(port.port_name);
-        FillDetails(port, response->add_ports());
+        if (policy_.Listed(port.port_name)) FillDetails(port, response->add_ports());
       }
       for (const std::string& name : registry_.OpenPortNames()) {
-        if (listed.count(name) != 0) continue;
+        if (listed.count(name) != 0 || !policy_.Listed(name)) continue;
         if (IsLoopbackName(name)) {
           FillDetails(LoopbackDetails(name), response->add_ports());
         } else {
@@ -176,17 +230,22 @@ class SerialServiceImpl final : public SerialGrpcService {
       std::shared_ptr<ManagedPort> port = registry_.Find(name);
       absl::StatusOr<PortDetails> details =
           IsLoopbackName(name) ? LoopbackDetails(name) : LibSerialPortBackend::Describe(name);
+      response->set_backend(IsLoopbackName(name) ? "loopback" : "libserialport");
       if (!details.ok()) {
-        if (port == nullptr) return details.status();
+        const bool tty = port != nullptr || TermiosPort::IsTty(name);
+        if (!tty) return details.status();
         PortDetails fallback;
         fallback.port_name = name;
+        fallback.description = "tty without a serial-port entry in sysfs";
         details = fallback;
+        response->set_backend("termios");
       }
       FillDetails(*details, response->mutable_port());
       if (port == nullptr) {
         response->set_state(v1::PORT_STATE_CLOSED);
       } else {
         const PortSnapshot snapshot = port->Snapshot();
+        if (!snapshot.backend.empty()) response->set_backend(snapshot.backend);
         response->set_state(StateToProto(snapshot.state));
         SettingsToProto(snapshot.settings, response->mutable_settings());
         response->set_owned_by_caller(port->owner() == owner);
@@ -201,6 +260,18 @@ class SerialServiceImpl final : public SerialGrpcService {
     if (shutting_down_) return Reply(context, ShuttingDown());
     absl::StatusOr<PortSettings> settings = SettingsFromOpenRequest(*request);
     if (!settings.ok()) return Reply(context, settings.status());
+    if (absl::Status can = CheckCanRecord(settings->session_id); !can.ok()) {
+      return Reply(context, can);
+    }
+    if (absl::Status allowed = policy_.CheckOpen(request->port_name(), settings->baud_rate);
+        !allowed.ok()) {
+      if (!settings->session_id.empty()) {
+        recorder_->Enqueue({settings->session_id, request->port_name(), "event",
+                            absl::StrCat("open refused by policy: ", allowed.message()),
+                            std::nullopt});
+      }
+      return Reply(context, allowed);
+    }
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
     auto finish =
         FinishWith<PortSettings>(reactor, [request, response](const PortSettings& opened) {
@@ -225,6 +296,14 @@ class SerialServiceImpl final : public SerialGrpcService {
     absl::StatusOr<PortSettings> settings =
         ApplyReconfigure((*port)->Snapshot().settings, *request);
     if (!settings.ok()) return Reply(context, settings.status());
+    if (absl::Status can = CheckCanRecord(settings->session_id); !can.ok()) {
+      return Reply(context, can);
+    }
+    if (absl::Status allowed = policy_.CheckOpen((*port)->name(), settings->baud_rate);
+        !allowed.ok()) {
+      (*port)->RecordEvent(absl::StrCat("reconfigure refused by policy: ", allowed.message()));
+      return Reply(context, allowed);
+    }
     grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
     (*port)->Reconfigure(
         *settings, FinishWith<PortSettings>(
@@ -249,6 +328,9 @@ class SerialServiceImpl final : public SerialGrpcService {
                                 "data is ", bytes->size(), " bytes; write takes at most ",
                                 kMaxTransferBytes, " bytes per call")));
     }
+    if (absl::Status allowed = CheckWritePolicy(context, **port, *bytes); !allowed.ok()) {
+      return Reply(context, allowed);
+    }
     int64_t timeout_ms = (*port)->Snapshot().settings.timeout_ms;
     if (request->has_timeout_ms()) {
       if (absl::Status status = ValidateTimeout(request->timeout_ms()); !status.ok()) {
@@ -265,6 +347,7 @@ class SerialServiceImpl final : public SerialGrpcService {
                          response->set_bytes_written(wrote.bytes_written);
                          response->set_bytes_written_total(wrote.bytes_written_total);
                          response->set_port_name(name);
+                         response->set_not_recorded(wrote.not_recorded);
                        }));
     return reactor;
   }
@@ -301,6 +384,62 @@ class SerialServiceImpl final : public SerialGrpcService {
                                                  name = (*port)->name()](const ReadResult& result) {
           FillReadResponse(result, encoding, name, response);
         }));
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* Query(grpc::CallbackServerContext* context,
+                                  const v1::QueryRequest* request,
+                                  v1::QueryResponse* response) override {
+    if (shutting_down_) return Reply(context, ShuttingDown());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(context, *request);
+    if (!port.ok()) return Reply(context, port.status());
+    const v1::Encoding encoding = request->encoding();
+    if (!v1::Encoding_IsValid(encoding)) {
+      return Reply(context,
+                   absl::InvalidArgumentError("encoding must be one of text, hex, base64"));
+    }
+    absl::StatusOr<std::string> bytes = DecodeData(request->data(), encoding);
+    if (!bytes.ok()) return Reply(context, bytes.status());
+    if (bytes->empty()) {
+      return Reply(context, absl::InvalidArgumentError("data is required: the command to send"));
+    }
+    if (static_cast<int64_t>(bytes->size()) > kMaxTransferBytes) {
+      return Reply(context, absl::InvalidArgumentError(absl::StrCat(
+                                "data is ", bytes->size(), " bytes; query takes at most ",
+                                kMaxTransferBytes, " bytes per call")));
+    }
+    if (absl::Status allowed = CheckWritePolicy(context, **port, *bytes); !allowed.ok()) {
+      return Reply(context, allowed);
+    }
+    ReadParams params;
+    params.max_bytes = request->has_max_bytes() ? request->max_bytes() : kDefaultReadBytes;
+    if (absl::Status status = ValidateMaxBytes(params.max_bytes); !status.ok()) {
+      return Reply(context, status);
+    }
+    params.timeout_ms = (*port)->Snapshot().settings.timeout_ms;
+    if (request->has_timeout_ms()) {
+      if (absl::Status status = ValidateTimeout(request->timeout_ms()); !status.ok()) {
+        return Reply(context, status);
+      }
+      params.timeout_ms = request->timeout_ms();
+    }
+    params.text_mode = encoding == v1::ENCODING_UNSPECIFIED || encoding == v1::ENCODING_TEXT;
+    params.keep_terminator = !params.text_mode;
+    params.abandoned = [context] { return context->IsCancelled(); };
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    (*port)->Query(std::move(*bytes), params.text_mode, params,
+                   FinishWith<QueryResult>(reactor, [response, encoding, name = (*port)->name()](
+                                                        const QueryResult& result) {
+                     EncodedData encoded = EncodeData(result.reply.data, encoding);
+                     response->set_data(std::move(encoded.data));
+                     response->set_encoding(encoded.encoding);
+                     response->set_bytes_read(static_cast<int64_t>(result.reply.data.size()));
+                     response->set_timed_out(result.reply.timed_out);
+                     response->set_latency_ms(result.latency_ms);
+                     response->set_bytes_written(result.wrote.bytes_written);
+                     response->set_port_name(name);
+                     response->set_not_recorded(result.not_recorded);
+                   }));
     return reactor;
   }
 
@@ -356,6 +495,9 @@ class SerialServiceImpl final : public SerialGrpcService {
       SettingsToProto(snapshot.settings, response->mutable_settings());
     }
     response->set_owned_by_caller((*port)->owner() == owner);
+    const SessionRecorder::PortCounts records = recorder_->CountsFor((*port)->name());
+    response->set_records_pending(records.pending);
+    response->set_records_lost(records.lost);
     return Reply(context, absl::OkStatus());
   }
 
@@ -369,6 +511,9 @@ class SerialServiceImpl final : public SerialGrpcService {
     const std::string name = *port != nullptr ? (*port)->name() : request->port_name();
     response->set_port_name(name);
     response->set_idle_close_count(registry_.IdleCloseCount(name));
+    const SessionRecorder::PortCounts records = recorder_->CountsFor(name);
+    response->set_records_pending(records.pending);
+    response->set_records_lost(records.lost);
     if (*port == nullptr) {
       response->set_state(v1::PORT_STATE_CLOSED);
       return Reply(context, absl::OkStatus());
@@ -462,13 +607,73 @@ class SerialServiceImpl final : public SerialGrpcService {
     return registry_.Select(owner, name, false);
   }
 
+  static std::unique_ptr<SessionRecorder> RecorderFor(const SerialServiceOptions& options) {
+    RecorderOptions recorder_options;
+    recorder_options.queue_limit = options.record_queue_limit;
+    auto recorder = std::make_unique<SessionRecorder>(recorder_options);
+    if (options.session_channel) recorder->SetChannel(options.session_channel);
+    return recorder;
+  }
+
+  // The policy's verdict on a write or query, recorded in the port's session. A
+  // confirmation request carries its rule and id in the trailing metadata.
+  absl::Status CheckWritePolicy(grpc::CallbackServerContext* context, ManagedPort& port,
+                                const std::string& bytes) {
+    const std::string shown = Shown(bytes);
+    std::string approval;
+    if (std::optional<Confirmation> confirmation = ConfirmationOf(context)) {
+      if (confirmation->decision != "accept") {
+        policy_.Withdraw(confirmation->id);
+        port.RecordEvent(
+            absl::StrCat("write not approved (", confirmation->decision, "): ", shown));
+        return absl::FailedPreconditionError(
+            absl::StrCat("the write to ", port.name(), " was not approved (",
+                         confirmation->decision, "), so it was not sent"));
+      }
+      approval = confirmation->id;
+    }
+    absl::Status status = policy_.CheckWrite(OwnerOf(context), port.name(), bytes, approval);
+    if (status.ok()) {
+      if (!approval.empty()) port.RecordEvent(absl::StrCat("write approved by a person: ", shown));
+      return status;
+    }
+    if (status.GetPayload(kConfirmRulePayload).has_value()) {
+      AddConfirmTrailers(context, status);
+      port.RecordEvent(absl::StrCat("confirmation required (rule '",
+                                    std::string(*status.GetPayload(kConfirmRulePayload)),
+                                    "'): ", shown));
+    } else {
+      port.RecordEvent(absl::StrCat("write refused by policy: ", status.message()));
+    }
+    return status;
+  }
+
+  // Written data as an event shows it: text, or base64 for other bytes; at most 200.
+  static std::string Shown(const std::string& bytes) {
+    std::string shown = IsValidUtf8(bytes) ? bytes : EncodeData(bytes, v1::ENCODING_BASE64).data;
+    if (shown.size() > 200) shown = shown.substr(0, 200) + "...";
+    return shown;
+  }
+
+  // A port may be bound to a session only when there is a session service to record to.
+  absl::Status CheckCanRecord(const std::string& session_id) const {
+    if (session_id.empty() || recorder_->enabled()) return absl::OkStatus();
+    return absl::FailedPreconditionError(
+        "session_id given, but this labgate-serial has no session service to record to "
+        "(start it with --session-addr)");
+  }
+
   Clock* const clock_;
   const size_t queue_limit_;
+  // Declared before the registry: ports record into it until they are gone.
+  std::unique_ptr<SessionRecorder> recorder_;
   std::atomic<bool> shutting_down_{false};
   EventHub hub_;
   PortRegistry registry_;
   StreamTracker tracker_;
   std::unique_ptr<PortWorker> misc_worker_;
+  const std::string policy_file_;
+  PolicyEngine policy_;
 };
 
 }  // namespace
@@ -481,7 +686,9 @@ absl::StatusOr<std::unique_ptr<SerialGrpcService>> CreateSerialService(
   if (options.subscriber_queue_limit <= 0) {
     return absl::InvalidArgumentError("subscriber_queue_limit must be positive");
   }
-  return std::unique_ptr<SerialGrpcService>(new SerialServiceImpl(options));
+  auto service = std::make_unique<SerialServiceImpl>(options);
+  if (absl::Status loaded = service->ReloadPolicy(); !loaded.ok()) return loaded;
+  return std::unique_ptr<SerialGrpcService>(std::move(service));
 }
 
 }  // namespace labgate::serial

@@ -6,6 +6,7 @@
 #include "serial-service/clock.h"
 #include "serial-service/libserialport_backend.h"
 #include "serial-service/loopback_port.h"
+#include "serial-service/tty_port.h"
 
 namespace labgate::serial {
 
@@ -13,7 +14,7 @@ bool IsLoopbackName(const std::string& port_name) { return absl::StartsWith(port
 
 std::unique_ptr<SerialPort> DefaultPortFactory(const std::string& port_name) {
   if (IsLoopbackName(port_name)) return std::make_unique<LoopbackPort>();
-  return std::make_unique<LibSerialPortBackend>(port_name);
+  return std::make_unique<TtyPort>(port_name);
 }
 
 namespace {

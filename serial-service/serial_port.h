@@ -28,6 +28,7 @@ struct PortSettings {
   FlowControl flow_control = FlowControl::kNone;
   std::string terminator;
   int64_t idle_disconnect_ms = 0;  // 0: never auto-close
+  std::string session_id;          // empty: the port's I/O is not recorded
 };
 
 enum class Transport { kUnknown, kUsb, kBluetooth, kPci, kLoopback };
@@ -61,10 +62,14 @@ class SerialPort {
   virtual absl::StatusOr<size_t> Write(const std::string& data, int64_t timeout_ms) = 0;
   // Idempotent.
   virtual void Close() = 0;
+  // Which implementation serves the port ("libserialport", "termios", "loopback"), as
+  // describe_port reports it. May change at Open (see TtyPort).
+  virtual std::string backend_name() const { return "custom"; }
 };
 
 // Makes the backend for a port name: loop://... gives a LoopbackPort, anything
-// else a LibSerialPortBackend. Tests inject their own.
+// else a TtyPort (libserialport, or termios for ttys libserialport will not open).
+// Tests inject their own.
 using PortFactory = std::function<std::unique_ptr<SerialPort>(const std::string& port_name)>;
 std::unique_ptr<SerialPort> DefaultPortFactory(const std::string& port_name);
 

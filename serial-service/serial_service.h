@@ -8,6 +8,8 @@
 // Lease ends, or it calls ReleaseOwner, its ports close.
 #pragma once
 
+#include <grpcpp/channel.h>
+
 #include <memory>
 
 #include "absl/status/statusor.h"
@@ -29,6 +31,13 @@ struct SerialServiceOptions {
   int poll_period_ms = 10;
   // Events a Subscribe stream may queue before data chunks are dropped.
   int subscriber_queue_limit = 256;
+  // Where ports bound to a session (open_port's session_id) are recorded; may also be
+  // given later with SetSessionChannel. Null: binding a port is refused.
+  std::shared_ptr<grpc::Channel> session_channel;
+  // Records waiting for the session service; beyond this they are lost (and counted).
+  size_t record_queue_limit = 10000;
+  // The safety policy (JSON); empty: no policy, everything is allowed.
+  std::string policy_file;
 };
 
 class SerialGrpcService : public v1::SerialService::CallbackService {
@@ -37,6 +46,12 @@ class SerialGrpcService : public v1::SerialService::CallbackService {
   // Closes every port, ends every Subscribe and Lease stream, and refuses new calls
   // with UNAVAILABLE. Call before shutting the grpc::Server down. Idempotent.
   virtual void Shutdown() = 0;
+  // The session service's channel, for recording (embedded mode knows it only once
+  // the in-process server runs). Call before ports are bound.
+  virtual void SetSessionChannel(std::shared_ptr<grpc::Channel> channel) = 0;
+  // Reads policy_file again. A file that does not load leaves the current policy in
+  // force, and the error is returned.
+  virtual absl::Status ReloadPolicy() = 0;
 };
 
 absl::StatusOr<std::unique_ptr<SerialGrpcService>> CreateSerialService(

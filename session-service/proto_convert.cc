@@ -63,6 +63,7 @@ AppendParams FromProto(const pb::AppendMessageRequest& request) {
   if (request.has_direction()) params.direction = request.direction();
   if (request.has_features()) params.features = request.features();
   if (request.has_latency_ms()) params.latency_ms = request.latency_ms();
+  if (request.has_idempotency_key()) params.idempotency_key = request.idempotency_key();
   return params;
 }
 

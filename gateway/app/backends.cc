@@ -94,6 +94,8 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     backends->channels_.SetAddress(actions_name, options.actions_addr);
     LG_LOG(kInfo) << "actions service: " << options.actions_addr;
   }
+  // labgate-serial records bound ports to the session service, in-process when embedded.
+  if (embedded.serial) embedded.serial->SetSessionChannel(backends->session_channel());
   const std::string serial_name = serial_v1::SerialService::service_full_name();
   backends->channels_.set_serial_service(serial_name);
   if (!options.serial_benches.empty()) {

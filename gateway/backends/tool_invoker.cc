@@ -6,6 +6,7 @@
 
 #include <mutex>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_map.h"
 #include "gateway/backends/unreachable.h"
@@ -144,6 +145,7 @@ std::shared_ptr<PendingCall> ToolInvoker::CallChannel(const std::shared_ptr<grpc
   auto call = std::make_shared<PendingCall>();
   call->context_.set_deadline(std::chrono::system_clock::now() + options.deadline);
   if (!options.owner.empty()) call->context_.AddMetadata(kOwnerMetadataKey, options.owner);
+  for (const auto& [key, value] : options.metadata) call->context_.AddMetadata(key, value);
   ProtoGenericStub stub(channel);
   // The lambda keeps request, response and context alive until gRPC is done with them.
   stub.UnaryCall(&call->context_, tool.grpc_path, grpc::StubOptions(), request.get(),
@@ -151,7 +153,14 @@ std::shared_ptr<PendingCall> ToolInvoker::CallChannel(const std::shared_ptr<grpc
                  [call, request, response, channel, service = tool.service_name, address,
                   done = std::move(done)](grpc::Status status) {
                    if (!status.ok()) {
-                     done(BackendCallStatus(status, channel.get(), service, address));
+                     absl::Status failed =
+                         BackendCallStatus(status, channel.get(), service, address);
+                     for (const auto& [key, value] : call->context_.GetServerTrailingMetadata()) {
+                       const std::string name(key.data(), key.size());
+                       if (name.rfind("labgate-", 0) != 0) continue;
+                       failed.SetPayload(name, absl::Cord(std::string(value.data(), value.size())));
+                     }
+                     done(failed);
                      return;
                    }
                    done(ProtoToJson(*response));

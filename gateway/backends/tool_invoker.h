@@ -9,6 +9,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "gateway/backends/backend_channels.h"
@@ -37,11 +39,14 @@ class ToolInvoker {
   struct Options {
     std::chrono::milliseconds deadline{30000};
     std::string owner;
+    // Further request metadata, e.g. a person's answer to a confirmation request.
+    std::vector<std::pair<std::string, std::string>> metadata;
   };
   using Done = std::function<void(absl::StatusOr<nlohmann::json>)>;
 
   // `done` runs exactly once, on a gRPC thread (or inline for argument errors, in
-  // which case nullptr is returned).
+  // which case nullptr is returned). A failure carries the call's trailing metadata
+  // whose key starts with "labgate-" as status payloads under the same key.
   std::shared_ptr<PendingCall> Call(const ToolBinding& tool, const nlohmann::json& arguments,
                                     const Options& options, Done done);
 

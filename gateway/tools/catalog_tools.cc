@@ -1,6 +1,8 @@
 #include "gateway/tools/catalog_tools.h"
 
 #include "common/status_map.h"
+#include "gateway/tools/uncertain_outcome.h"
+#include "gateway/tools/write_confirmation.h"
 
 namespace labgate::gateway {
 
@@ -42,11 +44,26 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
   options.deadline = deadline_;
   options.owner = context->owner();
   context->Progress(0, 1, "calling " + name);
-  auto call = invoker_->Call(*tool, arguments, options,
-                             [context, done = std::move(done)](absl::StatusOr<json> outcome) {
-                               context->Progress(1, 1, "done");
-                               done(ToolResultJson(outcome));
-                             });
+  // Writes may come back asking for a person's approval (write_confirmation.h).
+  const bool confirmable = tool->method->input_type()->FindFieldByName("data") != nullptr &&
+                           leases_ != nullptr && leases_->Covers(tool->service_name);
+  auto call = invoker_->Call(
+      *tool, arguments, options,
+      [this, tool, options, context, confirmable, kept = confirmable ? arguments : json(),
+       advice = UncertainOutcomeAdvice(*tool->method, arguments),
+       done = std::move(done)](absl::StatusOr<json> outcome) mutable {
+        if (confirmable && !outcome.ok() && NeedsConfirmation(outcome.status())) {
+          ConfirmAndRetry(outcome.status(), *tool, kept, invoker_, options, context,
+                          [context, done = std::move(done)](absl::StatusOr<json> retried) {
+                            context->Progress(1, 1, "done");
+                            done(ToolResultJson(retried));
+                          });
+          return;
+        }
+        context->Progress(1, 1, "done");
+        if (!outcome.ok()) outcome = ExplainUncertainOutcome(advice, outcome.status());
+        done(ToolResultJson(outcome));
+      });
   if (call) context->OnCancel([call] { call->Cancel(); });
 }
 

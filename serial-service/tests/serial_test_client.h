@@ -59,6 +59,17 @@ class SerialClient {
     if (max_bytes > 0) request.set_max_bytes(max_bytes);
     return stub_->Read(Context().get(), request, response);
   }
+  grpc::Status Query(const std::string& port, const std::string& data, int64_t timeout_ms,
+                     v1::QueryResponse* response, v1::Encoding encoding = v1::ENCODING_TEXT,
+                     int64_t max_bytes = 0) {
+    v1::QueryRequest request;
+    if (!port.empty()) request.set_port_name(port);
+    request.set_data(data);
+    request.set_timeout_ms(timeout_ms);
+    request.set_encoding(encoding);
+    if (max_bytes > 0) request.set_max_bytes(max_bytes);
+    return stub_->Query(Context().get(), request, response);
+  }
   grpc::Status Close(const std::string& port, v1::ClosePortResponse* response = nullptr) {
     v1::ClosePortRequest request;
     if (!port.empty()) request.set_port_name(port);

@@ -77,8 +77,18 @@ absl::Status AddFeatureTagIndex(SqliteConnection& db) {
   return absl::OkStatus();
 }
 
+// v3: idempotency keys, unique per session. Existing messages have none.
+absl::Status AddIdempotencyKeys(SqliteConnection& db) {
+  return db.Exec(R"sql(
+    ALTER TABLE messages ADD COLUMN idempotency_key TEXT;
+    CREATE UNIQUE INDEX messages_by_idempotency_key ON messages(session_id, idempotency_key)
+      WHERE idempotency_key IS NOT NULL;
+  )sql");
+}
+
 const std::vector<MigrationStep>& Migrations() {
-  static const std::vector<MigrationStep> kMigrations = {CreateInitialTables, AddFeatureTagIndex};
+  static const std::vector<MigrationStep> kMigrations = {CreateInitialTables, AddFeatureTagIndex,
+                                                         AddIdempotencyKeys};
   return kMigrations;
 }
 

@@ -50,7 +50,11 @@ struct AppendParams {
   std::optional<std::string> direction;
   std::optional<std::string> features;
   std::optional<int64_t> latency_ms;
+  // Unique per session: a retry under the same key returns the original message.
+  std::optional<std::string> idempotency_key;
 };
+
+inline constexpr size_t kMaxIdempotencyKeyBytes = 200;
 
 struct ListSessionsQuery {
   bool include_closed = false;

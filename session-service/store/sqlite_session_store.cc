@@ -90,7 +90,10 @@ class AppendRequest : public WriteRequest {
   }
   void Complete(const absl::Status& status, EventHub& events) override {
     if (!status.ok()) return done_(status);
-    events.Publish({SessionEventRecord::Type::kAppended, result_.session, result_.message});
+    // A replay stored nothing, so watchers have nothing new to hear.
+    if (!result_.replayed) {
+      events.Publish({SessionEventRecord::Type::kAppended, result_.session, result_.message});
+    }
     done_(std::move(result_.message));
   }
 

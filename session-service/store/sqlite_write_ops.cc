@@ -1,5 +1,7 @@
 #include "session-service/store/sqlite_write_ops.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "common/time_format.h"
 #include "session-service/store/feature_tags.h"
@@ -17,6 +19,24 @@ absl::StatusOr<SessionRecord> SelectSession(SqliteConnection& db, const std::str
   LG_ASSIGN_OR_RETURN(bool row, stmt.Step());
   if (!row) return SessionNotFound(session_id);
   return ReadSessionRow(stmt);
+}
+
+// The message stored under `params.idempotency_key`, if any.
+absl::StatusOr<std::optional<MessageRecord>> SelectByKey(SqliteConnection& db,
+                                                         const AppendParams& params) {
+  LG_ASSIGN_OR_RETURN(Statement stmt, db.Prepare("SELECT " LG_MESSAGE_COLUMNS " FROM messages "
+                                                 "WHERE session_id = ?1 AND idempotency_key = ?2"));
+  stmt.BindText(1, params.session_id);
+  stmt.BindText(2, *params.idempotency_key);
+  LG_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return std::optional<MessageRecord>();
+  return std::optional<MessageRecord>(ReadMessageRow(stmt));
+}
+
+bool SameMessage(const MessageRecord& stored, const AppendParams& params) {
+  return stored.content == params.content && stored.role == params.role &&
+         stored.direction == params.direction && stored.features == params.features &&
+         stored.latency_ms == params.latency_ms;
 }
 
 }  // namespace
@@ -66,6 +86,23 @@ absl::StatusOr<SessionRecord> MarkSessionClosed(SqliteConnection& db, const std:
 absl::StatusOr<AppendResult> InsertMessage(SqliteConnection& db, const AppendParams& params,
                                            const WriteTime& now) {
   AppendResult result;
+  if (params.idempotency_key.has_value()) {
+    // Checked before the closed check: a retry after the session closed still learns
+    // that its message was stored.
+    LG_ASSIGN_OR_RETURN(std::optional<MessageRecord> stored, SelectByKey(db, params));
+    if (stored.has_value()) {
+      if (!SameMessage(*stored, params)) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "idempotency_key '", *params.idempotency_key, "' was already used in session '",
+            params.session_id, "' for a different message (message_id ", stored->message_id,
+            "); use a new key for new content"));
+      }
+      LG_ASSIGN_OR_RETURN(result.session, SelectSession(db, params.session_id));
+      result.message = *std::move(stored);
+      result.replayed = true;
+      return result;
+    }
+  }
   {
     LG_ASSIGN_OR_RETURN(
         Statement bump,
@@ -96,8 +133,8 @@ absl::StatusOr<AppendResult> InsertMessage(SqliteConnection& db, const AppendPar
   LG_ASSIGN_OR_RETURN(
       Statement insert,
       db.Prepare("INSERT INTO messages(session_id, message_id, role, direction, features, "
-                 "latency_ms, content, created_at, created_unix_ms) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"));
+                 "latency_ms, content, created_at, created_unix_ms, idempotency_key) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
   insert.BindText(1, message.session_id);
   insert.BindInt64(2, message.message_id);
   insert.BindText(3, message.role);
@@ -107,6 +144,7 @@ absl::StatusOr<AppendResult> InsertMessage(SqliteConnection& db, const AppendPar
   insert.BindText(7, message.content);
   insert.BindText(8, message.created_at);
   insert.BindInt64(9, now.unix_ms);
+  insert.BindOptionalText(10, params.idempotency_key);
   LG_RETURN_IF_ERROR(insert.Run());
 
   if (message.features.has_value()) {

@@ -27,10 +27,14 @@ absl::StatusOr<SessionRecord> MarkSessionClosed(SqliteConnection& db, const std:
 struct AppendResult {
   SessionRecord session;  // with updated_at advanced
   MessageRecord message;
+  // The idempotency key was already used for this same message: nothing was stored.
+  bool replayed = false;
 };
 
 // `params` must already be validated and normalised. The id is the session row's
-// last_message_id + 1, bumped in this same transaction.
+// last_message_id + 1, bumped in this same transaction. With an idempotency key already
+// used in the session, the stored message is returned (`replayed`) when it is the same
+// message, and FAILED_PRECONDITION when it differs.
 absl::StatusOr<AppendResult> InsertMessage(SqliteConnection& db, const AppendParams& params,
                                            const WriteTime& now);
 

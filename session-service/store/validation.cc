@@ -32,6 +32,12 @@ absl::Status ValidateAppend(const AppendParams& params) {
                                                    " bytes; the limit is ", kMaxContentBytes,
                                                    " bytes (1 MiB)"));
   }
+  if (params.idempotency_key.has_value() &&
+      params.idempotency_key->size() > kMaxIdempotencyKeyBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("idempotency_key is ", params.idempotency_key->size(), " bytes; the limit is ",
+                     kMaxIdempotencyKeyBytes, " bytes"));
+  }
   if (params.latency_ms.has_value() && *params.latency_ms < 0) {
     return absl::InvalidArgumentError("latency_ms must not be negative");
   }
@@ -47,6 +53,9 @@ absl::StatusOr<int32_t> EffectiveLimit(int32_t limit) {
 AppendParams NormaliseAppend(AppendParams params) {
   if (params.role.empty()) params.role = "tool";
   if (params.direction.has_value() && params.direction->empty()) params.direction.reset();
+  if (params.idempotency_key.has_value() && params.idempotency_key->empty()) {
+    params.idempotency_key.reset();
+  }
   if (params.features.has_value()) {
     std::string joined = JoinFeatureTags(NormaliseFeatureTags(*params.features));
     if (joined.empty()) {

@@ -54,7 +54,9 @@ export async function startService(binary, extraArgs = [], { timeoutMs = 15000 }
 }
 
 // Connects the official MCP SDK client to `labgate` spawned over stdio.
-export async function connectStdio(args = [], { env = {} } = {}) {
+// `capabilities` are the client's (e.g. { elicitation: {} }); `setup(client)` runs
+// before connecting, to register handlers for requests from the server.
+export async function connectStdio(args = [], { env = {}, capabilities, setup } = {}) {
   const transport = new StdioClientTransport({
     command: BIN.labgate,
     args,
@@ -63,7 +65,9 @@ export async function connectStdio(args = [], { env = {} } = {}) {
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk) => { stderr += chunk; });
-  const client = new Client({ name: 'labgate-e2e', version: '1.0.0' });
+  const client = new Client({ name: 'labgate-e2e', version: '1.0.0' },
+    capabilities ? { capabilities } : undefined);
+  if (setup) setup(client);
   await client.connect(transport);
   return { client, transport, stderr: () => stderr };
 }

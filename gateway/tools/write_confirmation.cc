@@ -1,0 +1,114 @@
+#include "gateway/tools/write_confirmation.h"
+
+#include "absl/strings/str_cat.h"
+#include "common/confirmation_secret.h"
+
+namespace labgate::gateway {
+namespace {
+
+using nlohmann::json;
+
+constexpr char kRuleKey[] = "labgate-confirm-rule";
+constexpr char kIdKey[] = "labgate-confirm-id";
+constexpr char kAnswerKey[] = "labgate-confirmation";
+
+std::string Payload(const absl::Status& status, const char* key) {
+  auto value = status.GetPayload(key);
+  return value.has_value() ? std::string(*value) : std::string();
+}
+
+std::string StringArgument(const json& arguments, const char* key, const char* fallback) {
+  auto it = arguments.find(key);
+  return it != arguments.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+json ElicitationParams(const std::string& tool, const std::string& rule, const json& arguments) {
+  const std::string port = StringArgument(arguments, "port_name", "the open port");
+  const std::string encoding = StringArgument(arguments, "encoding", "text");
+  std::string data = StringArgument(arguments, "data", "");
+  if (data.size() > 500) data = data.substr(0, 500) + "...";
+  const std::string message = absl::StrCat(
+      "labgate's safety policy (rule '", rule, "') asks a person to approve this ", tool, " to ",
+      port, ":\n\n    ", data, encoding == "text" ? "" : absl::StrCat("  (", encoding, ")"),
+      "\n\nSend it to the instrument?");
+  return {{"message", message},
+          {"requestedSchema",
+           {{"type", "object"},
+            {"properties",
+             {{"approve",
+               {{"type", "boolean"},
+                {"title", "Send this to the instrument"},
+                {"description", "Approve only if you expect this command on this instrument."},
+                {"default", false}}}}},
+            {"required", json::array({"approve"})}}}};
+}
+
+// The person's answer as labgate-serial reads it: "accept" or why not.
+std::string Decision(const absl::StatusOr<json>& answer) {
+  if (!answer.ok()) return "unavailable";
+  if (!answer->is_object()) return "cancel";
+  auto action = answer->find("action");
+  if (action == answer->end() || !action->is_string()) return "cancel";
+  if (*action != "accept") return *action == "decline" ? "decline" : "cancel";
+  auto content = answer->find("content");
+  if (content == answer->end() || !content->is_object()) return "decline";
+  auto approve = content->find("approve");
+  return approve != content->end() && approve->is_boolean() && approve->get<bool>() ? "accept"
+                                                                                    : "decline";
+}
+
+absl::Status NotApproved(const std::string& decision, const std::string& rule,
+                         const absl::StatusOr<json>& answer) {
+  std::string why;
+  if (decision == "decline") {
+    why = "the person declined it";
+  } else if (decision == "cancel") {
+    why = "the person dismissed the request";
+  } else if (absl::IsFailedPrecondition(answer.status())) {
+    why =
+        "this MCP client does not support elicitation, so labgate cannot ask a person; use a "
+        "client that does, or ask the operator to exempt this owner (confirm_exempt)";
+  } else if (absl::IsDeadlineExceeded(answer.status())) {
+    why = absl::StrCat("no answer came within ", kConfirmationTimeout.count(), " s");
+  } else {
+    why = absl::StrCat("the person could not be asked (", answer.status().message(), ")");
+  }
+  return absl::FailedPreconditionError(absl::StrCat("not sent: the safety policy's rule '", rule,
+                                                    "' needs a person's approval, and ", why));
+}
+
+}  // namespace
+
+bool NeedsConfirmation(const absl::Status& status) {
+  return absl::IsFailedPrecondition(status) && status.GetPayload(kRuleKey).has_value() &&
+         status.GetPayload(kIdKey).has_value();
+}
+
+void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool, const json& arguments,
+                     ToolInvoker* invoker, ToolInvoker::Options options,
+                     std::shared_ptr<RequestContext> context,
+                     std::function<void(absl::StatusOr<json>)> done) {
+  const std::string rule = Payload(refusal, kRuleKey);
+  const std::string id = Payload(refusal, kIdKey);
+  context->RequestClient(
+      "elicitation/create", ElicitationParams(tool.name, rule, arguments), kConfirmationTimeout,
+      [tool = &tool, arguments, invoker, options, context, rule, id,
+       done = std::move(done)](absl::StatusOr<json> answer) mutable {
+        const std::string decision = Decision(answer);
+        options.metadata.emplace_back(kAnswerKey,
+                                      absl::StrCat(id, ":", decision, ":", ConfirmationSecret()));
+        if (decision == "accept") {
+          auto call = invoker->Call(*tool, arguments, options, std::move(done));
+          if (call) context->OnCancel([call] { call->Cancel(); });
+          return;
+        }
+        // Sent anyway so that the service records the refusal in the port's session;
+        // nothing is written.
+        absl::Status not_approved = NotApproved(decision, rule, answer);
+        invoker->Call(
+            *tool, arguments, options,
+            [not_approved, done = std::move(done)](absl::StatusOr<json>) { done(not_approved); });
+      });
+}
+
+}  // namespace labgate::gateway

@@ -1,0 +1,35 @@
+// When labgate-serial refuses a write or query because a policy `confirm` rule matched
+// (FAILED_PRECONDITION with trailers labgate-confirm-rule and labgate-confirm-id), the
+// gateway asks the person through the client (elicitation/create) and sends the
+// answer back with the call, so the service writes only after an approval and records
+// approvals and declines in the port's session. Direct gRPC callers cannot do this:
+// the answer carries the confirmation secret (common/confirmation_secret.h).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "absl/status/statusor.h"
+#include "gateway/backends/tool_invoker.h"
+#include "gateway/catalog/tool_catalog.h"
+#include "gateway/mcp/providers.h"
+
+namespace labgate::gateway {
+
+// How long a person has to answer.
+inline constexpr std::chrono::seconds kConfirmationTimeout{120};
+
+// True when `status` is such a confirmation request.
+bool NeedsConfirmation(const absl::Status& status);
+
+// Asks the person about `arguments` and finishes the call through `done`: the retried
+// call's outcome after an approval; otherwise a refusal that says why (declined,
+// dismissed, no answer in time, or a client that cannot be asked).
+void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool,
+                     const nlohmann::json& arguments, ToolInvoker* invoker,
+                     ToolInvoker::Options options, std::shared_ptr<RequestContext> context,
+                     std::function<void(absl::StatusOr<nlohmann::json>)> done);
+
+}  // namespace labgate::gateway

@@ -1,0 +1,132 @@
+#include "serial-service/policy/policy_engine.h"
+
+#include <random>
+
+#include "absl/strings/cord.h"
+#include "absl/strings/str_cat.h"
+
+namespace labgate::serial {
+namespace {
+
+constexpr auto kApprovalLifetime = std::chrono::minutes(10);
+constexpr size_t kMaxPendingApprovals = 1024;
+
+std::string NewApprovalId() {
+  static std::mutex mu;
+  static std::mt19937_64 random{std::random_device{}()};
+  std::lock_guard<std::mutex> lock(mu);
+  return absl::StrCat(absl::Hex(random(), absl::kZeroPad16), absl::Hex(random(), absl::kZeroPad16));
+}
+
+std::string NoRule(const Policy& policy, const std::string& port_name) {
+  return absl::StrCat("port ", port_name, " is not allowed by the policy (", policy.source,
+                      "): no rule matches it");
+}
+
+}  // namespace
+
+void PolicyEngine::Replace(std::shared_ptr<const Policy> policy) {
+  std::lock_guard<std::mutex> lock(mu_);
+  policy_ = std::move(policy);
+  writes_.clear();
+  approvals_.clear();
+}
+
+std::shared_ptr<const Policy> PolicyEngine::current() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return policy_;
+}
+
+absl::Status PolicyEngine::CheckOpen(const std::string& port_name, int64_t baud_rate) const {
+  std::shared_ptr<const Policy> policy = current();
+  if (policy == nullptr) return absl::OkStatus();
+  const PortRule* rule = policy->RuleFor(port_name);
+  if (rule == nullptr) return absl::PermissionDeniedError(NoRule(*policy, port_name));
+  if (!rule->allow) {
+    return absl::PermissionDeniedError(absl::StrCat("port ", port_name,
+                                                    " is not allowed by the policy (rule '",
+                                                    rule->match, "' in ", policy->source, ")"));
+  }
+  if (rule->max_baud.has_value() && baud_rate > *rule->max_baud) {
+    return absl::PermissionDeniedError(absl::StrCat("baud_rate ", baud_rate, " exceeds max_baud ",
+                                                    *rule->max_baud, " of the policy for ",
+                                                    port_name, " (rule '", rule->match, "')"));
+  }
+  return absl::OkStatus();
+}
+
+bool PolicyEngine::Listed(const std::string& port_name) const {
+  std::shared_ptr<const Policy> policy = current();
+  if (policy == nullptr || policy->show_denied) return true;
+  const PortRule* rule = policy->RuleFor(port_name);
+  return rule != nullptr && rule->allow;
+}
+
+bool PolicyEngine::TakeApproval(const std::string& id, const std::string& owner,
+                                const std::string& port_name, const std::string& bytes) {
+  auto it = approvals_.find(id);
+  if (it == approvals_.end()) return false;
+  const PendingApproval& pending = it->second;
+  const bool valid = pending.owner == owner && pending.port_name == port_name &&
+                     pending.bytes == bytes && pending.expires > std::chrono::steady_clock::now();
+  approvals_.erase(it);
+  return valid;
+}
+
+void PolicyEngine::Withdraw(const std::string& approval) {
+  std::lock_guard<std::mutex> lock(mu_);
+  approvals_.erase(approval);
+}
+
+absl::Status PolicyEngine::CheckWrite(const std::string& owner, const std::string& port_name,
+                                      const std::string& bytes, const std::string& approval) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (policy_ == nullptr) return absl::OkStatus();
+  const Policy& policy = *policy_;
+  const PortRule* rule = policy.RuleFor(port_name);
+  if (rule == nullptr) return absl::PermissionDeniedError(NoRule(policy, port_name));
+  if (rule->read_only) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "port ", port_name, " is read-only by the policy (rule '", rule->match, "'); reads only"));
+  }
+  for (const DataRule& deny : rule->deny) {
+    if (std::regex_search(bytes, deny.regex)) {
+      return absl::PermissionDeniedError(absl::StrCat("write to ", port_name,
+                                                      " refused by the policy's deny rule '",
+                                                      deny.name, "' (/", deny.pattern, "/)"));
+    }
+  }
+  const auto now = std::chrono::steady_clock::now();
+  for (const DataRule& confirm : rule->confirm) {
+    if (!std::regex_search(bytes, confirm.regex)) continue;
+    if (policy.confirm_exempt.count(owner) != 0) break;
+    if (!approval.empty() && TakeApproval(approval, owner, port_name, bytes)) break;
+    if (approvals_.size() >= kMaxPendingApprovals) approvals_.erase(approvals_.begin());
+    const std::string id = NewApprovalId();
+    approvals_[id] = {owner, port_name, bytes, confirm.name, now + kApprovalLifetime};
+    absl::Status status = absl::FailedPreconditionError(absl::StrCat(
+        "confirmation required: the policy's confirm rule '", confirm.name, "' (/", confirm.pattern,
+        "/) matches this write to ", port_name,
+        "; a person must approve it through an MCP client that supports elicitation, or the "
+        "policy must list owner '",
+        owner, "' in confirm_exempt"));
+    status.SetPayload(kConfirmRulePayload, absl::Cord(confirm.name));
+    status.SetPayload(kConfirmIdPayload, absl::Cord(id));
+    return status;
+  }
+  if (rule->max_writes_per_s.has_value()) {
+    std::deque<std::chrono::steady_clock::time_point>& recent = writes_[port_name];
+    while (!recent.empty() && now - recent.front() >= std::chrono::seconds(1)) recent.pop_front();
+    if (static_cast<double>(recent.size()) + 1 > *rule->max_writes_per_s) {
+      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
+          recent.front() + std::chrono::seconds(1) - now);
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "write to ", port_name, " refused: the policy allows ", *rule->max_writes_per_s,
+          " writes per second (rule '", rule->match, "'); retry in ", wait.count(), " ms"));
+    }
+    recent.push_back(now);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace labgate::serial

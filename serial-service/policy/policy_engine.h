@@ -1,0 +1,65 @@
+// Applies the current Policy to opens and writes, and swaps in a new one on reload
+// (SIGHUP) without disturbing calls in flight. Without a policy everything is allowed.
+#pragma once
+
+#include <chrono>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/status/status.h"
+#include "serial-service/policy/policy.h"
+
+namespace labgate::serial {
+
+// Trailing metadata of a write refused for confirmation: the rule, and the id of the
+// approval that a confirming gateway may present when it retries.
+inline constexpr char kConfirmRuleTrailer[] = "labgate-confirm-rule";
+inline constexpr char kConfirmIdTrailer[] = "labgate-confirm-id";
+// Metadata of the retry: "<confirm id>:<secret>" (see common/confirmation_secret.h).
+inline constexpr char kConfirmationMetadata[] = "labgate-confirmation";
+// absl::Status payload keys carrying the same facts inside labgate-serial.
+inline constexpr char kConfirmRulePayload[] = "labgate.confirm_rule";
+inline constexpr char kConfirmIdPayload[] = "labgate.confirm_id";
+
+class PolicyEngine {
+ public:
+  PolicyEngine() = default;
+
+  void Replace(std::shared_ptr<const Policy> policy);
+  std::shared_ptr<const Policy> current() const;
+
+  // PERMISSION_DENIED when the port may not be opened at this baud rate.
+  absl::Status CheckOpen(const std::string& port_name, int64_t baud_rate) const;
+  // Whether list_ports shows the port.
+  bool Listed(const std::string& port_name) const;
+
+  // A write (or query) of `bytes` by `owner`. `approval` is the confirm id a gateway
+  // presents after a person approved (empty: none). Refusals:
+  //   PERMISSION_DENIED   read_only, or a deny rule (named);
+  //   FAILED_PRECONDITION a confirm rule matched (payloads: rule and a fresh confirm id);
+  //   RESOURCE_EXHAUSTED  max_writes_per_s.
+  // An allowed write counts toward the rate limit.
+  absl::Status CheckWrite(const std::string& owner, const std::string& port_name,
+                          const std::string& bytes, const std::string& approval);
+  // Forgets a confirmation request the person did not approve, so it cannot be used later.
+  void Withdraw(const std::string& approval);
+
+ private:
+  struct PendingApproval {
+    std::string owner, port_name, bytes, rule;
+    std::chrono::steady_clock::time_point expires;
+  };
+  // Consumes a matching approval; false when there is none.
+  bool TakeApproval(const std::string& id, const std::string& owner, const std::string& port_name,
+                    const std::string& bytes);
+
+  mutable std::mutex mu_;
+  std::shared_ptr<const Policy> policy_;  // guarded by mu_
+  std::map<std::string, std::deque<std::chrono::steady_clock::time_point>> writes_;  // mu_
+  std::map<std::string, PendingApproval> approvals_;  // guarded by mu_
+};
+
+}  // namespace labgate::serial

@@ -1,0 +1,119 @@
+// The policy file format and the decisions it makes, without a service around it.
+#include "serial-service/policy/policy.h"
+
+#include <gtest/gtest.h>
+
+#include "absl/strings/match.h"
+#include "serial-service/policy/policy_engine.h"
+
+namespace labgate::serial {
+namespace {
+
+constexpr char kPolicy[] = R"json({
+  "show_denied": false,
+  "confirm_exempt": ["robot"],
+  "ports": [
+    {"match": "loop://locked*", "allow": false},
+    {"match": "loop://meter*", "read_only": true},
+    {"match": "loop://psu*", "max_baud": 115200, "max_writes_per_s": 2,
+     "deny": [{"name": "no-reset", "pattern": "^\\*RST"}],
+     "confirm": [{"name": "output-on", "pattern": "^OUTP(UT)? ON"}]},
+    {"match": "loop://*"}
+  ]
+})json";
+
+std::shared_ptr<const Policy> Parse(const std::string& text) {
+  absl::StatusOr<std::shared_ptr<const Policy>> policy = ParsePolicy(text, "test.json");
+  EXPECT_TRUE(policy.ok()) << policy.status();
+  return policy.ok() ? *policy : nullptr;
+}
+
+TEST(PolicyTest, ParsesTheRulesAndTheFirstMatchApplies) {
+  auto policy = Parse(kPolicy);
+  ASSERT_NE(policy, nullptr);
+  ASSERT_EQ(policy->ports.size(), 4u);
+  EXPECT_EQ(policy->RuleFor("loop://psu1")->match, "loop://psu*");
+  EXPECT_EQ(policy->RuleFor("loop://other")->match, "loop://*");
+  EXPECT_EQ(policy->RuleFor("/dev/ttyUSB0"), nullptr);
+  EXPECT_EQ(policy->confirm_exempt.count("robot"), 1u);
+}
+
+TEST(PolicyTest, UnknownKeysBadTypesAndBadRegexesAreRefusedByName) {
+  auto unknown = ParsePolicy(R"({"ports": [{"match": "*", "alow": true}]})", "p.json");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(unknown.status().message(), "alow")) << unknown.status();
+  auto top = ParsePolicy(R"({"ports": [], "colour": 1})", "p.json");
+  EXPECT_TRUE(absl::StrContains(top.status().message(), "colour")) << top.status();
+  auto type = ParsePolicy(R"({"ports": [{"match": "*", "max_baud": "fast"}]})", "p.json");
+  EXPECT_TRUE(absl::StrContains(type.status().message(), "max_baud")) << type.status();
+  auto regex = ParsePolicy(
+      R"({"ports": [{"match": "*", "deny": [{"name": "broken", "pattern": "(["}]}]})", "p.json");
+  EXPECT_TRUE(absl::StrContains(regex.status().message(), "'broken'")) << regex.status();
+  auto missing = ParsePolicy(R"({})", "p.json");
+  EXPECT_TRUE(absl::StrContains(missing.status().message(), "ports")) << missing.status();
+  auto not_json = ParsePolicy("{ports", "p.json");
+  EXPECT_TRUE(absl::StrContains(not_json.status().message(), "not valid JSON"));
+}
+
+TEST(PolicyEngineTest, OpensListingAndBaud) {
+  PolicyEngine engine;
+  EXPECT_TRUE(engine.CheckOpen("/dev/anything", 4000000).ok()) << "no policy: all allowed";
+  engine.Replace(Parse(kPolicy));
+  EXPECT_TRUE(engine.CheckOpen("loop://psu", 9600).ok());
+  absl::Status fast = engine.CheckOpen("loop://psu", 230400);
+  EXPECT_EQ(fast.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(absl::StrContains(fast.message(), "max_baud 115200")) << fast;
+  EXPECT_EQ(engine.CheckOpen("loop://locked", 9600).code(), absl::StatusCode::kPermissionDenied);
+  absl::Status unmatched = engine.CheckOpen("/dev/ttyUSB0", 9600);
+  EXPECT_TRUE(absl::StrContains(unmatched.message(), "no rule matches")) << unmatched;
+  EXPECT_FALSE(engine.Listed("loop://locked"));
+  EXPECT_FALSE(engine.Listed("/dev/ttyUSB0"));
+  EXPECT_TRUE(engine.Listed("loop://psu"));
+  engine.Replace(Parse(R"({"show_denied": true, "ports": [{"match": "x", "allow": false}]})"));
+  EXPECT_TRUE(engine.Listed("x"));
+  EXPECT_EQ(engine.CheckOpen("x", 9600).code(), absl::StatusCode::kPermissionDenied);
+}
+
+TEST(PolicyEngineTest, ReadOnlyDenyAndConfirm) {
+  PolicyEngine engine;
+  engine.Replace(Parse(kPolicy));
+  absl::Status read_only = engine.CheckWrite("alice", "loop://meter", "*IDN?", "");
+  EXPECT_EQ(read_only.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(absl::StrContains(read_only.message(), "read-only")) << read_only;
+  absl::Status denied = engine.CheckWrite("robot", "loop://psu", "*RST", "");
+  EXPECT_EQ(denied.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(absl::StrContains(denied.message(), "'no-reset'")) << denied;
+
+  absl::Status confirm = engine.CheckWrite("alice", "loop://psu", "OUTP ON", "");
+  EXPECT_EQ(confirm.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(absl::StrContains(confirm.message(), "'output-on'")) << confirm;
+  ASSERT_TRUE(confirm.GetPayload(kConfirmRulePayload).has_value());
+  EXPECT_EQ(std::string(*confirm.GetPayload(kConfirmRulePayload)), "output-on");
+  const std::string id = std::string(*confirm.GetPayload(kConfirmIdPayload));
+  // The approval is bound to the owner, port and bytes, and used once.
+  EXPECT_FALSE(engine.CheckWrite("bob", "loop://psu", "OUTP ON", id).ok());
+  absl::Status again = engine.CheckWrite("alice", "loop://psu", "OUTP ON", "");
+  const std::string id2 = std::string(*again.GetPayload(kConfirmIdPayload));
+  EXPECT_FALSE(engine.CheckWrite("alice", "loop://psu", "OUTPUT ON", id2).ok());
+  absl::Status third = engine.CheckWrite("alice", "loop://psu", "OUTP ON", "");
+  const std::string id3 = std::string(*third.GetPayload(kConfirmIdPayload));
+  EXPECT_TRUE(engine.CheckWrite("alice", "loop://psu", "OUTP ON", id3).ok());
+  EXPECT_FALSE(engine.CheckWrite("alice", "loop://psu", "OUTP ON", id3).ok()) << "used once";
+  // Exempt owners skip confirm rules, not deny rules.
+  EXPECT_TRUE(engine.CheckWrite("robot", "loop://other", "OUTP ON", "").ok());
+}
+
+TEST(PolicyEngineTest, RateLimitCountsAllowedWritesPerPort) {
+  PolicyEngine engine;
+  engine.Replace(Parse(kPolicy));
+  EXPECT_TRUE(engine.CheckWrite("alice", "loop://psu", "VOLT 1", "").ok());
+  EXPECT_TRUE(engine.CheckWrite("alice", "loop://psu", "VOLT 2", "").ok());
+  absl::Status limited = engine.CheckWrite("alice", "loop://psu", "VOLT 3", "");
+  EXPECT_EQ(limited.code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_TRUE(absl::StrContains(limited.message(), "2 writes per second")) << limited;
+  EXPECT_TRUE(engine.CheckWrite("alice", "loop://psu2", "VOLT 1", "").ok()) << "per port";
+}
+
+}  // namespace
+}  // namespace labgate::serial

@@ -1,0 +1,307 @@
+// Automatic transcripts: a port opened with a session_id is recorded by the serial
+// service itself in a real labgate-session child process, which is killed and
+// restarted mid-run. The real libserialport drives the simulated instrument on a pty.
+#include <arpa/inet.h>
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/service_host.h"
+#include "labgate/session/v1/session.grpc.pb.h"
+#include "serial-service/serial_service.h"
+#include "serial-service/tests/serial_test_client.h"
+#include "serial-service/tests/session_child.h"
+#include "tests/serial_harness/pty_device.h"
+
+namespace labgate::serial {
+namespace {
+
+using serial_harness::InstrumentMode;
+using serial_harness::PtyDevice;
+using testing::SerialClient;
+using testing::SessionChild;
+namespace session_v1 = labgate::session::v1;
+
+// A port nothing listens on yet (bound once, then released).
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+    port = ntohs(address.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+std::shared_ptr<grpc::Channel> QuickReconnectChannel(const std::string& address) {
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
+  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+}
+
+struct Line {
+  std::string direction;
+  std::string content;
+  bool operator==(const Line& other) const {
+    return direction == other.direction && content == other.content;
+  }
+};
+
+std::ostream& operator<<(std::ostream& out, const Line& line) {
+  return out << line.direction << ":" << absl::CEscape(line.content);
+}
+
+class PtyTranscriptTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(serial_harness::ShimLoaded()) << "tiocm_shim.so is not preloaded";
+    char pattern[] = "/tmp/labgate-transcript-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    data_dir_ = pattern;
+    session_ = std::make_unique<SessionChild>(data_dir_);
+  }
+  void TearDown() override {
+    if (service_) service_->Shutdown();
+    if (host_) host_->Shutdown(std::chrono::seconds(2));
+    session_.reset();
+    std::filesystem::remove_all(data_dir_);
+  }
+
+  void StartSerial(const std::string& session_address, size_t queue_limit = 10000) {
+    SerialServiceOptions options;
+    options.session_channel = QuickReconnectChannel(session_address);
+    options.record_queue_limit = queue_limit;
+    auto service = CreateSerialService(options);
+    ASSERT_TRUE(service.ok()) << service.status();
+    service_ = std::move(*service);
+    auto host = ServiceHost::Start("", {service_.get()});
+    ASSERT_TRUE(host.ok()) << host.status();
+    host_ = std::move(*host);
+    client_ = std::make_unique<SerialClient>(host_->InProcessChannel(), "alice");
+    sessions_ = session_v1::SessionService::NewStub(QuickReconnectChannel(session_address));
+  }
+
+  std::string CreateSession() {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    context.set_wait_for_ready(true);
+    session_v1::CreateSessionRequest request;
+    request.set_device_id("sim");
+    session_v1::CreateSessionResponse response;
+    grpc::Status status = sessions_->CreateSession(&context, request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response.session().id();
+  }
+
+  std::vector<session_v1::Message> Transcript(const std::string& session_id) {
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    context.set_wait_for_ready(true);
+    session_v1::ListMessagesRequest request;
+    request.set_session_id(session_id);
+    request.set_limit(1000);
+    session_v1::ListMessagesResponse response;
+    grpc::Status status = sessions_->ListMessages(&context, request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return {response.messages().begin(), response.messages().end()};
+  }
+
+  v1::GetMetricsResponse Metrics(const std::string& port) {
+    v1::GetMetricsResponse metrics;
+    EXPECT_TRUE(client_->Metrics(port, &metrics).ok());
+    return metrics;
+  }
+
+  // Waits until no record of `port` is waiting for the session service.
+  bool WaitDelivered(const std::string& port) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (Metrics(port).records_pending() == 0) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return false;
+  }
+
+  std::unique_ptr<PtyDevice> Device(InstrumentMode mode) {
+    auto device = PtyDevice::Create(mode);
+    EXPECT_TRUE(device.ok()) << "pty harness: " << device.status();
+    return device.ok() ? std::move(*device) : nullptr;
+  }
+
+  std::string data_dir_;
+  std::unique_ptr<SessionChild> session_;
+  std::unique_ptr<SerialGrpcService> service_;
+  std::unique_ptr<ServiceHost> host_;
+  std::unique_ptr<SerialClient> client_;
+  std::unique_ptr<session_v1::SessionService::Stub> sessions_;
+};
+
+TEST_F(PtyTranscriptTest, TheTranscriptKeepsIoOrderAcrossASessionServiceRestart) {
+  ASSERT_NE(session_->Start(), 0) << "labgate-session did not start";
+  StartSerial(session_->address());
+  const std::string session_id = CreateSession();
+  ASSERT_FALSE(session_id.empty());
+  auto device = Device(InstrumentMode::kScpi);
+  ASSERT_NE(device, nullptr);
+  v1::OpenPortRequest open;
+  open.set_port_name(device->path());
+  open.set_baud_rate(115200);
+  open.set_terminator("\n");
+  open.set_session_id(session_id);
+  v1::OpenPortResponse opened;
+  ASSERT_TRUE(client_->Open(open, &opened).ok());
+  EXPECT_EQ(opened.settings().session_id(), session_id);
+
+  std::vector<Line> expected = {{"event", absl::StrCat("opened at 115200 baud for alice")}};
+  auto exchange = [&](int i) {
+    const std::string command = absl::StrCat("CMD-", i);
+    if (i % 2 == 0) {
+      v1::QueryResponse reply;
+      ASSERT_TRUE(client_->Query("", command, 3000, &reply).ok());
+      EXPECT_EQ(reply.data(), command);
+      EXPECT_FALSE(reply.not_recorded());
+    } else {
+      v1::WriteResponse wrote;
+      ASSERT_TRUE(client_->Write("", command, v1::ENCODING_TEXT, &wrote).ok());
+      EXPECT_FALSE(wrote.not_recorded());
+      v1::ReadResponse read;
+      ASSERT_TRUE(client_->Read("", 3000, &read).ok());
+      EXPECT_EQ(read.data(), command);
+      EXPECT_FALSE(read.not_recorded());
+    }
+    expected.push_back({"tx", command + "\n"});
+    expected.push_back({"rx", command});
+  };
+  int i = 0;
+  for (; i < 10; ++i) exchange(i);
+
+  // The session service dies mid-run; the I/O goes on, and its records wait.
+  session_->Kill();
+  for (; i < 20; ++i) exchange(i);
+  EXPECT_GT(Metrics(device->path()).records_pending(), 0);
+  v1::GetStatusResponse status;
+  ASSERT_TRUE(client_->Status(device->path(), &status).ok());
+  EXPECT_GT(status.records_pending(), 0);
+
+  ASSERT_NE(session_->Start(session_->port()), 0) << "labgate-session did not restart";
+  for (; i < 30; ++i) exchange(i);
+  v1::ClosePortResponse closed;
+  ASSERT_TRUE(client_->Close(device->path(), &closed).ok());
+  expected.push_back({"event", "closed: closed by client"});
+  ASSERT_TRUE(WaitDelivered(device->path())) << "records still pending";
+  EXPECT_EQ(Metrics(device->path()).records_lost(), 0);
+
+  std::vector<session_v1::Message> messages = Transcript(session_id);
+  std::vector<Line> actual;
+  for (size_t n = 0; n < messages.size(); ++n) {
+    const session_v1::Message& message = messages[n];
+    actual.push_back({message.direction(), message.content()});
+    EXPECT_EQ(message.message_id(), static_cast<int64_t>(n + 1)) << "ids are consecutive";
+    EXPECT_EQ(message.role(), "device");
+    EXPECT_TRUE(absl::StrContains(message.features(), "serial")) << message.features();
+    if (message.direction() == "rx") {
+      EXPECT_TRUE(message.has_latency_ms());
+    }
+  }
+  EXPECT_EQ(actual, expected) << "exact order, no duplicates";
+}
+
+TEST_F(PtyTranscriptTest, BinaryIsRecordedAsBase64WithItsTag) {
+  ASSERT_NE(session_->Start(), 0);
+  StartSerial(session_->address());
+  const std::string session_id = CreateSession();
+  auto device = Device(InstrumentMode::kEcho);
+  ASSERT_NE(device, nullptr);
+  ASSERT_TRUE(client_->Open(device->path(), 115200).ok());
+  // Bound later, by reconfigure.
+  v1::ReconfigurePortRequest bind;
+  bind.set_session_id(session_id);
+  v1::ReconfigurePortResponse rebound;
+  ASSERT_TRUE(client_->stub()->ReconfigurePort(client_->Context().get(), bind, &rebound).ok());
+  const std::string payload("\x00\xff\x01", 3);
+  ASSERT_TRUE(client_->Write("", absl::Base64Escape(payload), v1::ENCODING_BASE64).ok());
+  v1::ReadResponse read;
+  ASSERT_TRUE(client_->Read("", 2000, &read, v1::ENCODING_BASE64, 3).ok());
+  ASSERT_TRUE(WaitDelivered(device->path()));
+  std::vector<session_v1::Message> messages = Transcript(session_id);
+  ASSERT_EQ(messages.size(), 3u);
+  EXPECT_EQ(messages[0].direction(), "event");
+  EXPECT_TRUE(absl::StartsWith(messages[0].content(), "reconfigured")) << messages[0].content();
+  for (int n : {1, 2}) {
+    EXPECT_EQ(messages[n].content(), absl::Base64Escape(payload));
+    EXPECT_TRUE(absl::StrContains(messages[n].features(), "base64")) << messages[n].features();
+  }
+  EXPECT_EQ(messages[1].direction(), "tx");
+  EXPECT_EQ(messages[2].direction(), "rx");
+}
+
+TEST_F(PtyTranscriptTest, AFullQueueLosesRecordsCountsThemAndTellsTheCaller) {
+  const int port = FreePort();
+  ASSERT_NE(port, 0);
+  // The session service is not running yet: records wait in a queue of 4.
+  StartSerial(absl::StrCat("127.0.0.1:", port), /*queue_limit=*/4);
+  auto device = Device(InstrumentMode::kEcho);
+  ASSERT_NE(device, nullptr);
+  v1::OpenPortRequest open;
+  open.set_port_name(device->path());
+  open.set_baud_rate(115200);
+  open.set_session_id("bound-before-the-service-runs");
+  ASSERT_TRUE(client_->Open(open).ok());  // its "opened" event takes one place
+  int not_recorded = 0;
+  for (int i = 0; i < 6; ++i) {
+    v1::WriteResponse wrote;
+    ASSERT_TRUE(client_->Write("", absl::StrCat("W", i), v1::ENCODING_TEXT, &wrote).ok())
+        << "recording never fails the I/O";
+    EXPECT_EQ(wrote.not_recorded(), i >= 3) << i;
+    not_recorded += wrote.not_recorded() ? 1 : 0;
+  }
+  v1::GetMetricsResponse metrics = Metrics(device->path());
+  EXPECT_EQ(metrics.records_lost(), not_recorded);
+  EXPECT_EQ(metrics.records_pending(), 4);
+  v1::GetStatusResponse status;
+  ASSERT_TRUE(client_->Status(device->path(), &status).ok());
+  EXPECT_EQ(status.records_lost(), not_recorded);
+}
+
+TEST_F(PtyTranscriptTest, BindingWithoutASessionServiceIsRefused) {
+  auto service = CreateSerialService(SerialServiceOptions{});
+  ASSERT_TRUE(service.ok());
+  service_ = std::move(*service);
+  auto host = ServiceHost::Start("", {service_.get()});
+  ASSERT_TRUE(host.ok());
+  host_ = std::move(*host);
+  SerialClient client(host_->InProcessChannel(), "alice");
+  v1::OpenPortRequest open;
+  open.set_port_name("loop://unbound");
+  open.set_baud_rate(9600);
+  open.set_session_id("some-session");
+  grpc::Status refused = client.Open(open);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_TRUE(absl::StrContains(refused.error_message(), "--session-addr"))
+      << refused.error_message();
+  v1::GetStatusResponse status;
+  ASSERT_TRUE(client.Status("loop://unbound", &status).ok());
+  EXPECT_EQ(status.status(), v1::PORT_STATE_CLOSED) << "nothing was opened";
+}
+
+}  // namespace
+}  // namespace labgate::serial

@@ -1,0 +1,191 @@
+// The safety policy through MCP: the official SDK client's elicitation handler answers
+// labgate's confirmation requests. labgate-serial runs standalone with --policy and
+// records the port's I/O and every decision in a labgate-session; labgate calls both.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { BIN, startService, connectStdio, callOk, tempDir, removeDir } from './lib/harness.mjs';
+import { callError, eventually } from './lib/serial_helpers.mjs';
+
+const POLICY = {
+  ports: [
+    { match: 'loop://meter', read_only: true },
+    { match: 'loop://locked', allow: false },
+    {
+      match: 'loop://*', max_baud: 115200, max_writes_per_s: 20,
+      deny: [{ name: 'no-reset', pattern: '^\\*RST' }],
+      confirm: [{ name: 'output-on', pattern: '^OUTP(UT)? ON' }],
+    },
+  ],
+};
+
+let dir; let policyFile; let secretFile; let session; let serial;
+
+before(async () => {
+  dir = tempDir('labgate-policy-e2e-');
+  policyFile = join(dir, 'policy.json');
+  secretFile = join(dir, 'secret');
+  writeFileSync(policyFile, JSON.stringify(POLICY));
+  writeFileSync(secretFile, 'e2e-confirmation-secret\n');
+  session = await startService(BIN.session, ['--data-dir', join(dir, 'data')]);
+  serial = await startService(BIN.serial, ['--policy', policyFile, '--confirm-secret-file', secretFile,
+    '--session-addr', session.address]);
+});
+
+after(async () => {
+  await serial?.stop();
+  await session?.stop();
+  removeDir(dir);
+});
+
+// A gateway whose client answers elicitation/create with `answer` (or lacks the
+// capability when `answer` is null); the questions it got are in `asked`.
+async function gateway(answer) {
+  const asked = [];
+  const options = { env: { LABGATE_CONFIRM_SECRET_FILE: secretFile } };
+  if (answer !== null) {
+    options.capabilities = { elicitation: {} };
+    options.setup = (client) => client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      asked.push(request.params);
+      return answer;
+    });
+  }
+  const connection = await connectStdio(['--serial-addr', serial.address, '--session-addr', session.address], options);
+  return { ...connection, asked };
+}
+
+// Opens `port` bound to a fresh session; returns the session id.
+async function openRecorded(client, port) {
+  const created = await callOk(client, 'create_session', { device_id: 'psu' });
+  const sessionId = created.session.id;
+  await callOk(client, 'open_port', { port_name: port, baud_rate: 9600, terminator: '\n', timeout_ms: 200, session_id: sessionId });
+  return sessionId;
+}
+
+async function transcript(client, sessionId, count) {
+  return eventually(async () => {
+    const listed = await callOk(client, 'list_messages', { session_id: sessionId });
+    return listed.messages.length >= count ? listed.messages : null;
+  }, `${count} messages in ${sessionId}`);
+}
+
+// What the loopback got (and so would have reached an instrument).
+async function written(client, port) {
+  const read = await callOk(client, 'read', { port_name: port, timeout_ms: 50 });
+  return read.data;
+}
+
+test('accept: the person approves, the write goes through, and the record says so', async () => {
+  const { client, asked } = await gateway({ action: 'accept', content: { approve: true } });
+  try {
+    const sessionId = await openRecorded(client, 'loop://accept');
+    const wrote = await callOk(client, 'write', { port_name: 'loop://accept', data: 'OUTP ON' });
+    assert.equal(wrote.bytes_written, 8);
+    assert.equal(asked.length, 1);
+    assert.match(asked[0].message, /output-on/);
+    assert.match(asked[0].message, /OUTP ON/);
+    assert.equal(await written(client, 'loop://accept'), 'OUTP ON');
+    const messages = await transcript(client, sessionId, 5);
+    assert.match(messages[0].content, /^opened at 9600 baud/);
+    assert.deepEqual(messages.map((m) => [m.direction, m.content]).slice(1, 5), [
+      ['event', "confirmation required (rule 'output-on'): OUTP ON"],
+      ['event', 'write approved by a person: OUTP ON'],
+      ['tx', 'OUTP ON\n'],
+      ['rx', 'OUTP ON'],
+    ]);
+  } finally {
+    await client.close();
+  }
+});
+
+test('decline: nothing is written, the refusal explains, and the decline is recorded', async () => {
+  const { client, asked } = await gateway({ action: 'decline' });
+  try {
+    const sessionId = await openRecorded(client, 'loop://decline');
+    const text = await callError(client, 'write', { port_name: 'loop://decline', data: 'OUTP ON' });
+    assert.match(text, /FAILED_PRECONDITION/);
+    assert.match(text, /declined/);
+    assert.match(text, /output-on/);
+    assert.equal(asked.length, 1);
+    assert.equal(await written(client, 'loop://decline'), '');
+    const messages = await transcript(client, sessionId, 3);
+    assert.deepEqual(messages.slice(1, 3).map((m) => m.content), [
+      "confirmation required (rule 'output-on'): OUTP ON",
+      'write not approved (decline): OUTP ON',
+    ]);
+    // A query is a write too.
+    const query = await callError(client, 'query', { port_name: 'loop://decline', data: 'OUTPUT ON' });
+    assert.match(query, /declined/);
+  } finally {
+    await client.close();
+  }
+});
+
+test('a client without elicitation is refused with the reason, and nothing is written', async () => {
+  const { client } = await gateway(null);
+  try {
+    await callOk(client, 'open_port', { port_name: 'loop://noelicit', baud_rate: 9600, terminator: '\n', timeout_ms: 200 });
+    const text = await callError(client, 'write', { port_name: 'loop://noelicit', data: 'OUTP ON' });
+    assert.match(text, /does not support elicitation/);
+    assert.equal(await written(client, 'loop://noelicit'), '');
+    // Writes no rule asks about need nobody.
+    await callOk(client, 'write', { port_name: 'loop://noelicit', data: 'VOLT 5' });
+  } finally {
+    await client.close();
+  }
+});
+
+test('deny rules, read-only ports, allow and max_baud refuse by name; tool hints are truthful', async () => {
+  const { client, asked } = await gateway({ action: 'accept', content: { approve: true } });
+  try {
+    const { tools } = await client.listTools();
+    for (const name of ['write', 'query']) {
+      const tool = tools.find((t) => t.name === name);
+      assert.equal(tool.annotations.readOnlyHint ?? false, false, `${name} is not read-only`);
+      assert.equal(tool.annotations.destructiveHint, true, `${name} may be destructive`);
+    }
+    await callOk(client, 'open_port', { port_name: 'loop://deny', baud_rate: 9600, terminator: '\n' });
+    assert.match(await callError(client, 'write', { port_name: 'loop://deny', data: '*RST' }), /PERMISSION_DENIED.*'no-reset'/);
+    await callOk(client, 'open_port', { port_name: 'loop://meter', baud_rate: 9600 });
+    assert.match(await callError(client, 'write', { port_name: 'loop://meter', data: 'x' }), /read-only/);
+    assert.match(await callError(client, 'open_port', { port_name: 'loop://locked', baud_rate: 9600 }), /not allowed/);
+    assert.match(await callError(client, 'open_port', { port_name: 'loop://fast', baud_rate: 230400 }), /max_baud 115200/);
+    assert.equal(asked.length, 0, 'refusals ask nobody');
+  } finally {
+    await client.close();
+  }
+});
+
+test('rate limit: writes beyond max_writes_per_s are RESOURCE_EXHAUSTED', async () => {
+  const { client } = await gateway(null);
+  try {
+    await callOk(client, 'open_port', { port_name: 'loop://rate', baud_rate: 9600 });
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) =>
+      client.callTool({ name: 'write', arguments: { port_name: 'loop://rate', data: `V${i}` } })));
+    const refused = results.filter((r) => r.isError);
+    assert.ok(refused.length >= 20, `at most 20 of 40 writes in a burst pass (refused ${refused.length})`);
+    for (const r of refused) assert.match(r.content[0].text, /RESOURCE_EXHAUSTED.*20 writes per second/);
+  } finally {
+    await client.close();
+  }
+});
+
+test('SIGHUP reloads the policy file', async () => {
+  const { client } = await gateway(null);
+  try {
+    await callOk(client, 'open_port', { port_name: 'loop://reload', baud_rate: 9600 });
+    assert.match(await callError(client, 'write', { port_name: 'loop://reload', data: 'OUTP ON' }), /elicitation/);
+    writeFileSync(policyFile, JSON.stringify({ ports: [{ match: 'loop://*' }] }));
+    serial.child.kill('SIGHUP');
+    await eventually(async () => {
+      const r = await client.callTool({ name: 'write', arguments: { port_name: 'loop://reload', data: 'OUTP ON' } });
+      return !r.isError;
+    }, 'the reloaded policy');
+  } finally {
+    writeFileSync(policyFile, JSON.stringify(POLICY));
+    serial.child.kill('SIGHUP');
+    await client.close();
+  }
+});
