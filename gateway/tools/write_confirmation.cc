@@ -90,10 +90,15 @@ void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool, const
                      std::function<void(absl::StatusOr<json>)> done) {
   const std::string rule = Payload(refusal, kRuleKey);
   const std::string id = Payload(refusal, kIdKey);
-  context->RequestClient(
-      "elicitation/create", ElicitationParams(tool.name, rule, arguments), kConfirmationTimeout,
+  // In the 2026 era the question goes back as input_required under this key, and the
+  // client's retry of the whole call brings the answer.
+  context->AskClient(
+      "confirm_write", "elicitation/create", ElicitationParams(tool.name, rule, arguments),
+      kConfirmationTimeout,
       [tool = &tool, arguments, invoker, options, context, rule, id,
        done = std::move(done)](absl::StatusOr<json> answer) mutable {
+        // Not asked yet: nothing is decided, so nothing is sent or recorded.
+        if (IsInputRequired(answer.status())) return done(answer.status());
         const std::string decision = Decision(answer);
         options.metadata.emplace_back(kAnswerKey,
                                       absl::StrCat(id, ":", decision, ":", ConfirmationSecret()));
