@@ -6,6 +6,7 @@
 //
 //   labgate_http_bench --port P [--path /mcp] [--sessions 32] [--seconds 10]
 //                      [--method tools/list] [--tool NAME --args JSON] [--label NAME]
+//                      [--era 2025|2026]
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -40,6 +41,7 @@ struct Options {
   std::string tool;
   std::string args = "{}";
   std::string label = "server";
+  std::string era = "2025";  // "2026": stateless, no initialize, the era's headers and _meta
   int hold_streams = 0;  // > 0: open this many sessions with GET streams and hold them
   double hold_seconds = 10;
 };
@@ -84,10 +86,12 @@ class Connection {
   };
 
   std::optional<Reply> Post(const std::string& path, const std::string& session,
-                            const std::string& version, const std::string& body) {
+                            const std::string& version, const std::string& body,
+                            const std::string& extra_headers = "") {
     std::string request = "POST " + path +
                           " HTTP/1.1\r\nHost: localhost\r\nAccept: application/json, "
-                          "text/event-stream\r\nContent-Type: application/json\r\n";
+                          "text/event-stream\r\nContent-Type: application/json\r\n" +
+                          extra_headers;
     if (!session.empty()) request += "Mcp-Session-Id: " + session + "\r\n";
     if (!version.empty()) request += "MCP-Protocol-Version: " + version + "\r\n";
     request += "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
@@ -173,6 +177,8 @@ int main(int argc, char** argv) {
       options.sessions = std::stoi(value);
     else if (flag == "--seconds")
       options.seconds = std::stod(value);
+    else if (flag == "--era")
+      options.era = value;
     else if (flag == "--method")
       options.method = value;
     else if (flag == "--tool")
@@ -236,9 +242,18 @@ int main(int argc, char** argv) {
     threads.emplace_back([&, s] {
       Connection connection(options.port);
       std::string session;
-      std::string version = "2025-11-25";
+      const bool stateless = options.era == "2026";
+      std::string version = stateless ? "2026-07-28" : "2025-11-25";
+      std::string headers;
+      json request_params = params;
+      if (stateless) {
+        headers = "Mcp-Method: " + options.method + "\r\n";
+        if (options.method == "tools/call") headers += "Mcp-Name: " + options.tool + "\r\n";
+        request_params["_meta"] = {{"io.modelcontextprotocol/protocolVersion", version},
+                                   {"io.modelcontextprotocol/clientCapabilities", json::object()}};
+      }
       bool ok = connection.ok();
-      if (ok) {
+      if (ok && !stateless) {
         json init = {{"jsonrpc", "2.0"},
                      {"id", 0},
                      {"method", "initialize"},
@@ -266,10 +281,12 @@ int main(int argc, char** argv) {
       uint64_t my_errors = 0;
       uint64_t id = 1;
       while (!stop.load()) {
-        json request = {
-            {"jsonrpc", "2.0"}, {"id", id++}, {"method", options.method}, {"params", params}};
+        json request = {{"jsonrpc", "2.0"},
+                         {"id", id++},
+                         {"method", options.method},
+                         {"params", request_params}};
         auto start = Clock::now();
-        auto reply = connection.Post(options.path, session, version, request.dump());
+        auto reply = connection.Post(options.path, session, version, request.dump(), headers);
         auto elapsed = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
         if (!reply || reply->status != 200 || reply->body.find("\"result\"") == std::string::npos) {
           my_errors++;
@@ -301,6 +318,7 @@ int main(int argc, char** argv) {
   };
   json result = {
       {"label", options.label},
+      {"era", options.era},
       {"method", options.method == "tools/call" ? "tools/call " + options.tool : options.method},
       {"sessions", options.sessions},
       {"failed_sessions", failed.load()},

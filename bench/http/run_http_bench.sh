@@ -42,5 +42,10 @@ for sessions in 1 32 256; do
   "$LOAD" --port "$EVERYTHING_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label server-everything
   "$LOAD" --port "$LABGATE_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label labgate \
     --method tools/call --tool list_sessions --args '{"limit":1}'
+  # The stateless 2026-07-28 era: no session, the era's headers and _meta on every request.
+  "$LOAD" --port "$LABGATE_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label labgate \
+    --era 2026
+  "$LOAD" --port "$LABGATE_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label labgate \
+    --era 2026 --method tools/call --tool list_sessions --args '{"limit":1}'
 done
 
