@@ -22,24 +22,16 @@ void InFlightCounter::Token::Release() {
   counter_.reset();
 }
 
-void InFlightCounter::Add() {
-  absl::MutexLock lock(&mutex_);
-  ++count_;
-}
-
 void InFlightCounter::Remove() {
-  absl::MutexLock lock(&mutex_);
-  --count_;
-}
-
-size_t InFlightCounter::count() const {
-  absl::MutexLock lock(&mutex_);
-  return count_;
+  if (count_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    // Taking the lock wakes a waiter, whose condition is re-evaluated on unlock.
+    absl::MutexLock lock(&mutex_);
+  }
 }
 
 bool InFlightCounter::WaitUntilIdle(std::chrono::milliseconds timeout) const {
   absl::MutexLock lock(&mutex_);
-  auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) { return count_ == 0; };
+  auto idle = [this]() { return count_.load(std::memory_order_acquire) == 0; };
   return mutex_.AwaitWithTimeout(absl::Condition(&idle), absl::FromChrono(timeout));
 }
 

@@ -2,6 +2,7 @@
 // wait for "nothing in flight" as a signal instead of polling for it.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -34,16 +35,18 @@ class InFlightCounter {
   // A token for one more request. (A static helper, so the token can share ownership.)
   static Token Enter(const std::shared_ptr<InFlightCounter>& counter) { return Token(counter); }
 
-  size_t count() const;
+  // Lock-free: the fast path asks it for every message.
+  size_t count() const { return count_.load(std::memory_order_acquire); }
   // Blocks until nothing is in flight or `timeout` passes; true when idle.
   bool WaitUntilIdle(std::chrono::milliseconds timeout) const;
 
  private:
-  void Add();
+  void Add() { count_.fetch_add(1, std::memory_order_acq_rel); }
   void Remove();
 
+  std::atomic<size_t> count_{0};
+  // Only a waiter and the request that empties the count take the lock.
   mutable absl::Mutex mutex_;
-  size_t count_ ABSL_GUARDED_BY(mutex_) = 0;
 };
 
 }  // namespace labgate::gateway

@@ -11,6 +11,7 @@
 #include "gateway/http/http_security.h"
 #include "gateway/http/http_session.h"
 #include "gateway/http/stateless_exchange.h"
+#include "gateway/legacy/legacy_envelope.h"
 #include "gateway/jsonrpc/message.h"
 #include "gateway/mcp/protocol_version.h"
 
@@ -312,14 +313,14 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
   }
 
   jsonrpc::IncomingMessage message = jsonrpc::ParseMessage(request.body());
-  if (message.kind == Kind::kInvalid) {
-    return connection->Respond(
-        400, {}, jsonrpc::MakeError(message.raw_id, message.error_code, message.error_message));
-  }
-  if (message.kind == Kind::kLegacy) {
+  if (message.kind == Kind::kInvalid && legacy::IsEnvelope(message.body)) {
     return connection->Respond(
         400, {},
         Error(jsonrpc_code::kInvalidRequest, "legacy envelope messages are not served over HTTP"));
+  }
+  if (message.kind == Kind::kInvalid) {
+    return connection->Respond(
+        400, {}, jsonrpc::MakeError(message.raw_id, message.error_code, message.error_message));
   }
   principal->Touch();
   if (stateless_ != nullptr && IsStatelessPost(request, message, session_id_given(request))) {

@@ -87,11 +87,6 @@ IncomingMessage ParseMessage(std::string_view payload) {
 
     auto id = body.find("id");
     const bool has_id = id != body.end();
-    if (!body.contains("jsonrpc") && body.contains("type")) {
-      if (has_id) message.raw_id = IdText(payload, *id);
-      message.kind = Kind::kLegacy;
-      return message;
-    }
     if (has_id && IsValidId(*id)) message.raw_id = IdText(payload, *id);
 
     auto version = body.find("jsonrpc");

@@ -14,11 +14,13 @@ namespace labgate::gateway::jsonrpc {
 inline constexpr size_t kMaxNestingDepth = 128;
 
 struct IncomingMessage {
-  enum class Kind { kRequest, kNotification, kResponse, kLegacy, kInvalid };
+  enum class Kind { kRequest, kNotification, kResponse, kInvalid };
   Kind kind = Kind::kInvalid;
-  nlohmann::json body;  // the parsed object (empty for a parse error)
+  // The parsed value (empty for a parse error), kept for kInvalid too: another dialect may
+  // claim an object that is not JSON-RPC.
+  nlohmann::json body;
   // Exact JSON text of "id" as received, e.g. "7", "\"a\"", "123456789012345678901234567890";
-  // "null" when absent or not a valid id. For kLegacy it is the id's text whatever its type.
+  // "null" when absent or not a valid id.
   std::string raw_id = "null";
   std::string method;  // for requests/notifications (also set for kInvalid when it is a string)
   // For kInvalid: -32700 parse error, -32600 invalid request, -32602 params not an

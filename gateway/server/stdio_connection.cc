@@ -55,7 +55,9 @@ void StdioConnection::OnFrame(Frame frame) {
   jsonrpc::IncomingMessage message = jsonrpc::ParseMessage(frame.payload);
   using Kind = jsonrpc::IncomingMessage::Kind;
   const Framing framing = frame.framing;
-  if (message.kind == Kind::kLegacy) return HandleLegacy(frame, message.body);
+  if (message.kind == Kind::kInvalid && legacy::IsEnvelope(message.body)) {
+    return HandleLegacy(frame, message.body);
+  }
   if (message.kind == Kind::kInvalid && message.error_code == jsonrpc_code::kParseError &&
       spoke_legacy_.load()) {
     return Write(framing,

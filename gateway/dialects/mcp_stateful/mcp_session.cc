@@ -192,11 +192,6 @@ void McpSession::Handle(jsonrpc::IncomingMessage message, Framing framing) {
       return HandleNotification(message);
     case Kind::kResponse:
       return HandleResponse(message);
-    case Kind::kLegacy:
-      // Legacy envelopes are routed to their own dialect before they get here.
-      return Send(jsonrpc::MakeError("null", code::kInvalidRequest,
-                                     "legacy envelope messages are not served on this transport"),
-                  "", true);
   }
 }
 

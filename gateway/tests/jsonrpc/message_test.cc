@@ -74,15 +74,14 @@ TEST(ParseMessageTest, Responses) {
   EXPECT_EQ(ParseMessage(R"({"jsonrpc":"2.0","id":3,"result":null})").kind, Kind::kResponse);
 }
 
-TEST(ParseMessageTest, LegacyEnvelope) {
-  IncomingMessage m = ParseMessage(R"({"type":"list_actions"})");
-  EXPECT_EQ(m.kind, Kind::kLegacy);
-  EXPECT_EQ(m.raw_id, "null");
-  IncomingMessage with_id =
+TEST(ParseMessageTest, AnObjectWithoutJsonrpcIsInvalidAndKeepsItsBody) {
+  // The core knows no other dialect: a v0.1 envelope is just not JSON-RPC here, and its
+  // body stays for the dialect that claims it.
+  IncomingMessage m =
       ParseMessage(R"({"id":"r1","type":"invoke","payload":{"action":"a","input":{}}})");
-  EXPECT_EQ(with_id.kind, Kind::kLegacy);
-  EXPECT_EQ(with_id.raw_id, "\"r1\"");
-  EXPECT_EQ(with_id.body["payload"]["action"], "a");
+  EXPECT_EQ(m.kind, Kind::kInvalid);
+  EXPECT_EQ(m.error_code, -32600);
+  EXPECT_EQ(m.body["payload"]["action"], "a");
   // With "jsonrpc" it is JSON-RPC, whatever else it has.
   EXPECT_EQ(ParseMessage(R"({"jsonrpc":"2.0","type":"x","id":1,"method":"m"})").kind,
             Kind::kRequest);
