@@ -66,13 +66,25 @@ void ReplyOnce::Result(json result) {
 }
 
 void ReplyOnce::ResultText(absl::string_view result_text) {
-  if (!extras_.is_null()) {
-    json parsed = json::parse(result_text.begin(), result_text.end(), nullptr,
-                              /*allow_exceptions=*/false);
-    if (!parsed.is_discarded()) return Result(std::move(parsed));
-  }
   std::string payload = "{\"jsonrpc\":\"2.0\",\"id\":" + raw_id_ + ",\"result\":";
-  payload.append(result_text.data(), result_text.size());
+  const size_t close = result_text.rfind('}');
+  if (!extras_.is_null() && extras_.is_object() && !extras_.empty() &&
+      close != absl::string_view::npos) {
+    // Spliced in as text: a cached result is not parsed again just to gain a few members.
+    const bool empty_object = result_text.find_first_not_of(" \t\r\n{") == close;
+    payload.append(result_text.data(), close);
+    bool first = empty_object;
+    for (const auto& [key, value] : extras_.items()) {
+      if (!first) payload += ',';
+      first = false;
+      payload += jsonrpc::DumpJson(json(key));
+      payload += ':';
+      payload += jsonrpc::DumpJson(value);
+    }
+    payload.append(result_text.data() + close, result_text.size() - close);
+  } else {
+    payload.append(result_text.data(), result_text.size());
+  }
   payload += "}";
   Send(std::move(payload));
 }

@@ -35,7 +35,8 @@ class ReplyOnce {
   void SetResultExtras(nlohmann::json extras);
 
   void Result(nlohmann::json result);
-  // A result whose JSON object text is already serialized.
+  // A result whose JSON object text is already serialized, by labgate itself: its top level
+  // has none of the extras' keys, which are spliced in without parsing it again.
   void ResultText(absl::string_view result_text);
   // "data" is omitted when null.
   void Error(int code, absl::string_view message, const nlohmann::json& data = nullptr);

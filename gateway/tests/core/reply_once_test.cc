@@ -94,9 +94,16 @@ TEST(ReplyOnceTest, AnInputRequiredResultGetsNoCachingHints) {
 TEST(ReplyOnceTest, ExtrasApplyToPreSerializedResultsToo) {
   Sink sink;
   ReplyOnce reply = sink.Reply("1");
-  reply.SetResultExtras({{"resultType", "complete"}});
-  reply.ResultText(R"({"tools":[]})");
-  EXPECT_EQ(json::parse(sink.payloads.at(0))["result"]["resultType"], "complete");
+  reply.SetResultExtras({{"resultType", "complete"}, {"_meta", {{"a", 1}}}});
+  reply.ResultText(R"({"tools":[{"name":"x"}]})");
+  json result = json::parse(sink.payloads.at(0))["result"];
+  EXPECT_EQ(result["resultType"], "complete");
+  EXPECT_EQ(result["_meta"]["a"], 1);
+  EXPECT_EQ(result["tools"][0]["name"], "x");
+  ReplyOnce empty = sink.Reply("2");
+  empty.SetResultExtras({{"resultType", "complete"}});
+  empty.ResultText("{}");
+  EXPECT_EQ(json::parse(sink.payloads.at(1))["result"], json({{"resultType", "complete"}}));
 }
 
 TEST(InFlightCounterTest, WaitUntilIdleReturnsWhenTheLastTokenGoes) {
