@@ -11,10 +11,12 @@
 #include "absl/flags/flag.h"
 #include "common/cli.h"
 #include "common/log.h"
+#include "common/reload_signal.h"
 #include "common/service_host.h"
 #include "gateway/app/application.h"
 #include "gateway/app/check_config.h"
 #include "gateway/http/http_flags.h"
+#include "serial-service/policy/policy.h"
 
 ABSL_FLAG(bool, stdio, true, "Serve MCP over stdin/stdout (the default)");
 ABSL_FLAG(bool, conformance_fixtures, false,
@@ -33,6 +35,9 @@ ABSL_FLAG(std::string, log_level, "info", "debug, info, warning, error or off (l
 ABSL_FLAG(int64_t, max_message_bytes, 4 * 1024 * 1024, "Largest accepted stdio message");
 ABSL_FLAG(int64_t, call_timeout_ms, 30000, "Deadline of each backend call");
 ABSL_FLAG(int64_t, tools_page_size, 100, "Items per tools/resources/prompts list page");
+ABSL_FLAG(std::string, policy, "",
+          "Safety policy (JSON) of the embedded serial service; SIGHUP reloads it (a remote "
+          "labgate-serial takes its own --policy)");
 ABSL_FLAG(std::string, state_key_file, "",
           "File with the secret (32 bytes or more) that signs 2026-era requestState; gateway "
           "replicas behind one load balancer must share it (default: random per process)");
@@ -53,6 +58,7 @@ std::string DefaultDataDir() {
 
 int main(int argc, char** argv) {
   labgate::BlockShutdownSignals();
+  labgate::BlockReloadSignal();
   labgate::SkipMutexDeadlockDetection();
   const std::vector<std::string> positional = labgate::ParseFlags(
       argc, argv,
@@ -75,11 +81,23 @@ int main(int argc, char** argv) {
   backend_options.actions_addr = absl::GetFlag(FLAGS_actions_addr);
   backend_options.serial_addr = absl::GetFlag(FLAGS_serial_addr);
   backend_options.serial_addrs = labgate::gateway::RepeatedFlag(argc, argv, "serial-addr");
+  backend_options.policy_file = absl::GetFlag(FLAGS_policy);
   // --http turns stdio off unless --stdio is named too.
   options.serve_http = labgate::gateway::http::HttpRequested();
   options.serve_stdio = !options.serve_http || labgate::gateway::http::StdioNamed(argc, argv);
-  const auto config =
+  auto config =
       labgate::gateway::CheckGatewayConfig(&backend_options, options.serve_stdio, positional);
+  if (!backend_options.policy_file.empty() && config.status.ok()) {
+    if (!backend_options.serial_addr.empty()) {
+      config.status = absl::InvalidArgumentError(
+          "--policy applies to the embedded serial service; give it to the remote labgate-serial");
+    } else if (auto loaded = labgate::serial::LoadPolicyFile(backend_options.policy_file);
+               !loaded.ok()) {
+      config.status = loaded.status();
+    } else {
+      config.lines.push_back("safety policy: " + backend_options.policy_file);
+    }
+  }
   if (labgate::CheckConfigRequested() || !config.status.ok()) {
     return labgate::FinishCheckConfig("labgate", config.lines, config.status);
   }

@@ -17,6 +17,7 @@
 #include "common/service_flags.h"
 #include "common/tls_flags.h"
 #include "common/service_host.h"
+#include "serial-service/policy/policy.h"
 #include "serial-service/serial_service.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "HOST:PORT to serve gRPC on (port 0 picks one)");
@@ -57,6 +58,14 @@ int main(int argc, char** argv) {
   const std::string listen = absl::GetFlag(FLAGS_listen);
   labgate::ServiceConfig config =
       labgate::CheckServiceFlags(listen, absl::GetFlag(FLAGS_log_level), positional);
+  if (const std::string policy = absl::GetFlag(FLAGS_policy); !policy.empty() && config.status.ok()) {
+    auto loaded = labgate::serial::LoadPolicyFile(policy);
+    if (loaded.ok()) {
+      config.lines.push_back("safety policy: " + policy);
+    } else {
+      config.status = loaded.status();
+    }
+  }
   if (labgate::CheckConfigRequested()) {
     return labgate::FinishCheckConfig("labgate-serial", config.lines, config.status);
   }

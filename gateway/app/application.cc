@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/log.h"
+#include "common/reload_signal.h"
 #include "gateway/actions/action_tools.h"
 #include "gateway/app/backends.h"
 #include "gateway/catalog/tool_catalog.h"
@@ -42,6 +43,7 @@ struct Application::Parts {
   std::unique_ptr<http::HttpServer> http_server;
   std::unique_ptr<StdioConnection> stdio;
   std::thread stdio_watch;
+  std::unique_ptr<ReloadWatcher> reload_on_hup;  // the embedded policy, on SIGHUP
 
   void StopIo() {
     work.reset();
@@ -132,6 +134,14 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(
     p.stdio = std::make_unique<StdioConnection>(
         StdioDialects{&p.server, p.action_tools.get(), p.stateless.get()}, p.io, stdio_options);
   }
+  if (!options.backend.policy_file.empty() && options.backend.serial_addr.empty() &&
+      options.backend.serial_addrs.empty()) {
+    Backends* backends_ptr = p.backends.get();
+    p.reload_on_hup = std::make_unique<ReloadWatcher>([backends_ptr] {
+      LG_LOG(kInfo) << "SIGHUP: reloading the policy";
+      backends_ptr->ReloadPolicy().IgnoreError();  // logged; the old policy stays
+    });
+  }
   return std::unique_ptr<Application>(new Application(std::move(parts)));
 }
 
@@ -158,6 +168,7 @@ int Application::Run() {
   if (p.http_server) p.http_server->Stop();
   if (p.stdio) p.stdio->Drain(std::chrono::seconds(10));
   if (p.stdio_watch.joinable()) p.stdio_watch.join();
+  p.reload_on_hup.reset();
   p.action_tools->Stop();
   p.backends->Shutdown(std::chrono::seconds(5));
   p.StopIo();

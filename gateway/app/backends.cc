@@ -63,7 +63,9 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
   }
 
   if (options.serial_addr.empty()) {
-    auto serial = labgate::serial::CreateSerialService({});
+    labgate::serial::SerialServiceOptions serial_options;
+    serial_options.policy_file = options.policy_file;
+    auto serial = labgate::serial::CreateSerialService(serial_options);
     if (!serial.ok()) return serial.status();
     embedded.serial = std::move(*serial);
     in_process.push_back(embedded.serial.get());
@@ -136,6 +138,11 @@ std::vector<const google::protobuf::ServiceDescriptor*> Backends::ToolServices()
   // Naming a message of each file keeps its descriptors linked in.
   return {serial_v1::OpenPortRequest::descriptor()->file()->FindServiceByName("SerialService"),
           session_v1::Session::descriptor()->file()->FindServiceByName("SessionService")};
+}
+
+absl::Status Backends::ReloadPolicy() {
+  if (!embedded_ || !embedded_->serial) return absl::OkStatus();
+  return embedded_->serial->ReloadPolicy();
 }
 
 void Backends::Shutdown(std::chrono::milliseconds grace) {

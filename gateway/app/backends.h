@@ -26,6 +26,8 @@ struct BackendOptions {
   std::vector<Bench> serial_benches;  // parsed from serial_addrs when benched
   // For the remote services (common/tls.h); null = plaintext.
   std::shared_ptr<grpc::ChannelCredentials> channel_credentials;
+  // The embedded serial service's safety policy (JSON); empty: none.
+  std::string policy_file;
 };
 
 // A channel to a remote labgate service, with reconnect backoff capped at about 1 s.
@@ -41,6 +43,9 @@ class Backends {
   std::shared_ptr<grpc::Channel> actions_channel() const;
   std::shared_ptr<grpc::Channel> serial_channel() const;
   std::shared_ptr<grpc::Channel> session_channel() const;
+  // Reloads the embedded serial service's policy file (SIGHUP); a no-op when the serial
+  // service is remote, which reloads on its own SIGHUP.
+  absl::Status ReloadPolicy();
   // The services whose annotated methods become tools.
   std::vector<const google::protobuf::ServiceDescriptor*> ToolServices() const;
   // Ends streams, drains in-process calls and stops the embedded services.
