@@ -239,6 +239,7 @@ std::shared_ptr<grpc::ClientContext> ActionTools::Invoke(const std::string& acti
                                         labgate::actions::v1::ActionsService::service_full_name(),
                                         address));
         }
+        NoteBackendAnswered(labgate::actions::v1::ActionsService::service_full_name(), address);
         done(ActionResponseJson(*response));
       });
   return context;

@@ -163,6 +163,7 @@ std::shared_ptr<PendingCall> ToolInvoker::CallChannel(const std::shared_ptr<grpc
                      done(failed);
                      return;
                    }
+                   NoteBackendAnswered(service, address);
                    done(ProtoToJson(*response));
                  });
   return call;

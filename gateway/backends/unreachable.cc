@@ -1,8 +1,10 @@
 #include "gateway/backends/unreachable.h"
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "common/log.h"
 #include "common/status_map.h"
@@ -10,6 +12,16 @@
 
 namespace labgate::gateway {
 namespace {
+
+// Backends reported down, so that their return is reported once too.
+std::mutex down_mutex;
+std::set<std::string> down;  // DescribeBackend() texts
+std::atomic<int> down_count{0};
+
+void NoteDown(const std::string& backend) {
+  std::lock_guard<std::mutex> lock(down_mutex);
+  if (down.insert(backend).second) down_count.fetch_add(1);
+}
 
 // Logs that a backend is down at most every 10 s, so a busy client does not flood stderr.
 void LogUnreachable(const std::string& text) {
@@ -31,12 +43,24 @@ absl::Status BackendCallStatus(const grpc::Status& status, grpc::Channel* channe
                                const std::string& service_name, const std::string& address) {
   if (status.error_code() == grpc::StatusCode::UNAVAILABLE && !address.empty() &&
       channel != nullptr && channel->GetState(false) != GRPC_CHANNEL_READY) {
-    std::string text =
-        BackendChannels::DescribeBackend(service_name, address) + " is not reachable";
+    const std::string backend = BackendChannels::DescribeBackend(service_name, address);
+    std::string text = backend + " is not reachable";
+    NoteDown(backend);
     LogUnreachable(text);
     return absl::UnavailableError(text);
   }
   return FromGrpcStatus(status);
+}
+
+void NoteBackendAnswered(const std::string& service_name, const std::string& address) {
+  if (down_count.load(std::memory_order_relaxed) == 0 || address.empty()) return;
+  const std::string backend = BackendChannels::DescribeBackend(service_name, address);
+  {
+    std::lock_guard<std::mutex> lock(down_mutex);
+    if (down.erase(backend) == 0) return;
+    down_count.fetch_sub(1);
+  }
+  LG_LOG(kInfo) << backend << " is reachable again";
 }
 
 }  // namespace labgate::gateway

@@ -17,4 +17,8 @@ namespace labgate::gateway {
 absl::Status BackendCallStatus(const grpc::Status& status, grpc::Channel* channel,
                                const std::string& service_name, const std::string& address);
 
+// After a call to a remote backend succeeded: if that backend was reported down, logs once
+// that it is back. Cheap when nothing is down.
+void NoteBackendAnswered(const std::string& service_name, const std::string& address);
+
 }  // namespace labgate::gateway

@@ -198,6 +198,13 @@ def main():
         acked_ids = {a["message_id"] for a in acknowledged}
         check(acked_ids and acked_ids <= stored,
               f"all {len(acked_ids)} acknowledged appends survived SIGKILL ({len(stored)} stored)")
+        # The log says when each backend went away and when it came back.
+        with open(os.path.join(work, "gateway.log"), encoding="utf-8", errors="replace") as log:
+            text = log.read()
+        for name, service in services.items():
+            backend = f"{name} service at {service.address}"
+            check(f"{backend} is not reachable" in text and f"{backend} is reachable again" in text,
+                  f"the gateway's log names {name} going away and coming back")
     finally:
         gateway.close()
         for service in services.values():
