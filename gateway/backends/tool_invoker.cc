@@ -50,6 +50,30 @@ struct FanOut {
 
 }  // namespace
 
+// A bench's service names its ports without the bench; the caller knows them as
+// BENCH:PORT, so its errors say that ("port bench2:loop://x is not open").
+static absl::Status QualifyPortInError(const Bench& bench, const std::string& local_port,
+                                const absl::Status& status) {
+  if (bench.name.empty() || local_port.empty()) return status;
+  std::string text(status.message());
+  const std::string from = "port " + local_port;
+  const std::string to = "port " + bench.name + ":" + local_port;
+  bool changed = false;
+  for (size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size())) {
+    const size_t end = at + from.size();
+    if (end < text.size() && text[end] != ' ' && text[end] != ':' && text[end] != ',') continue;
+    text.replace(at, from.size(), to);
+    changed = true;
+  }
+  if (!changed) return status;
+  absl::Status qualified(status.code(), text);
+  status.ForEachPayload([&qualified](absl::string_view key, const absl::Cord& value) {
+    qualified.SetPayload(key, value);
+  });
+  return qualified;
+}
+
 std::shared_ptr<PendingCall> ToolInvoker::Call(const ToolBinding& tool,
                                                const nlohmann::json& arguments,
                                                const Options& options, Done done) {
@@ -123,11 +147,17 @@ std::shared_ptr<PendingCall> ToolInvoker::CallOnBenches(const SerialBenches& ben
   json local = arguments;
   if (!port.empty()) local[kPortField] = route->local_port;
   const Bench* bench = route->bench;
-  return CallChannel(bench->channel, bench->address, tool, local, options,
-                     [bench, done = std::move(done)](absl::StatusOr<json> outcome) {
-                       if (outcome.ok()) QualifyPorts(*bench, &*outcome);
-                       done(std::move(outcome));
-                     });
+  return CallChannel(
+      bench->channel, bench->address, tool, local, options,
+      [bench, local_port = route->local_port, done = std::move(done)](
+          absl::StatusOr<json> outcome) {
+        if (outcome.ok()) {
+          QualifyPorts(*bench, &*outcome);
+        } else {
+          outcome = QualifyPortInError(*bench, local_port, outcome.status());
+        }
+        done(std::move(outcome));
+      });
 }
 
 std::shared_ptr<PendingCall> ToolInvoker::CallChannel(const std::shared_ptr<grpc::Channel>& channel,
