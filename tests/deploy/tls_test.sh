@@ -41,4 +41,43 @@ pass "gateway without a client certificate: refused ($reply)"
 reply="$(mcp_round_trip --session-addr "$addr")"
 grep -q '"isError":true' <<<"$reply" || fail "plaintext gateway: $reply"
 pass "plaintext gateway: refused"
+
+# labgate-serial is a TLS client too: it records a bound port's I/O into the mTLS session
+# service with its own certificate (--tls-ca, --tls-cert, --tls-key), and serves TLS itself.
+make_cert serial
+start_service serial labgate-serial --session-addr "$addr" --tls-ca ca.pem \
+  --tls-cert serial.pem --tls-key serial.key
+LABGATE_TLS_SESSION="$addr" LABGATE_TLS_SERIAL="127.0.0.1:$serial_port" LABGATE_TLS_DIR="$work" \
+  LABGATE_DEPLOY_DIR="$(dirname "$0")" python3 - <<'PY' || fail "serial records over mutual TLS"
+import os, sys, time
+sys.path.insert(0, os.environ["LABGATE_DEPLOY_DIR"])
+from mcp_stdio import StdioGateway
+tls = os.environ["LABGATE_TLS_DIR"]
+gateway = StdioGateway(
+    [os.path.join(os.environ["LABGATE_BIN_DIR"], "labgate"), "--call-timeout-ms", "3000",
+     "--session-addr", os.environ["LABGATE_TLS_SESSION"],
+     "--serial-addr", os.environ["LABGATE_TLS_SERIAL"],
+     "--tls-ca", f"{tls}/ca.pem", "--tls-cert", f"{tls}/gateway.pem", "--tls-key", f"{tls}/gateway.key"],
+    os.path.join(tls, "recording-gateway.log"))
+try:
+    ok, created = gateway.call_tool("create_session", {"device_id": "tls-psu"})
+    assert ok, created
+    session_id = created["session"]["id"]
+    ok, opened = gateway.call_tool("open_port", {"port_name": "loop://tls", "baud_rate": 9600,
+                                                 "session_id": session_id})
+    assert ok, opened
+    ok, wrote = gateway.call_tool("write", {"port_name": "loop://tls", "data": "VOLT 5"})
+    assert ok, wrote
+    deadline = time.monotonic() + 10
+    contents = []
+    while time.monotonic() < deadline and "VOLT 5" not in contents:
+        ok, listed = gateway.call_tool("list_messages", {"session_id": session_id})
+        assert ok, listed
+        contents = [m["content"] for m in listed["messages"]]
+        time.sleep(0.1)
+    assert "VOLT 5" in contents, f"recorded over TLS: {contents}"
+finally:
+    gateway.close()
+PY
+pass "labgate-serial records into the mutual-TLS session service with its client certificate"
 echo "all passed"
