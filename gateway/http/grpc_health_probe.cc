@@ -2,6 +2,7 @@
 
 #include <grpcpp/client_context.h>
 
+#include <map>
 #include <mutex>
 
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -12,7 +13,8 @@ namespace {
 struct Round {
   std::mutex mutex;
   size_t pending = 0;
-  std::string not_ready;
+  bool ready = true;
+  std::map<std::string, std::string> states;  // by backend name, so the detail is in order
   std::function<void(bool, std::string)> done;
 };
 
@@ -43,20 +45,27 @@ ReadinessProbe GrpcHealthProbe(std::map<std::string, std::shared_ptr<grpc::Chann
             bool serving = status.ok() && call->response.status() ==
                                               grpc::health::v1::HealthCheckResponse::SERVING;
             std::function<void(bool, std::string)> finish;
-            std::string not_ready;
+            bool ready = false;
+            std::string detail;
             {
               std::lock_guard<std::mutex> lock(round->mutex);
-              if (!serving) {
-                round->not_ready += (round->not_ready.empty() ? "" : "; ") + name + ": " +
-                                    (status.ok() ? "not serving" : status.error_message());
-              }
+              round->ready = round->ready && serving;
+              round->states[name] =
+                  serving ? "serving" : (status.ok() ? "not serving" : status.error_message());
               if (--round->pending == 0) {
                 finish = std::move(round->done);
-                not_ready = round->not_ready;
+                ready = round->ready;
+                // Every backend (each bench too) with its state, the ones down first.
+                for (bool down : {true, false}) {
+                  for (const auto& [backend, state] : round->states) {
+                    if ((state != "serving") != down) continue;
+                    detail += (detail.empty() ? "" : "; ") + backend + ": " + state;
+                  }
+                }
               }
             }
             if (finish) {
-              finish(not_ready.empty(), not_ready.empty() ? "all backends serving" : not_ready);
+              finish(ready, detail);
             }
           });
     }

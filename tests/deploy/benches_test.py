@@ -4,12 +4,41 @@ merges both, an unknown bench is named in the error, and a bench killed with SIG
 is listed as unreachable while the other keeps working."""
 import json
 import os
+import subprocess
 import sys
 import tempfile
+import time
+import urllib.error
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
 from mcp_stdio import StdioGateway  # noqa: E402
 from recovery_test import BIN, Service, check  # noqa: E402
+
+
+def readyz(port):
+    """(status, detail) of GET /readyz."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=10) as reply:
+            return reply.status, json.loads(reply.read())["detail"]
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())["detail"]
+
+
+def start_http_gateway(work, benches):
+    port_file = os.path.join(work, "http.port")
+    args = [os.path.join(BIN, "labgate"), "--http", "127.0.0.1:0", "--http-port-file", port_file,
+            "--data-dir", os.path.join(work, "http-data")]
+    for name, service in benches:
+        args += ["--serial-addr", f"{name}={service.address}"]
+    process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=open(os.path.join(work, "http.log"), "ab"))
+    for _ in range(200):
+        if os.path.exists(port_file) and open(port_file).read().strip():
+            return process, int(open(port_file).read().strip())
+        time.sleep(0.05)
+    process.kill()
+    raise RuntimeError("the HTTP gateway did not report its port")
 
 
 def main():
@@ -79,7 +108,18 @@ def main():
         ok, text = gateway.call_tool("write", {"port_name": "loop://probe", "data": "x"})
         check(not ok and "names no bench" in text, f"a port without a bench is refused: {text}")
 
-        bench2.kill9()
+        http, http_port = start_http_gateway(work, [("bench1", bench1), ("bench2", bench2)])
+        try:
+            status, detail = readyz(http_port)
+            check(status == 200 and "bench bench1" in detail and "bench bench2" in detail,
+                  f"/readyz reports each bench: {status} {detail}")
+            bench2.kill9()
+            status, detail = readyz(http_port)
+            check(status == 503 and f"bench bench2: serial service at {bench2.address}" in detail,
+                  f"/readyz names the bench that is down: {status} {detail}")
+        finally:
+            http.terminate()
+            http.wait(timeout=20)
         ok, listed = gateway.call_tool("list_ports", {})
         unreachable = listed.get("unreachable_benches", []) if ok else []
         check(ok and [u["bench"] for u in unreachable] == ["bench2"] and
