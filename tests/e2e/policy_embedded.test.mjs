@@ -53,3 +53,44 @@ test('--check-config validates the policy file', () => {
     removeDir(dir);
   }
 });
+
+// The 2026 era has no requests to the client: a `confirm` rule's question goes back as
+// input_required, the v2 client asks its person through its elicitation handler, and its
+// retry of the call (with the answer and the signed requestState) sends the write.
+test('a confirm rule in the 2026 era: input_required, answered by the v2 client', async () => {
+  const { connectV2Stdio } = await import('./lib/v2_client.mjs');
+  const dir = tempDir('labgate-policy-2026-');
+  const policyFile = join(dir, 'policy.json');
+  writeFileSync(policyFile, JSON.stringify({
+    ports: [{ match: 'loop://*', confirm: [{ name: 'output-on', pattern: '^OUTP ON' }] }],
+  }));
+  const answers = [{ action: 'accept', content: { approve: true } }, { action: 'decline' }];
+  const asked = [];
+  const conn = await connectV2Stdio(['--policy', policyFile], {
+    mode: 'pinned',
+    capabilities: { elicitation: { form: {} } },
+    setup: (client) => client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params.message);
+      return answers.shift();
+    }),
+  });
+  try {
+    const opened = await conn.client.callTool({ name: 'open_port', arguments: { port_name: 'loop://psu', baud_rate: 9600 } });
+    assert.equal(opened.isError, false);
+    const approved = await conn.client.callTool({ name: 'write', arguments: { port_name: 'loop://psu', data: 'OUTP ON' } });
+    assert.equal(approved.isError, false, JSON.stringify(approved.content));
+    assert.match(asked[0], /output-on/);
+    const rounds = conn.wire.responsesTo('tools/call', 'write');
+    assert.equal(rounds[0].result.resultType, 'input_required');
+    assert.equal(rounds.at(-1).result.resultType, 'complete');
+    const read = await conn.client.callTool({ name: 'read', arguments: { port_name: 'loop://psu' } });
+    assert.equal(read.structuredContent.data, 'OUTP ON');
+
+    const declined = await conn.client.callTool({ name: 'write', arguments: { port_name: 'loop://psu', data: 'OUTP ON' } });
+    assert.equal(declined.isError, true);
+    assert.match(declined.content[0].text, /declined/);
+  } finally {
+    await conn.close();
+    removeDir(dir);
+  }
+});
