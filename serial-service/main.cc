@@ -15,8 +15,8 @@
 #include "common/log.h"
 #include "common/reload_signal.h"
 #include "common/service_flags.h"
-#include "common/tls_flags.h"
 #include "common/service_host.h"
+#include "common/tls_flags.h"
 #include "serial-service/policy/policy.h"
 #include "serial-service/serial_service.h"
 
@@ -58,7 +58,8 @@ int main(int argc, char** argv) {
   const std::string listen = absl::GetFlag(FLAGS_listen);
   labgate::ServiceConfig config =
       labgate::CheckServiceFlags(listen, absl::GetFlag(FLAGS_log_level), positional);
-  if (const std::string policy = absl::GetFlag(FLAGS_policy); !policy.empty() && config.status.ok()) {
+  if (const std::string policy = absl::GetFlag(FLAGS_policy);
+      !policy.empty() && config.status.ok()) {
     auto loaded = labgate::serial::LoadPolicyFile(policy);
     if (loaded.ok()) {
       config.lines.push_back("safety policy: " + policy);

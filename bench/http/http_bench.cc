@@ -42,7 +42,7 @@ struct Options {
   std::string args = "{}";
   std::string label = "server";
   std::string era = "2025";  // "2026": stateless, no initialize, the era's headers and _meta
-  int hold_streams = 0;  // > 0: open this many sessions with GET streams and hold them
+  int hold_streams = 0;      // > 0: open this many sessions with GET streams and hold them
   double hold_seconds = 10;
 };
 
@@ -282,9 +282,9 @@ int main(int argc, char** argv) {
       uint64_t id = 1;
       while (!stop.load()) {
         json request = {{"jsonrpc", "2.0"},
-                         {"id", id++},
-                         {"method", options.method},
-                         {"params", request_params}};
+                        {"id", id++},
+                        {"method", options.method},
+                        {"params", request_params}};
         auto start = Clock::now();
         auto reply = connection.Post(options.path, session, version, request.dump(), headers);
         auto elapsed = std::chrono::duration<double, std::micro>(Clock::now() - start).count();

@@ -64,8 +64,7 @@ Application::~Application() {
   parts_->StopIo();
 }
 
-absl::StatusOr<std::unique_ptr<Application>> Application::Start(
-    const ApplicationOptions& options) {
+absl::StatusOr<std::unique_ptr<Application>> Application::Start(const ApplicationOptions& options) {
   auto parts = std::make_unique<Parts>();
   Parts& p = *parts;
   p.options = options;
@@ -86,8 +85,8 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(
   p.leases = std::make_unique<OwnerLeases>(
       p.backends->channels().ChannelsOf(labgate::serial::v1::SerialService::service_full_name()),
       labgate::serial::v1::SerialService::service_full_name());
-  p.catalog_tools = std::make_unique<CatalogTools>(p.catalog.get(), p.invoker.get(),
-                                                   p.leases.get(), call_deadline);
+  p.catalog_tools = std::make_unique<CatalogTools>(p.catalog.get(), p.invoker.get(), p.leases.get(),
+                                                   call_deadline);
   p.server.config.instructions = DefaultInstructions();
   p.server.config.call_deadline = call_deadline;
   p.server.config.page_size = options.page_size;
@@ -110,8 +109,9 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(
   }
   p.stateless = std::make_unique<stateless::StatelessDialect>(&p.server, std::move(codec));
 
-  p.work = std::make_unique<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>(
-      boost::asio::make_work_guard(p.io));
+  p.work =
+      std::make_unique<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>(
+          boost::asio::make_work_guard(p.io));
   for (int i = 0; i < 2; ++i) p.io_threads.emplace_back([&io = p.io] { io.run(); });
   // Registered before any connection is served; off unless asked for.
   if (options.conformance_fixtures) p.fixtures = CreateConformanceFixtures(&p.server, p.io);

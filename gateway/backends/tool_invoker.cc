@@ -53,14 +53,13 @@ struct FanOut {
 // A bench's service names its ports without the bench; the caller knows them as
 // BENCH:PORT, so its errors say that ("port bench2:loop://x is not open").
 static absl::Status QualifyPortInError(const Bench& bench, const std::string& local_port,
-                                const absl::Status& status) {
+                                       const absl::Status& status) {
   if (bench.name.empty() || local_port.empty()) return status;
   std::string text(status.message());
   const std::string from = "port " + local_port;
   const std::string to = "port " + bench.name + ":" + local_port;
   bool changed = false;
-  for (size_t at = text.find(from); at != std::string::npos;
-       at = text.find(from, at + to.size())) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
     const size_t end = at + from.size();
     if (end < text.size() && text[end] != ' ' && text[end] != ':' && text[end] != ',') continue;
     text.replace(at, from.size(), to);
@@ -147,17 +146,16 @@ std::shared_ptr<PendingCall> ToolInvoker::CallOnBenches(const SerialBenches& ben
   json local = arguments;
   if (!port.empty()) local[kPortField] = route->local_port;
   const Bench* bench = route->bench;
-  return CallChannel(
-      bench->channel, bench->address, tool, local, options,
-      [bench, local_port = route->local_port, done = std::move(done)](
-          absl::StatusOr<json> outcome) {
-        if (outcome.ok()) {
-          QualifyPorts(*bench, &*outcome);
-        } else {
-          outcome = QualifyPortInError(*bench, local_port, outcome.status());
-        }
-        done(std::move(outcome));
-      });
+  return CallChannel(bench->channel, bench->address, tool, local, options,
+                     [bench, local_port = route->local_port,
+                      done = std::move(done)](absl::StatusOr<json> outcome) {
+                       if (outcome.ok()) {
+                         QualifyPorts(*bench, &*outcome);
+                       } else {
+                         outcome = QualifyPortInError(*bench, local_port, outcome.status());
+                       }
+                       done(std::move(outcome));
+                     });
 }
 
 std::shared_ptr<PendingCall> ToolInvoker::CallChannel(const std::shared_ptr<grpc::Channel>& channel,
@@ -178,24 +176,23 @@ std::shared_ptr<PendingCall> ToolInvoker::CallChannel(const std::shared_ptr<grpc
   for (const auto& [key, value] : options.metadata) call->context_.AddMetadata(key, value);
   ProtoGenericStub stub(channel);
   // The lambda keeps request, response and context alive until gRPC is done with them.
-  stub.UnaryCall(&call->context_, tool.grpc_path, grpc::StubOptions(), request.get(),
-                 response.get(),
-                 [call, request, response, channel, service = tool.service_name, address,
-                  done = std::move(done)](grpc::Status status) {
-                   if (!status.ok()) {
-                     absl::Status failed =
-                         BackendCallStatus(status, channel.get(), service, address);
-                     for (const auto& [key, value] : call->context_.GetServerTrailingMetadata()) {
-                       const std::string name(key.data(), key.size());
-                       if (name.rfind("labgate-", 0) != 0) continue;
-                       failed.SetPayload(name, absl::Cord(std::string(value.data(), value.size())));
-                     }
-                     done(failed);
-                     return;
-                   }
-                   NoteBackendAnswered(service, address);
-                   done(ProtoToJson(*response));
-                 });
+  stub.UnaryCall(
+      &call->context_, tool.grpc_path, grpc::StubOptions(), request.get(), response.get(),
+      [call, request, response, channel, service = tool.service_name, address,
+       done = std::move(done)](grpc::Status status) {
+        if (!status.ok()) {
+          absl::Status failed = BackendCallStatus(status, channel.get(), service, address);
+          for (const auto& [key, value] : call->context_.GetServerTrailingMetadata()) {
+            const std::string name(key.data(), key.size());
+            if (name.rfind("labgate-", 0) != 0) continue;
+            failed.SetPayload(name, absl::Cord(std::string(value.data(), value.size())));
+          }
+          done(failed);
+          return;
+        }
+        NoteBackendAnswered(service, address);
+        done(ProtoToJson(*response));
+      });
   return call;
 }
 

@@ -116,9 +116,9 @@ std::optional<absl::Status> Unanswered(const Answers& answers) {
     if (answer.ok()) continue;
     if (IsInputRequired(answer.status())) return answer.status();
     if (!failure) {
-      failure = absl::Status(answer.status().code(),
-                             absl::StrCat("The client did not answer '", key,
-                                          "': ", answer.status().message()));
+      failure = absl::Status(
+          answer.status().code(),
+          absl::StrCat("The client did not answer '", key, "': ", answer.status().message()));
     }
   }
   return failure;
@@ -185,8 +185,8 @@ absl::Status CheckElicitation(const std::string& key, const json& answer, const 
     const auto value = content->find(field);
     const std::string type = property.value("type", "");
     if (value != content->end() && !HasType(*value, type)) {
-      return BadAnswer(key, absl::StrCat("has content.", field, " of type ", TypeName(*value),
-                                         ", not ", type));
+      return BadAnswer(
+          key, absl::StrCat("has content.", field, " of type ", TypeName(*value), ", not ", type));
     }
   }
   checked->content = *content;
@@ -289,8 +289,7 @@ void Ask(const std::shared_ptr<RequestContext>& context, std::chrono::millisecon
 
 // A tool's answer when the user declined or cancelled the question `key`.
 json Declined(const std::string& key, const Checked& answer) {
-  return ToolError(absl::StrCat("The user chose to ", answer.action, " the question '", key,
-                                "'"));
+  return ToolError(absl::StrCat("The user chose to ", answer.action, " the question '", key, "'"));
 }
 
 std::string ContentString(const Checked& answer, const std::string& field) {
@@ -299,22 +298,22 @@ std::string ContentString(const Checked& answer, const std::string& field) {
 
 // ---- The tools ----
 
-using Handler =
-    std::function<void(const std::shared_ptr<RequestContext>&, std::chrono::milliseconds,
-                       JsonDone)>;
+using Handler = std::function<void(const std::shared_ptr<RequestContext>&,
+                                   std::chrono::milliseconds, JsonDone)>;
 
 void MissingCapability(const std::shared_ptr<RequestContext>& context,
                        std::chrono::milliseconds timeout, JsonDone done) {
-  Ask(context, timeout, Serving::kTool,
+  Ask(
+      context, timeout, Serving::kTool,
       {{"capability_check", kSample,
         SampleParams("Reply with one word: this checks that you can sample", 10)}},
-      [](const CheckedAnswers&, JsonDone done) { done(TextResult("Success")); },
-      std::move(done));
+      [](const CheckedAnswers&, JsonDone done) { done(TextResult("Success")); }, std::move(done));
 }
 
-void Elicitation(const std::shared_ptr<RequestContext>& context,
-                 std::chrono::milliseconds timeout, JsonDone done) {
-  Ask(context, timeout, Serving::kTool,
+void Elicitation(const std::shared_ptr<RequestContext>& context, std::chrono::milliseconds timeout,
+                 JsonDone done) {
+  Ask(
+      context, timeout, Serving::kTool,
       {{"user_name", kElicit, ElicitParams("What is your name?", "name", "string")}},
       [](const CheckedAnswers& answers, JsonDone done) {
         const Checked& name = answers.at("user_name");
@@ -326,7 +325,8 @@ void Elicitation(const std::shared_ptr<RequestContext>& context,
 
 void Sampling(const std::shared_ptr<RequestContext>& context, std::chrono::milliseconds timeout,
               JsonDone done) {
-  Ask(context, timeout, Serving::kTool,
+  Ask(
+      context, timeout, Serving::kTool,
       {{"sample_request", kSample, SampleParams("What is the capital of France?", 100)}},
       [](const CheckedAnswers& answers, JsonDone done) {
         done(TextResult(absl::StrCat("Sampling result: ", answers.at("sample_request").text)));
@@ -336,7 +336,8 @@ void Sampling(const std::shared_ptr<RequestContext>& context, std::chrono::milli
 
 void ListRoots(const std::shared_ptr<RequestContext>& context, std::chrono::milliseconds timeout,
                JsonDone done) {
-  Ask(context, timeout, Serving::kTool, {{"roots_request", kRoots, json::object()}},
+  Ask(
+      context, timeout, Serving::kTool, {{"roots_request", kRoots, json::object()}},
       [](const CheckedAnswers& answers, JsonDone done) {
         done(TextResult(absl::StrCat("Found ", answers.at("roots_request").roots, " root(s)")));
       },
@@ -346,7 +347,8 @@ void ListRoots(const std::shared_ptr<RequestContext>& context, std::chrono::mill
 // Asks for a yes/no confirmation under the key "confirm"; `confirmed` is the text on yes.
 void Confirm(const std::shared_ptr<RequestContext>& context, std::chrono::milliseconds timeout,
              const std::string& confirmed, JsonDone done) {
-  Ask(context, timeout, Serving::kTool,
+  Ask(
+      context, timeout, Serving::kTool,
       {{"confirm", kElicit, ElicitParams("Please confirm", "ok", "boolean")}},
       [confirmed](const CheckedAnswers& answers, JsonDone done) {
         const Checked& confirm = answers.at("confirm");
@@ -357,8 +359,8 @@ void Confirm(const std::shared_ptr<RequestContext>& context, std::chrono::millis
       std::move(done));
 }
 
-void RequestState(const std::shared_ptr<RequestContext>& context,
-                  std::chrono::milliseconds timeout, JsonDone done) {
+void RequestState(const std::shared_ptr<RequestContext>& context, std::chrono::milliseconds timeout,
+                  JsonDone done) {
   // labgate carries (and signs) the requestState; the answer arriving proves it round-tripped.
   Confirm(context, timeout, "state-ok: requestState validated", std::move(done));
 }
@@ -371,7 +373,8 @@ void TamperedState(const std::shared_ptr<RequestContext>& context,
 
 void MultipleInputs(const std::shared_ptr<RequestContext>& context,
                     std::chrono::milliseconds timeout, JsonDone done) {
-  Ask(context, timeout, Serving::kTool,
+  Ask(
+      context, timeout, Serving::kTool,
       {{"user_name", kElicit, ElicitParams("What is your name?", "name", "string")},
        {"greeting", kSample, SampleParams("Generate a greeting", 50)},
        {"client_roots", kRoots, json::object()}},
@@ -385,16 +388,18 @@ void MultipleInputs(const std::shared_ptr<RequestContext>& context,
       std::move(done));
 }
 
-void MultiRound(const std::shared_ptr<RequestContext>& context,
-                std::chrono::milliseconds timeout, JsonDone done) {
+void MultiRound(const std::shared_ptr<RequestContext>& context, std::chrono::milliseconds timeout,
+                JsonDone done) {
   // Round two is asked only once round one is answered; in the 2026 era the retry brings
   // the round-one answer back in labgate's requestState.
-  Ask(context, timeout, Serving::kTool,
+  Ask(
+      context, timeout, Serving::kTool,
       {{"step1", kElicit, ElicitParams("Step 1: What is your name?", "name", "string")}},
       [context, timeout](const CheckedAnswers& first, JsonDone done) {
         const Checked& step1 = first.at("step1");
         if (!step1.accepted()) return done(Declined("step1", step1));
-        Ask(context, timeout, Serving::kTool,
+        Ask(
+            context, timeout, Serving::kTool,
             {{"step2", kElicit,
               ElicitParams("Step 2: What is your favorite color?", "color", "string")}},
             [name = ContentString(step1, "name")](const CheckedAnswers& second, JsonDone done) {
@@ -408,14 +413,14 @@ void MultiRound(const std::shared_ptr<RequestContext>& context,
       std::move(done));
 }
 
-void Capabilities(const std::shared_ptr<RequestContext>& context,
-                  std::chrono::milliseconds timeout, JsonDone done) {
+void Capabilities(const std::shared_ptr<RequestContext>& context, std::chrono::milliseconds timeout,
+                  JsonDone done) {
   // Only what the client declared: asking for more would fail the request (-32021).
   const json& capabilities = context->client_capabilities();
   std::vector<Question> questions;
   if (capabilities.is_object() && capabilities.contains("elicitation")) {
-    questions.push_back({"elicit_input", kElicit, ElicitParams("Elicitation input", "value",
-                                                               "string")});
+    questions.push_back(
+        {"elicit_input", kElicit, ElicitParams("Elicitation input", "value", "string")});
   }
   if (capabilities.is_object() && capabilities.contains("sampling")) {
     questions.push_back({"sample_input", kSample, SampleParams("Sample request", 50)});
@@ -423,7 +428,8 @@ void Capabilities(const std::shared_ptr<RequestContext>& context,
   if (questions.empty()) {
     return done(TextResult("No supported capabilities declared: there is nothing to ask"));
   }
-  Ask(context, timeout, Serving::kTool, std::move(questions),
+  Ask(
+      context, timeout, Serving::kTool, std::move(questions),
       [](const CheckedAnswers& answers, JsonDone done) {
         std::string keys;
         for (const auto& [key, answer] : answers) {
@@ -496,7 +502,8 @@ const std::vector<json>& InputRequiredPrompts() {
 bool GetInputRequiredPrompt(const std::string& name, const std::shared_ptr<RequestContext>& context,
                             std::chrono::milliseconds timeout, JsonDone& done) {
   if (name != kContextPrompt) return false;
-  Ask(context, timeout, Serving::kPrompt,
+  Ask(
+      context, timeout, Serving::kPrompt,
       {{"user_context", kElicit,
         ElicitParams("What context should the prompt use?", "context", "string")}},
       [](const CheckedAnswers& answers, JsonDone done) {

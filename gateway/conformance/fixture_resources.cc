@@ -130,8 +130,8 @@ void ConformanceFixtures::ReadResource(const std::string& uri,
         absl::StrCat("Watched resource content, revision ", state_->watched_revision.load())));
   }
   if (uri == kStatelessText) {
-    return done(TextContents(uri, "text/plain",
-                             "Static text content from the stateless draft path."));
+    return done(
+        TextContents(uri, "text/plain", "Static text content from the stateless draft path."));
   }
   if (uri == kDynamic && state_->dynamic_ready.load()) {
     return done(TextContents(uri, "text/plain", "This is a dynamically added resource."));

@@ -7,12 +7,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
-
-#include "absl/strings/string_view.h"
 #include <string_view>
 
 #include "absl/functional/any_invocable.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace labgate::gateway {
 
@@ -62,8 +61,6 @@ class ReplyOnce {
 // A ReplyOnce shared by copyable callbacks (std::function); the last copy to go answers
 // -32603 if nobody replied.
 using SharedReply = std::shared_ptr<ReplyOnce>;
-inline SharedReply Share(ReplyOnce reply) {
-  return std::make_shared<ReplyOnce>(std::move(reply));
-}
+inline SharedReply Share(ReplyOnce reply) { return std::make_shared<ReplyOnce>(std::move(reply)); }
 
 }  // namespace labgate::gateway

@@ -16,7 +16,8 @@ thread_local const void* t_running_strand = nullptr;
 
 }  // namespace
 
-RunOrQueueStrand::RunOrQueueStrand(boost::asio::io_context& io) : state_(std::make_shared<State>(io)) {}
+RunOrQueueStrand::RunOrQueueStrand(boost::asio::io_context& io)
+    : state_(std::make_shared<State>(io)) {}
 
 bool RunOrQueueStrand::running_in_this_thread() const noexcept {
   return t_running_strand == state_.get();

@@ -83,8 +83,8 @@ const std::vector<HeaderParamIndex::Param>& HeaderParamIndex::For(const McpServe
     for (ToolProvider* provider : server.tools) {
       for (const json& entry : provider->ListTools()) {
         const json schema = entry.value("inputSchema", json::object());
-        const json properties = schema.is_object() ? schema.value("properties", json::object())
-                                                   : json::object();
+        const json properties =
+            schema.is_object() ? schema.value("properties", json::object()) : json::object();
         std::vector<Param> mirrored;
         for (const auto& [property, definition] : properties.items()) {
           if (definition.is_object() && definition.contains("x-mcp-header") &&
@@ -122,38 +122,39 @@ std::optional<std::string> CheckEraHeaders(const Request& request,
     auto decoded = DecodeHeaderValue(*header);
     if (!decoded) return Mismatch(message, "the Mcp-Name header value is malformed");
     if (!body_value.is_string() || *decoded != body_value.get<std::string>()) {
-      return Mismatch(message, absl::StrCat("Mcp-Name header value '", *decoded,
-                                            "' does not match body value '",
-                                            body_value.is_string() ? body_value.get<std::string>()
-                                                                   : std::string(),
-                                            "'"));
+      return Mismatch(
+          message,
+          absl::StrCat("Mcp-Name header value '", *decoded, "' does not match body value '",
+                       body_value.is_string() ? body_value.get<std::string>() : std::string(),
+                       "'"));
     }
   }
   if (message.method == "tools/call" && params.is_object() && params.contains("name") &&
       params["name"].is_string()) {
     const json arguments = params.value("arguments", json::object());
     for (const auto& param : index.For(server, params["name"].get<std::string>())) {
-      const std::string header_name = absl::StrCat("mcp-param-", absl::AsciiStrToLower(param.header));
+      const std::string header_name =
+          absl::StrCat("mcp-param-", absl::AsciiStrToLower(param.header));
       auto header = HeaderValue(request, header_name);
       const bool has_value = arguments.is_object() && arguments.contains(param.property) &&
                              !arguments[param.property].is_null();
       if (!header) {
         if (has_value) {
-          return Mismatch(message, absl::StrCat("the Mcp-Param-", param.header,
-                                                " header is required when '", param.property,
-                                                "' is given"));
+          return Mismatch(message,
+                          absl::StrCat("the Mcp-Param-", param.header, " header is required when '",
+                                       param.property, "' is given"));
         }
         continue;
       }
       auto decoded = DecodeHeaderValue(*header);
       if (!decoded) {
-        return Mismatch(message, absl::StrCat("the Mcp-Param-", param.header,
-                                              " header value is malformed"));
+        return Mismatch(message,
+                        absl::StrCat("the Mcp-Param-", param.header, " header value is malformed"));
       }
       if (!has_value || !SameValue(arguments[param.property], *decoded)) {
-        return Mismatch(message, absl::StrCat("Mcp-Param-", param.header,
-                                              " header does not match argument '",
-                                              param.property, "'"));
+        return Mismatch(
+            message, absl::StrCat("Mcp-Param-", param.header, " header does not match argument '",
+                                  param.property, "'"));
       }
     }
   }

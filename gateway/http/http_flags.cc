@@ -113,8 +113,8 @@ absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(
   auto parsed = HttpOptionsFromFlags();
   if (!parsed.ok()) return parsed.status();
   HttpOptions options = std::move(*parsed);
-  auto http = std::make_unique<HttpServer>(io, server, options, std::move(readiness),
-                                           stateless_dialect);
+  auto http =
+      std::make_unique<HttpServer>(io, server, options, std::move(readiness), stateless_dialect);
   if (absl::Status status = http->Start(); !status.ok()) return status;
   std::string shown_host =
       options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;

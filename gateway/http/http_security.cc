@@ -8,7 +8,6 @@
 #include <cctype>
 #include <cerrno>
 #include <fstream>
-
 #include <set>
 
 #include "absl/status/status.h"
@@ -146,7 +145,8 @@ absl::StatusOr<std::vector<HttpOptions::NamedToken>> LoadTokenFile(const std::st
     ++number;
     std::string_view text = Trim(line);
     if (text.empty() || text.front() == '#') continue;
-    std::vector<std::string> fields = absl::StrSplit(std::string(text), absl::ByAnyChar(" \t"), absl::SkipEmpty());
+    std::vector<std::string> fields =
+        absl::StrSplit(std::string(text), absl::ByAnyChar(" \t"), absl::SkipEmpty());
     HttpOptions::NamedToken named;
     if (fields.size() == 1) {
       unsigned char digest[SHA256_DIGEST_LENGTH];

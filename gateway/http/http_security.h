@@ -2,11 +2,10 @@
 // protection), bearer tokens and Accept negotiation.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <optional>
 
 #include "absl/status/statusor.h"
 #include "gateway/http/http_options.h"

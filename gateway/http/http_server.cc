@@ -11,8 +11,8 @@
 #include "gateway/http/http_security.h"
 #include "gateway/http/http_session.h"
 #include "gateway/http/stateless_exchange.h"
-#include "gateway/legacy/legacy_envelope.h"
 #include "gateway/jsonrpc/message.h"
+#include "gateway/legacy/legacy_envelope.h"
 #include "gateway/mcp/protocol_version.h"
 
 namespace labgate::gateway::http {
@@ -225,8 +225,8 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
   // Who is asking: the named token, or with no tokens the one loopback principal.
   std::string principal_name = "local";
   if (!options_->auth_tokens.empty()) {
-    auto named = BearerPrincipal(Header(request, beast_http::field::authorization),
-                                 options_->auth_tokens);
+    auto named =
+        BearerPrincipal(Header(request, beast_http::field::authorization), options_->auth_tokens);
     if (!named) {
       bool presented = !Header(request, beast_http::field::authorization).empty();
       std::string challenge = presented ? R"(Bearer realm="labgate", error="invalid_token")"
@@ -325,8 +325,7 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
   principal->Touch();
   if (stateless_ != nullptr && IsStatelessPost(request, message, session_id_given(request))) {
     // A leftover Mcp-Session-Id is ignored in this era.
-    return RouteStateless(std::move(connection), request, std::move(message),
-                          std::move(principal));
+    return RouteStateless(std::move(connection), request, std::move(message), std::move(principal));
   }
   if (!session && !Header(request, "mcp-session-id").empty()) {
     return connection->Respond(404, {}, Error(kSessionNotFound, "Session not found"));
@@ -367,8 +366,8 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
   });
 }
 
-void HttpServer::RouteStateless(std::shared_ptr<HttpConnection> connection,
-                                const Request& request, jsonrpc::IncomingMessage message,
+void HttpServer::RouteStateless(std::shared_ptr<HttpConnection> connection, const Request& request,
+                                jsonrpc::IncomingMessage message,
                                 std::shared_ptr<Principal> principal) {
   if (message.kind == Kind::kResponse) {
     // This era sends no requests to clients, so there is nothing a response could answer.
@@ -383,26 +382,27 @@ void HttpServer::RouteStateless(std::shared_ptr<HttpConnection> connection,
   // whole, then the two versions must agree, and only then is the version judged.
   const std::string header_version = Header(request, "mcp-protocol-version");
   if (header_version.empty()) {
-    return refuse(jsonrpc::MakeError(raw_id, stateless::kHeaderMismatch,
-                                     "Header mismatch: the MCP-Protocol-Version header is required"));
+    return refuse(
+        jsonrpc::MakeError(raw_id, stateless::kHeaderMismatch,
+                           "Header mismatch: the MCP-Protocol-Version header is required"));
   }
   if (message.kind == Kind::kRequest) {
     stateless::RequestMeta meta;
     const nlohmann::json params = message.body.value("params", nlohmann::json::object());
     auto meta_error = stateless::ParseRequestMeta(params, &meta);
     if (meta_error && meta_error->code == jsonrpc_code::kInvalidParams) {
-      return refuse(jsonrpc::MakeError(raw_id, meta_error->code, meta_error->message,
-                                       meta_error->data));
+      return refuse(
+          jsonrpc::MakeError(raw_id, meta_error->code, meta_error->message, meta_error->data));
     }
     if (header_version != meta.protocol_version) {
-      return refuse(jsonrpc::MakeError(
-          raw_id, stateless::kHeaderMismatch,
-          "Header mismatch: MCP-Protocol-Version header value '" + header_version +
-              "' does not match body value '" + meta.protocol_version + "'"));
+      return refuse(jsonrpc::MakeError(raw_id, stateless::kHeaderMismatch,
+                                       "Header mismatch: MCP-Protocol-Version header value '" +
+                                           header_version + "' does not match body value '" +
+                                           meta.protocol_version + "'"));
     }
     if (meta_error) {
-      return refuse(jsonrpc::MakeError(raw_id, meta_error->code, meta_error->message,
-                                       meta_error->data));
+      return refuse(
+          jsonrpc::MakeError(raw_id, meta_error->code, meta_error->message, meta_error->data));
     }
     if (auto mismatch = CheckEraHeaders(request, message, *server_, header_params_)) {
       return refuse(std::move(*mismatch));
@@ -442,9 +442,9 @@ size_t HttpServer::session_count() const {
 }
 
 void HttpServer::ScheduleSweep() {
-  auto period = std::min<std::chrono::milliseconds>(
-      {options_->session_idle_timeout / 4, options_->port_idle_release / 4,
-       std::chrono::seconds(30)});
+  auto period = std::min<std::chrono::milliseconds>({options_->session_idle_timeout / 4,
+                                                     options_->port_idle_release / 4,
+                                                     std::chrono::seconds(30)});
   if (period < std::chrono::milliseconds(10)) period = std::chrono::milliseconds(10);
   sweep_timer_.expires_after(period);
   sweep_timer_.async_wait([this, alive = alive_](boost::system::error_code ec) {

@@ -16,12 +16,12 @@
 #include <memory>
 #include <string>
 
+#include "gateway/dialects/mcp_stateful/mcp_session.h"
 #include "gateway/http/http_connection.h"
 #include "gateway/http/http_options.h"
 #include "gateway/http/sse.h"
 #include "gateway/jsonrpc/message.h"
 #include "gateway/mcp/mcp_server.h"
-#include "gateway/dialects/mcp_stateful/mcp_session.h"
 #include "gateway/principals/principal.h"
 
 namespace labgate::gateway::http {

@@ -34,8 +34,7 @@ class StatelessExchange final : public Outbound,
 
   boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   std::shared_ptr<HttpConnection> connection_;
-  std::shared_ptr<stateless::StatelessCalls> calls_ =
-      std::make_shared<stateless::StatelessCalls>();
+  std::shared_ptr<stateless::StatelessCalls> calls_ = std::make_shared<stateless::StatelessCalls>();
   bool streaming_ = false;
   bool done_ = false;
 };

@@ -1,10 +1,9 @@
 // -32602 with data {reason, field}, so that a client can tell which field was wrong.
 #pragma once
 
-#include "absl/strings/string_view.h"
-
 #include <string_view>
 
+#include "absl/strings/string_view.h"
 #include "common/status_map.h"
 #include "gateway/core/reply_once.h"
 

@@ -32,8 +32,8 @@ bool DecodeCursor(const json& cursor, const std::string& kind, size_t* offset) {
 }
 
 // One page of `items` under `field`, with nextCursor when more remain; false on a bad cursor.
-bool Page(std::vector<json> items, const json& params, const std::string& field,
-          size_t page_size, json* page) {
+bool Page(std::vector<json> items, const json& params, const std::string& field, size_t page_size,
+          json* page) {
   size_t offset = 0;
   if (params.is_object() && params.contains("cursor") && !params["cursor"].is_null()) {
     if (!DecodeCursor(params["cursor"], field, &offset) || offset > items.size()) return false;
@@ -73,7 +73,8 @@ json McpEngine::ServerCapabilities() {
 }
 
 json McpEngine::ServerInfo() const {
-  return {{"name", "labgate"}, {"title", "labgate lab gateway"}, {"version", server_->config.version}};
+  return {
+      {"name", "labgate"}, {"title", "labgate lab gateway"}, {"version", server_->config.version}};
 }
 
 bool McpEngine::Handle(const std::string& method, const json& params, ReplyOnce& reply,
@@ -191,8 +192,7 @@ ResourceProvider* McpEngine::FindResourceProvider(const std::string& uri) const 
 }
 
 void McpEngine::ReadResource(const json& params, ReplyOnce reply,
-                             std::shared_ptr<RequestContext> context,
-                             const EraRules& rules) const {
+                             std::shared_ptr<RequestContext> context, const EraRules& rules) const {
   std::string uri = StringParam(params, "uri");
   if (uri.empty()) return InvalidParams(reply, "uri", "resources/read needs params.uri");
   ResourceProvider* provider = FindResourceProvider(uri);
@@ -202,15 +202,14 @@ void McpEngine::ReadResource(const json& params, ReplyOnce reply,
   }
   auto shared = Share(std::move(reply));
   const int not_found = rules.resource_not_found_code;
-  provider->ReadResource(uri, std::move(context),
-                         [shared, not_found, uri](absl::StatusOr<json> outcome) {
-                           if (!*shared) return;
-                           if (outcome.status().code() == absl::StatusCode::kNotFound) {
-                             return shared->Error(not_found, outcome.status().message(),
-                                                  {{"uri", uri}});
-                           }
-                           shared->Finish(std::move(outcome));
-                         });
+  provider->ReadResource(
+      uri, std::move(context), [shared, not_found, uri](absl::StatusOr<json> outcome) {
+        if (!*shared) return;
+        if (outcome.status().code() == absl::StatusCode::kNotFound) {
+          return shared->Error(not_found, outcome.status().message(), {{"uri", uri}});
+        }
+        shared->Finish(std::move(outcome));
+      });
 }
 
 void McpEngine::ListPrompts(const json& params, ReplyOnce reply) const {

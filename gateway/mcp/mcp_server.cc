@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <random>
 
-
 namespace labgate::gateway {
 
 namespace {

@@ -33,8 +33,8 @@ StdioConnection::StdioConnection(StdioDialects dialects, boost::asio::io_context
   RunOrQueueStrand strand = strand_;
   session_ = std::make_shared<McpSession>(
       dialects_.server, strand_,
-      [strand](absl::AnyInvocable<void()> work) { strand.RunOrQueue(std::move(work)); },
-      outbound_, principal_, in_flight_);
+      [strand](absl::AnyInvocable<void()> work) { strand.RunOrQueue(std::move(work)); }, outbound_,
+      principal_, in_flight_);
   session_->Register();
   StdioTransport::Callbacks callbacks;
   callbacks.on_frame = [this](Frame frame) { OnFrame(std::move(frame)); };
@@ -60,11 +60,11 @@ void StdioConnection::OnFrame(Frame frame) {
   }
   if (message.kind == Kind::kInvalid && message.error_code == jsonrpc_code::kParseError &&
       spoke_legacy_.load()) {
-    return Write(framing,
-                 legacy::ErrorReply(frame.payload.size() > legacy::kMaxLineBytes
-                                        ? legacy::kTooLarge
-                                        : legacy::kMalformedJson),
-                 Idle(false));
+    return Write(
+        framing,
+        legacy::ErrorReply(frame.payload.size() > legacy::kMaxLineBytes ? legacy::kTooLarge
+                                                                        : legacy::kMalformedJson),
+        Idle(false));
   }
   if (dialects_.stateless != nullptr && message.kind != Kind::kInvalid &&
       (stateless::ClaimsMessage(message.method, message.body) ||
@@ -112,11 +112,11 @@ void StdioConnection::HandleLegacy(const Frame& frame, const nlohmann::json& env
 void StdioConnection::OnFrameError(const FrameError& error) {
   LG_LOG(kWarning) << "stdio: " << error.message;
   if (spoke_legacy_.load()) {
-    return Write(error.framing,
-                 legacy::ErrorReply(error.kind == FrameError::Kind::kTooLarge
-                                        ? legacy::kTooLarge
-                                        : legacy::kMalformedJson),
-                 Idle(false));
+    return Write(
+        error.framing,
+        legacy::ErrorReply(error.kind == FrameError::Kind::kTooLarge ? legacy::kTooLarge
+                                                                     : legacy::kMalformedJson),
+        Idle(false));
   }
   int error_code = error.kind == FrameError::Kind::kTooLarge ? jsonrpc_code::kInvalidRequest
                                                              : jsonrpc_code::kParseError;

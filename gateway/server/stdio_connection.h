@@ -29,7 +29,7 @@ namespace labgate::gateway {
 
 struct StdioDialects {
   const McpServer* server = nullptr;
-  ActionTools* legacy_actions = nullptr;          // answers the v0.1 envelope; may be null
+  ActionTools* legacy_actions = nullptr;             // answers the v0.1 envelope; may be null
   stateless::StatelessDialect* stateless = nullptr;  // the 2026 era; may be null
 };
 

@@ -92,28 +92,28 @@ void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool, const
   const std::string id = Payload(refusal, kIdKey);
   // In the 2026 era the question goes back as input_required under this key, and the
   // client's retry of the whole call brings the answer.
-  context->AskClient(
-      "confirm_write", "elicitation/create", ElicitationParams(tool.name, rule, arguments),
-      kConfirmationTimeout,
-      [tool = &tool, arguments, invoker, options, context, rule, id,
-       done = std::move(done)](absl::StatusOr<json> answer) mutable {
-        // Not asked yet: nothing is decided, so nothing is sent or recorded.
-        if (IsInputRequired(answer.status())) return done(answer.status());
-        const std::string decision = Decision(answer);
-        options.metadata.emplace_back(kAnswerKey,
-                                      absl::StrCat(id, ":", decision, ":", ConfirmationSecret()));
-        if (decision == "accept") {
-          auto call = invoker->Call(*tool, arguments, options, std::move(done));
-          if (call) context->OnCancel([call] { call->Cancel(); });
-          return;
-        }
-        // Sent anyway so that the service records the refusal in the port's session;
-        // nothing is written.
-        absl::Status not_approved = NotApproved(decision, rule, answer);
-        invoker->Call(
-            *tool, arguments, options,
-            [not_approved, done = std::move(done)](absl::StatusOr<json>) { done(not_approved); });
-      });
+  context->AskClient("confirm_write", "elicitation/create",
+                     ElicitationParams(tool.name, rule, arguments), kConfirmationTimeout,
+                     [tool = &tool, arguments, invoker, options, context, rule, id,
+                      done = std::move(done)](absl::StatusOr<json> answer) mutable {
+                       // Not asked yet: nothing is decided, so nothing is sent or recorded.
+                       if (IsInputRequired(answer.status())) return done(answer.status());
+                       const std::string decision = Decision(answer);
+                       options.metadata.emplace_back(
+                           kAnswerKey, absl::StrCat(id, ":", decision, ":", ConfirmationSecret()));
+                       if (decision == "accept") {
+                         auto call = invoker->Call(*tool, arguments, options, std::move(done));
+                         if (call) context->OnCancel([call] { call->Cancel(); });
+                         return;
+                       }
+                       // Sent anyway so that the service records the refusal in the port's session;
+                       // nothing is written.
+                       absl::Status not_approved = NotApproved(decision, rule, answer);
+                       invoker->Call(*tool, arguments, options,
+                                     [not_approved, done = std::move(done)](absl::StatusOr<json>) {
+                                       done(not_approved);
+                                     });
+                     });
 }
 
 }  // namespace labgate::gateway

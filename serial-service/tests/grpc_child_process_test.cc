@@ -290,7 +290,8 @@ TEST_F(ChildProcessGrpcTest, LeaseEndingClosesTheOwnersPorts) {
   ASSERT_TRUE(alice_->Open("loop://alice", 9600).ok());
   grpc::Status refused = alice_->Write("loop://lease-a", "x");
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_EQ(refused.error_message(), "port loop://lease-a is in use by another client (held by conn-7)");
+  EXPECT_EQ(refused.error_message(),
+            "port loop://lease-a is in use by another client (held by conn-7)");
 
   lease_context->TryCancel();
   v1::LeaseEvent ignored;

@@ -87,7 +87,8 @@ TEST_F(PortRegistryTest, OpenTwiceIsAlreadyOpenAndAnotherOwnerIsRefused) {
   EXPECT_TRUE(absl::StrContains(again.message(), "Port is already open"));
   absl::Status other = Open("bob", "loop://a");
   EXPECT_EQ(other.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_EQ(std::string(other.message()), "port loop://a is in use by another client (held by alice)");
+  EXPECT_EQ(std::string(other.message()),
+            "port loop://a is in use by another client (held by alice)");
   auto selected = registry_.Select("bob", std::string("loop://a"), true);
   EXPECT_EQ(selected.status().code(), absl::StatusCode::kFailedPrecondition);
   // Observers may look without owning.

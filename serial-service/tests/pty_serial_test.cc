@@ -471,7 +471,8 @@ TEST_F(PtySerialTest, AnotherOwnerIsRefused) {
   auto device = Device();
   ASSERT_NE(device, nullptr);
   ASSERT_TRUE(alice_->Open(device->path(), 9600, "\n").ok());
-  const std::string expected = "port " + device->path() + " is in use by another client (held by alice)";
+  const std::string expected =
+      "port " + device->path() + " is in use by another client (held by alice)";
   grpc::Status open = bob_->Open(device->path(), 9600);
   EXPECT_EQ(open.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_EQ(open.error_message(), expected);

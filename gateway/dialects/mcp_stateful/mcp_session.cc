@@ -184,8 +184,8 @@ void McpSession::Handle(jsonrpc::IncomingMessage message, Framing framing) {
   using Kind = jsonrpc::IncomingMessage::Kind;
   switch (message.kind) {
     case Kind::kInvalid:
-      return Send(jsonrpc::MakeError(message.raw_id, message.error_code, message.error_message),
-                  "", true);
+      return Send(jsonrpc::MakeError(message.raw_id, message.error_code, message.error_message), "",
+                  true);
     case Kind::kRequest:
       return HandleRequest(message, framing);
     case Kind::kNotification:
@@ -200,8 +200,9 @@ void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message, Framing 
   if (in_flight_.count(key) != 0) {
     // Not entered in flight: answered here, in the framing it came in.
     OutboundMessage busy;
-    busy.payload = jsonrpc::MakeError(message.raw_id, code::kInvalidRequest,
-                                      absl::StrCat("request id ", message.raw_id, " is already in use"));
+    busy.payload =
+        jsonrpc::MakeError(message.raw_id, code::kInvalidRequest,
+                           absl::StrCat("request id ", message.raw_id, " is already in use"));
     busy.framing = framing;
     return outbound_->Send(std::move(busy));
   }
@@ -220,8 +221,8 @@ void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message, Framing 
     if (params.is_object() && params.contains("_meta") && params["_meta"].is_object()) {
       progress_token = params["_meta"].value("progressToken", json());
     }
-    entry.context = std::make_shared<Context>(weak_from_this(), run_on_strand_, key,
-                                              progress_token, principal_, client_capabilities_);
+    entry.context = std::make_shared<Context>(weak_from_this(), run_on_strand_, key, progress_token,
+                                              principal_, client_capabilities_);
     return entry.context;
   };
 

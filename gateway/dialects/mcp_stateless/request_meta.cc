@@ -15,8 +15,8 @@ const std::vector<std::string>& StatelessVersions() {
 }
 
 const std::vector<std::string>& AllSupportedVersions() {
-  static const std::vector<std::string> versions = {kStatelessVersion, "2025-11-25",
-                                                    "2025-06-18", "2025-03-26", "2024-11-05"};
+  static const std::vector<std::string> versions = {kStatelessVersion, "2025-11-25", "2025-06-18",
+                                                    "2025-03-26", "2024-11-05"};
   return versions;
 }
 
@@ -57,9 +57,9 @@ std::optional<MetaError> ParseRequestMeta(const json& params, RequestMeta* meta)
   }
   auto capabilities = m.find(kClientCapabilitiesKey);
   if (capabilities == m.end() || !capabilities->is_object()) {
-    return Invalid(absl::StrCat("_meta.", kClientCapabilitiesKey),
-                   absl::StrCat("params._meta[\"", kClientCapabilitiesKey,
-                                "\"] is required (an object)"));
+    return Invalid(
+        absl::StrCat("_meta.", kClientCapabilitiesKey),
+        absl::StrCat("params._meta[\"", kClientCapabilitiesKey, "\"] is required (an object)"));
   }
   meta->client_capabilities = *capabilities;
   if (auto info = m.find(kClientInfoKey); info != m.end()) meta->client_info = *info;

@@ -36,9 +36,9 @@ bool ClaimsMessage(const std::string& method, const nlohmann::json& body);
 struct RequestMeta {
   std::string protocol_version;
   nlohmann::json client_capabilities = nlohmann::json::object();
-  nlohmann::json client_info;                 // null when absent
-  std::optional<McpLogLevel> log_level;       // none: send no notifications/message
-  nlohmann::json progress_token;              // null when absent
+  nlohmann::json client_info;            // null when absent
+  std::optional<McpLogLevel> log_level;  // none: send no notifications/message
+  nlohmann::json progress_token;         // null when absent
 };
 
 // A refusal of the request's _meta, as a JSON-RPC error.

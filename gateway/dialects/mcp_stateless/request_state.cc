@@ -26,8 +26,8 @@ absl::StatusOr<RequestStateCodec> RequestStateCodec::FromKeyFile(const std::stri
   std::string key = contents.str();
   while (!key.empty() && (key.back() == '\n' || key.back() == '\r')) key.pop_back();
   if (key.size() < 32) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--state-key-file ", path, " holds ", key.size(), " bytes; a key needs at least 32"));
+    return absl::InvalidArgumentError(absl::StrCat("--state-key-file ", path, " holds ", key.size(),
+                                                   " bytes; a key needs at least 32"));
   }
   return RequestStateCodec(std::move(key));
 }
@@ -47,8 +47,8 @@ std::string RequestStateCodec::Seal(const nlohmann::json& state) const {
 }
 
 absl::StatusOr<nlohmann::json> RequestStateCodec::Open(const std::string& sealed) const {
-  const auto invalid = absl::InvalidArgumentError(
-      "requestState was not issued by this server or has been altered");
+  const auto invalid =
+      absl::InvalidArgumentError("requestState was not issued by this server or has been altered");
   size_t dot = sealed.find('.');
   if (dot == std::string::npos) return invalid;
   std::string payload, mac;
@@ -57,7 +57,8 @@ absl::StatusOr<nlohmann::json> RequestStateCodec::Open(const std::string& sealed
     return invalid;
   }
   std::string expected = Sign(payload);
-  if (mac.size() != expected.size() || CRYPTO_memcmp(mac.data(), expected.data(), mac.size()) != 0) {
+  if (mac.size() != expected.size() ||
+      CRYPTO_memcmp(mac.data(), expected.data(), mac.size()) != 0) {
     return invalid;
   }
   nlohmann::json state = nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false);

@@ -37,8 +37,7 @@ bool IsRemovedMethod(const std::string& method) {
 }
 
 bool IsListMethod(const std::string& method) {
-  return method == "tools/list" || method == "prompts/list" ||
-         method == "resources/templates/list";
+  return method == "tools/list" || method == "prompts/list" || method == "resources/templates/list";
 }
 
 // What names the target of a request that may ask for input: its tool, prompt or URI.
@@ -230,19 +229,14 @@ class StatelessDialect::Context final : public RequestContext {
         (void)value;
         absl::StrAppend(&names, names.empty() ? "" : ", ", name);
       }
-      return jsonrpc::MakeError(
-          raw_id, kMissingClientCapability,
-          absl::StrCat("this request needs the client capability: ", names),
-          {{"requiredCapabilities", missing_capabilities_}});
+      return jsonrpc::MakeError(raw_id, kMissingClientCapability,
+                                absl::StrCat("this request needs the client capability: ", names),
+                                {{"requiredCapabilities", missing_capabilities_}});
     }
     if (pending_.empty()) return "";
     json answers = answers_.is_object() ? answers_ : json::object();
-    json state = {{"v", 1},
-                  {"p", principal_->owner_id()},
-                  {"m", method},
-                  {"t", target},
-                  {"exp", NowMs() + kStateLifetimeMs},
-                  {"a", std::move(answers)}};
+    json state = {{"v", 1},      {"p", principal_->owner_id()},       {"m", method},
+                  {"t", target}, {"exp", NowMs() + kStateLifetimeMs}, {"a", std::move(answers)}};
     json result = {{"resultType", "input_required"},
                    {"inputRequests", pending_},
                    {"requestState", codec.Seal(state)},
@@ -302,24 +296,24 @@ void StatelessDialect::Handle(const jsonrpc::IncomingMessage& message, Framing f
   const json params_for_state = message.body.value("params", json::object());
   const std::string target = TargetOf(params_for_state);
   const json server_info = engine_.ServerInfo();
-  ReplyOnce reply(message.raw_id, [this, outbound, key, framing, call, calls, token, context_slot,
-                                   raw_id = message.raw_id, method, target,
-                                   server_info](std::string payload) {
-    calls->Remove(key, call.get());
-    if (call->cancelled.load()) return;  // the client said it no longer wants it
-    if (*context_slot) {
-      std::string replaced =
-          (*context_slot)->Override(raw_id, state_codec_, method, target, server_info);
-      if (!replaced.empty()) payload = std::move(replaced);
-    }
-    OutboundMessage out;
-    out.payload = std::move(payload);
-    out.related_request = key;
-    out.is_response = true;
-    out.framing = framing;
-    outbound->Send(std::move(out));
-    token->Release();
-  });
+  ReplyOnce reply(
+      message.raw_id, [this, outbound, key, framing, call, calls, token, context_slot,
+                       raw_id = message.raw_id, method, target, server_info](std::string payload) {
+        calls->Remove(key, call.get());
+        if (call->cancelled.load()) return;  // the client said it no longer wants it
+        if (*context_slot) {
+          std::string replaced =
+              (*context_slot)->Override(raw_id, state_codec_, method, target, server_info);
+          if (!replaced.empty()) payload = std::move(replaced);
+        }
+        OutboundMessage out;
+        out.payload = std::move(payload);
+        out.related_request = key;
+        out.is_response = true;
+        out.framing = framing;
+        outbound->Send(std::move(out));
+        token->Release();
+      });
 
   static const json kNoParams = json::object();
   const json& params = message.body.contains("params") ? message.body["params"] : kNoParams;
@@ -338,9 +332,9 @@ void StatelessDialect::Handle(const jsonrpc::IncomingMessage& message, Framing f
     return reply.Result(std::move(result));
   }
   if (IsRemovedMethod(method)) {
-    return reply.Error(code::kMethodNotFound,
-                       absl::StrCat("Method not found: ", method, " (removed in ",
-                                    meta.protocol_version, ")"));
+    return reply.Error(
+        code::kMethodNotFound,
+        absl::StrCat("Method not found: ", method, " (removed in ", meta.protocol_version, ")"));
   }
   if (IsListMethod(method)) {
     extras["ttlMs"] = cache_.list_ttl_ms;
@@ -367,7 +361,8 @@ void StatelessDialect::Handle(const jsonrpc::IncomingMessage& message, Framing f
     if (state.ok() && state->value("exp", int64_t{0}) < NowMs()) {
       state = absl::InvalidArgumentError("requestState has expired; start the request again");
     }
-    if (!state.ok()) return InvalidParams(reply, "requestState", std::string(state.status().message()));
+    if (!state.ok())
+      return InvalidParams(reply, "requestState", std::string(state.status().message()));
     answers = state->value("a", json::object());
   }
   if (params.contains("inputResponses")) {
@@ -427,8 +422,9 @@ void StatelessDialect::Listen(const json& params, ReplyOnce reply, const std::st
       std::string uri = uri_json.get<std::string>();
       ResourceProvider* provider = engine_.FindResourceProvider(uri);
       if (provider == nullptr) continue;
-      auto handle = provider->SubscribeResource(
-          uri, [send, uri]() { send("notifications/resources/updated", {{"uri", uri}}); });
+      auto handle = provider->SubscribeResource(uri, [send, uri]() {
+        send("notifications/resources/updated", {{"uri", uri}});
+      });
       if (!handle) continue;
       subscription->resources.push_back(std::move(handle));
       resources.push_back(uri);
@@ -438,9 +434,9 @@ void StatelessDialect::Listen(const json& params, ReplyOnce reply, const std::st
   // The acknowledgement goes first, before anything the subscription may deliver.
   send("notifications/subscriptions/acknowledged", {{"notifications", acknowledged}});
   subscription->list_listener = server_->hub->Listen([send, acknowledged](ListKind kind) {
-    const char* flag = kind == ListKind::kTools       ? "toolsListChanged"
-                       : kind == ListKind::kPrompts   ? "promptsListChanged"
-                                                      : "resourcesListChanged";
+    const char* flag = kind == ListKind::kTools     ? "toolsListChanged"
+                       : kind == ListKind::kPrompts ? "promptsListChanged"
+                                                    : "resourcesListChanged";
     if (acknowledged.value(flag, false)) send(ListChangedMethod(kind), json::object());
   });
   // The subscription ends with its request: a cancel or a closed connection. Its reply is

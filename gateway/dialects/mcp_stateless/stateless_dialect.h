@@ -49,14 +49,14 @@ class StatelessCalls {
 
 class StatelessDialect {
  public:
-  StatelessDialect(const McpServer* server, RequestStateCodec state_codec,
-                   CachePolicy cache = {});
+  StatelessDialect(const McpServer* server, RequestStateCodec state_codec, CachePolicy cache = {});
 
   // Handles one message of this era. Requests are answered through `outbound` (with
   // `framing`); notifications/cancelled cancels a call in `calls`. `in_flight` (optional)
   // counts the request until it is answered.
   void Handle(const jsonrpc::IncomingMessage& message, Framing framing,
-              const std::shared_ptr<Outbound>& outbound, const std::shared_ptr<Principal>& principal,
+              const std::shared_ptr<Outbound>& outbound,
+              const std::shared_ptr<Principal>& principal,
               const std::shared_ptr<StatelessCalls>& calls,
               const std::shared_ptr<InFlightCounter>& in_flight = nullptr);
 

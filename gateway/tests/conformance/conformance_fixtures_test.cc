@@ -104,10 +104,10 @@ json HarnessCapabilities() {
 
 // One round of a 2026-era request as labgate ends it.
 struct Round {
-  absl::StatusOr<json> outcome;  // the handler's own answer
-  json input_requests;           // non-empty: the reply is input_required with these
+  absl::StatusOr<json> outcome;      // the handler's own answer
+  json input_requests;               // non-empty: the reply is input_required with these
   std::vector<std::string> missing;  // non-empty: the reply is -32021
-  json state;                    // the answers the next round's requestState carries
+  json state;                        // the answers the next round's requestState carries
   bool input_required() const { return missing.empty() && !input_requests.empty(); }
   // A complete result: the handler's answer stands and it is not an error.
   bool complete() const { return missing.empty() && input_requests.empty() && outcome.ok(); }
@@ -710,8 +710,8 @@ TEST_F(FixturesTest, ListRootsRoundTrip) {
   EXPECT_EQ(r1.input_requests["roots_request"]["method"], "roots/list");
   EXPECT_EQ(r1.input_requests["roots_request"]["params"], json::object());
 
-  Round r2 =
-      Round2026("test_input_required_result_list_roots", r1.state, {{"roots_request", MockRoots()}});
+  Round r2 = Round2026("test_input_required_result_list_roots", r1.state,
+                       {{"roots_request", MockRoots()}});
   ASSERT_TRUE(r2.complete()) << r2.outcome.status();
   EXPECT_EQ(r2.text(), "Found 1 root(s)");
 
@@ -793,7 +793,8 @@ TEST_F(FixturesTest, MultiRoundAsksStepTwoOnlyAfterStepOne) {
 TEST_F(FixturesTest, CapabilitiesToolAsksOnlyForWhatTheClientDeclared) {
   Make();
   const std::string tool = "test_input_required_result_capabilities";
-  Round sampling_only = Round2026(tool, json::object(), json::object(), {{"sampling", json::object()}});
+  Round sampling_only =
+      Round2026(tool, json::object(), json::object(), {{"sampling", json::object()}});
   ASSERT_TRUE(sampling_only.input_required());
   EXPECT_TRUE(sampling_only.missing.empty());
   EXPECT_THAT(Keys(sampling_only.input_requests), ElementsAre("sample_input"));
@@ -847,12 +848,11 @@ TEST_F(FixturesTest, InputRequiredPromptAsksForContext) {
                        HarnessCapabilities(), /*prompt=*/true);
   ASSERT_TRUE(r2.outcome.ok()) << r2.outcome.status();
   EXPECT_TRUE(r2.input_requests.empty());
-  EXPECT_EQ((*r2.outcome)["messages"],
-            json::parse(R"([{"role":"user","content":{"type":"text",
+  EXPECT_EQ((*r2.outcome)["messages"], json::parse(R"([{"role":"user","content":{"type":"text",
                 "text":"Prompt with context: test context"}}])"));
 
-  Round bad = Round2026("test_input_required_result_prompt", json::object(),
-                        {{"user_context", 7}}, HarnessCapabilities(), /*prompt=*/true);
+  Round bad = Round2026("test_input_required_result_prompt", json::object(), {{"user_context", 7}},
+                        HarnessCapabilities(), /*prompt=*/true);
   EXPECT_EQ(bad.outcome.status().code(), absl::StatusCode::kInvalidArgument);
 }
 

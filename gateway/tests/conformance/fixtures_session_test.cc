@@ -4,9 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 #include <condition_variable>
@@ -14,8 +14,8 @@
 #include <thread>
 
 #include "gateway/conformance/conformance_fixtures.h"
-#include "gateway/jsonrpc/message.h"
 #include "gateway/dialects/mcp_stateful/mcp_session.h"
+#include "gateway/jsonrpc/message.h"
 
 namespace labgate::gateway {
 namespace {

@@ -68,10 +68,11 @@ TEST(ReplyOnceTest, ASharedReplyAnswersWhenTheLastCopyGoes) {
 TEST(ReplyOnceTest, ExtrasMergeWithoutOverwriting) {
   Sink sink;
   ReplyOnce reply = sink.Reply("1");
-  reply.SetResultExtras({{"resultType", "complete"},
-                         {"ttlMs", 0},
-                         {"cacheScope", "private"},
-                         {"_meta", {{"io.modelcontextprotocol/serverInfo", {{"name", "labgate"}}}}}});
+  reply.SetResultExtras(
+      {{"resultType", "complete"},
+       {"ttlMs", 0},
+       {"cacheScope", "private"},
+       {"_meta", {{"io.modelcontextprotocol/serverInfo", {{"name", "labgate"}}}}}});
   reply.Result({{"tools", json::array()}, {"_meta", {{"mine", 1}}}});
   json result = json::parse(sink.payloads.at(0))["result"];
   EXPECT_EQ(result["resultType"], "complete");

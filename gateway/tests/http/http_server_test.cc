@@ -56,7 +56,8 @@ class TestTools final : public ToolProvider {
       return context->AskClient(
           "confirm", "elicitation/create",
           {{"message", "Go ahead?"},
-           {"requestedSchema", {{"type", "object"}, {"properties", {{"ok", {{"type", "boolean"}}}}}}}},
+           {"requestedSchema",
+            {{"type", "object"}, {"properties", {{"ok", {{"type", "boolean"}}}}}}}},
           10s, [done, result](absl::StatusOr<json> answer) {
             if (!answer.ok()) return done(answer.status());
             done(result);
@@ -945,8 +946,9 @@ namespace {
 // A request of the 2026 era: headers and _meta as a conforming client sends them.
 std::string Modern(const std::string& id, const std::string& method, json params = json::object(),
                    std::vector<std::string> extra = {}) {
-  params["_meta"] = {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
-                     {"io.modelcontextprotocol/clientCapabilities", {{"elicitation", json::object()}}}};
+  params["_meta"] = {
+      {"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+      {"io.modelcontextprotocol/clientCapabilities", {{"elicitation", json::object()}}}};
   std::vector<std::string> headers = {"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: " + method};
   if (method == "tools/call") headers.push_back("Mcp-Name: " + params.value("name", std::string()));
   for (auto& header : extra) headers.push_back(std::move(header));
@@ -963,8 +965,8 @@ TEST_F(HttpServerTest, ModernRequestsAreServedWithoutASession) {
             "labgate");
   EXPECT_TRUE(listed.Json()["result"]["ttlMs"].is_number_integer());
   // A leftover session id is ignored in this era.
-  Response leftover = Exchange(Modern("2", "tools/list", json::object(),
-                                      {"Mcp-Session-Id: " + std::string(64, 'a')}));
+  Response leftover = Exchange(
+      Modern("2", "tools/list", json::object(), {"Mcp-Session-Id: " + std::string(64, 'a')}));
   EXPECT_EQ(leftover.status, 200);
   // ping is gone in this era.
   Response ping = Exchange(Modern("3", "ping"));
@@ -976,7 +978,8 @@ TEST_F(HttpServerTest, ModernRequestsAreServedWithoutASession) {
 TEST_F(HttpServerTest, HostileModernRequestsAreRefusedAndTheServerKeepsServing) {
   StartServer();
   auto still_serving = [&] {
-    Response ok = Exchange(Modern("ok", "tools/call", {{"name", "echo"}, {"arguments", json::object()}}));
+    Response ok =
+        Exchange(Modern("ok", "tools/call", {{"name", "echo"}, {"arguments", json::object()}}));
     EXPECT_EQ(ok.status, 200);
     EXPECT_EQ(ok.Json()["result"]["resultType"], "complete");
   };
@@ -989,10 +992,13 @@ TEST_F(HttpServerTest, HostileModernRequestsAreRefusedAndTheServerKeepsServing) 
   EXPECT_EQ(bare.Json()["id"], "m");
   still_serving();
   // The header and the body disagree on the method.
-  Response method = Exchange(Request("POST", "", Call("h", "tools/list", {{"_meta", {
-      {"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
-      {"io.modelcontextprotocol/clientCapabilities", json::object()}}}}),
-      {"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: prompts/list"}));
+  Response method =
+      Exchange(Request("POST", "",
+                       Call("h", "tools/list",
+                            {{"_meta",
+                              {{"io.modelcontextprotocol/protocolVersion", "2026-07-28"},
+                               {"io.modelcontextprotocol/clientCapabilities", json::object()}}}}),
+                       {"MCP-Protocol-Version: 2026-07-28", "Mcp-Method: prompts/list"}));
   EXPECT_EQ(method.status, 400);
   EXPECT_EQ(method.Json()["error"]["code"], -32020);
   still_serving();
@@ -1065,10 +1071,12 @@ TEST_F(HttpServerTest, AConnectionThatNeverSendsARequestIsClosedAfterTheHeaderTi
 
 TEST_F(HttpServerTest, TwoHostHeadersAreRefused) {
   StartServer();
-  std::string request = Request("POST", "", Call("1", "initialize", {{"protocolVersion", "2025-11-25"}}),
-                                {"Host: 127.0.0.1"});
+  std::string request =
+      Request("POST", "", Call("1", "initialize", {{"protocolVersion", "2025-11-25"}}),
+              {"Host: 127.0.0.1"});
   EXPECT_EQ(Exchange(request).status, 400);
-  std::string rebinding = Request("POST", "", Call("1", "initialize", {{"protocolVersion", "2025-11-25"}}));
+  std::string rebinding =
+      Request("POST", "", Call("1", "initialize", {{"protocolVersion", "2025-11-25"}}));
   rebinding.replace(rebinding.find("Host: 127.0.0.1"), 15, "Host: [::1].evil.com");
   EXPECT_EQ(Exchange(rebinding).status, 403);
 }

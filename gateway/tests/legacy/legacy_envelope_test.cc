@@ -38,10 +38,11 @@ TEST(LegacyEnvelopeTest, AnUnknownTypeListsTheAllowedOnes) {
 }
 
 TEST(LegacyEnvelopeTest, ANonStringIdAndTypeAreNamed) {
-  EXPECT_EQ(Answer(R"({"id":7,"type":3})"),
-            R"({"ok":false,"error":"Invalid request envelope","issues":[)"
-            R"({"code":"invalid_type","message":"Expected string, received number","path":["id"]},)"
-            R"({"code":"invalid_type","message":"Expected string, received number","path":["type"]}]})");
+  EXPECT_EQ(
+      Answer(R"({"id":7,"type":3})"),
+      R"({"ok":false,"error":"Invalid request envelope","issues":[)"
+      R"({"code":"invalid_type","message":"Expected string, received number","path":["id"]},)"
+      R"({"code":"invalid_type","message":"Expected string, received number","path":["type"]}]})");
 }
 
 TEST(LegacyEnvelopeTest, WithoutAnActionsServiceItSaysSo) {
