@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { tempDir, removeDir, connectStdio, callOk } from './lib/harness.mjs';
 import { connectV2Stdio, callOk as callOkV2, within } from './lib/v2_client.mjs';
+import { startHttpGateway, connectHttp } from './lib/http_gateway.mjs';
 
 const LOG_LEVEL_KEY = 'io.modelcontextprotocol/logLevel';
 const LOOP = 'loop://';
@@ -188,5 +189,27 @@ test('v2 client: logs only with _meta logLevel, list_changed and port updates th
     await listening.close();
   } finally {
     await conn.close();
+  }
+});
+
+test('HTTP: a session created by one client is a list change for another', async () => {
+  const gateway = await startHttpGateway();
+  const watcher = await connectHttp(gateway.url, { name: 'watcher' });
+  const creator = await connectHttp(gateway.url, { name: 'creator' });
+  try {
+    const listChanges = inbox();
+    watcher.client.setNotificationHandler(ResourceListChangedNotificationSchema, () => listChanges.push({}));
+    // The notice travels on the watcher's GET stream, which the SDK opens after initialize.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const before = listChanges.seen.length;
+    const { session } = await callOk(creator.client, 'create_session', { device_id: 'seen-by-watcher' });
+    await listChanges.next(() => true, 'list_changed from another client\'s create_session', before);
+    const { resources } = await watcher.client.listResources();
+    assert.ok(resources.some((r) => r.uri === `labgate://sessions/${session.id}`));
+  } finally {
+    await watcher.client.close();
+    await creator.client.close();
+    const result = await gateway.stop();
+    assert.equal(result.code, 0, gateway.stderr());
   }
 });
