@@ -100,6 +100,12 @@ test('v1 client: logs at the level set, list_changed, port resource updates', as
     assert.equal(typeof call.data.duration_ms, 'number');
     assert.equal(call.data.status, 'OK');
 
+    // Action tools log under "actions": a refused input is an error.
+    const refused = await client.callTool({ name: 'supportive_reply', arguments: {} });
+    assert.equal(refused.isError, true);
+    const actionError = await logs.next(logEvent('actions', 'tool_failed', 'error'), 'actions tool_failed log');
+    assert.equal(actionError.data.tool, 'supportive_reply');
+
     // Closing the port: info log and a list change.
     before = listChanges.seen.length;
     await callOk(client, 'close', { port_name: LOOP });
