@@ -7,6 +7,7 @@
 #include "common/status_map.h"
 #include "gateway/backends/unreachable.h"
 #include "gateway/catalog/json_proto.h"
+#include "gateway/tools/call_notices.h"
 
 namespace labgate::gateway {
 
@@ -101,9 +102,21 @@ json ActionResultJson(const absl::StatusOr<json>& outcome) {
 
 void ActionTools::CallTool(const std::string& name, const json& arguments,
                            std::shared_ptr<RequestContext> context, JsonDone done) {
-  auto call = Invoke(name, arguments, [done = std::move(done)](absl::StatusOr<json> outcome) {
-    done(ActionResultJson(outcome));
-  });
+  const auto started = std::chrono::steady_clock::now();
+  auto call =
+      Invoke(name, arguments,
+             [name, started, context, done = std::move(done)](absl::StatusOr<json> outcome) {
+               // Logged as proto tool calls are: debug duration, error on failure.
+               const CallNotices notices =
+                   NoticesForCall(name, labgate::actions::v1::ActionsService::service_full_name(),
+                                  json::object(), outcome,
+                                  std::chrono::duration_cast<std::chrono::microseconds>(
+                                      std::chrono::steady_clock::now() - started));
+               for (const LogNotice& log : notices.logs) {
+                 context->Log(log.level, log.logger, log.data);
+               }
+               done(ActionResultJson(outcome));
+             });
   if (call) context->OnCancel([call] { call->TryCancel(); });
 }
 

@@ -17,6 +17,8 @@
 #include "gateway/mcp/mcp_server.h"
 #include "gateway/prompts/labgate_prompts.h"
 #include "gateway/resources/labgate_resources.h"
+#include "gateway/resources/port_changes.h"
+#include "gateway/resources/session_list_watch.h"
 #include "gateway/server/stdio_connection.h"
 #include "gateway/tools/catalog_tools.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
@@ -31,9 +33,12 @@ struct Application::Parts {
   std::unique_ptr<ToolInvoker> invoker;
   std::unique_ptr<ActionTools> action_tools;
   std::unique_ptr<OwnerLeases> leases;
+  std::unique_ptr<PortEventLog> port_event_log;
   std::unique_ptr<CatalogTools> catalog_tools;
   McpServer server;
   std::unique_ptr<LabgateResources> resources;
+  PortChanges port_changes;
+  std::unique_ptr<SessionListWatch> session_list_watch;  // stopped before `server` goes
   std::unique_ptr<LabgatePrompts> prompts;
   std::unique_ptr<stateless::StatelessDialect> stateless;
   boost::asio::io_context io;
@@ -100,6 +105,18 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   p.server.prompts = {p.prompts.get()};
   McpServer* server = &p.server;
   p.action_tools->OnChanged([server] { server->NotifyListChanged(ListKind::kTools); });
+  // Resource list changes: ports opened or closed by tool calls here; sessions created or
+  // closed by anyone (the session service's watch of every session).
+  p.catalog_tools->OnPortsChanged([server] { server->NotifyListChanged(ListKind::kResources); });
+  p.catalog_tools->OnPortTouched(
+      [changes = &p.port_changes](const std::string& port) { changes->Touch(port); });
+  p.resources->SetPortChanges(&p.port_changes);
+  if (p.backends->channels().serial_benches() == nullptr) {
+    p.port_event_log = std::make_unique<PortEventLog>(p.backends->serial_channel());
+    p.catalog_tools->SetPortEventLog(p.port_event_log.get());
+  }
+  p.session_list_watch = SessionListWatch::Start(
+      p.backends->session_channel(), [server] { server->NotifyListChanged(ListKind::kResources); });
 
   stateless::RequestStateCodec codec;
   if (!options.state_key_file.empty()) {

@@ -69,6 +69,13 @@ class RequestContext {
     (void)key;
     RequestClient(method, params, timeout, std::move(done));
   }
+  // Logs to this request's client after the request has ended, as Log does (same level
+  // rules), for as long as the client's connection lasts; holds nothing of the client
+  // alive. Null where nothing can reach the client after its request (the 2026 era).
+  using LogSink =
+      std::function<void(McpLogLevel, const std::string& logger, const nlohmann::json& data)>;
+  virtual LogSink LaterLog() { return nullptr; }
+
   // True when the request is served in the stateless 2026 era.
   virtual bool stateless() const { return false; }
 

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "gateway/backends/async_calls.h"
 #include "gateway/catalog/json_proto.h"
+#include "gateway/resources/update_coalescer.h"
 #include "labgate/actions/v1/actions.grpc.pb.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 #include "labgate/session/v1/session.grpc.pb.h"
@@ -315,18 +316,32 @@ std::shared_ptr<void> LabgateResources::SubscribeResource(const std::string& uri
         [updated](const session_v1::SessionEvent&) { updated(); });
   }
   if (absl::StartsWith(uri, kPortPrefix)) {
-    auto target = stubs_->SerialFor(PercentDecode(uri.substr(sizeof(kPortPrefix) - 1)));
+    const std::string port = PercentDecode(uri.substr(sizeof(kPortPrefix) - 1));
+    auto target = stubs_->SerialFor(port);
     if (!target.ok()) return nullptr;
     serial_v1::SubscribeRequest request;
     request.set_port_name(target->second);
     auto* stub = target->first;
-    return Watch<serial_v1::PortEvent>(
+    auto coalescer = UpdateCoalescer::Create(kPortUpdateInterval, std::move(updated));
+    struct Subscription {
+      std::shared_ptr<UpdateCoalescer> coalescer;
+      std::shared_ptr<void> events;   // the serial service's Subscribe stream
+      std::shared_ptr<void> touches;  // this gateway's own calls on the port
+      ~Subscription() { coalescer->Stop(); }
+    };
+    auto subscription = std::make_shared<Subscription>();
+    subscription->coalescer = coalescer;
+    subscription->events = Watch<serial_v1::PortEvent>(
         request,
         [stub](grpc::ClientContext* context, const serial_v1::SubscribeRequest* req,
                grpc::ClientReadReactor<serial_v1::PortEvent>* reactor) {
           stub->async()->Subscribe(context, req, reactor);
         },
-        [updated](const serial_v1::PortEvent&) { updated(); });
+        [coalescer](const serial_v1::PortEvent&) { coalescer->Trigger(); });
+    if (port_changes_ != nullptr) {
+      subscription->touches = port_changes_->Listen(port, [coalescer] { coalescer->Trigger(); });
+    }
+    return subscription;
   }
   return nullptr;
 }

@@ -5,7 +5,8 @@
 //   labgate://ports/{port_name}   one port (percent-encode '/' in device paths)
 //   labgate://actions/{action}    an action contract with its schemas
 // Subscribing to a session (or to labgate://sessions) follows the session service's
-// WatchSession stream; to a port, the serial service's Subscribe stream.
+// WatchSession stream; to a port, the serial service's Subscribe stream and this gateway's
+// own calls on the port (PortChanges), coalesced to at most kPortUpdateInterval apart.
 #pragma once
 
 #include <grpcpp/channel.h>
@@ -15,6 +16,7 @@
 
 #include "gateway/backends/serial_benches.h"
 #include "gateway/mcp/providers.h"
+#include "gateway/resources/port_changes.h"
 
 namespace labgate::gateway {
 
@@ -26,6 +28,9 @@ struct ResourceChannels {
   // bench and named BENCH:PORT. Null = the one serial channel above.
   const SerialBenches* benches = nullptr;
 };
+
+// A port subscriber hears at most 4 updates a second.
+inline constexpr std::chrono::milliseconds kPortUpdateInterval{250};
 
 class LabgateResources final : public ResourceProvider {
  public:
@@ -43,12 +48,16 @@ class LabgateResources final : public ResourceProvider {
                                 const std::string& value, const nlohmann::json& context_arguments,
                                 StringsDone done) override;
 
+  // The ports this gateway's tool calls touch; set before serving (may stay null).
+  void SetPortChanges(PortChanges* changes) { port_changes_ = changes; }
+
   struct Stubs;
 
  private:
   void ReadBenchPorts(const std::string& uri, JsonDone done);
   std::unique_ptr<Stubs> stubs_;
   std::chrono::milliseconds deadline_;
+  PortChanges* port_changes_ = nullptr;
 };
 
 // "%2Fdev%2FttyUSB0" -> "/dev/ttyUSB0"; and back.

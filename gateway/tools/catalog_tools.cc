@@ -47,24 +47,49 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
   // Writes may come back asking for a person's approval (write_confirmation.h).
   const bool confirmable = tool->method->input_type()->FindFieldByName("data") != nullptr &&
                            leases_ != nullptr && leases_->Covers(tool->service_name);
+  const auto started = std::chrono::steady_clock::now();
   auto call = invoker_->Call(
       *tool, arguments, options,
-      [this, tool, options, context, confirmable, kept = confirmable ? arguments : json(),
+      [this, tool, options, context, confirmable, arguments, started,
        advice = UncertainOutcomeAdvice(*tool->method, arguments),
        done = std::move(done)](absl::StatusOr<json> outcome) mutable {
         if (confirmable && !outcome.ok() && NeedsConfirmation(outcome.status())) {
-          ConfirmAndRetry(outcome.status(), *tool, kept, invoker_, options, context,
-                          [context, done = std::move(done)](absl::StatusOr<json> retried) {
-                            context->Progress(1, 1, "done");
-                            done(ToolResultJson(retried));
+          ConfirmAndRetry(outcome.status(), *tool, arguments, invoker_, options, context,
+                          [this, tool, arguments, started, context,
+                           done = std::move(done)](absl::StatusOr<json> retried) {
+                            Finish(*tool, arguments, started, context, std::move(retried), done);
                           });
           return;
         }
-        context->Progress(1, 1, "done");
         if (!outcome.ok()) outcome = ExplainUncertainOutcome(advice, outcome.status());
-        done(ToolResultJson(outcome));
+        Finish(*tool, arguments, started, context, std::move(outcome), done);
       });
   if (call) context->OnCancel([call] { call->Cancel(); });
+}
+
+void CatalogTools::Finish(const ToolBinding& tool, const json& arguments,
+                          std::chrono::steady_clock::time_point started,
+                          const std::shared_ptr<RequestContext>& context,
+                          absl::StatusOr<json> outcome, const JsonDone& done) {
+  context->Progress(1, 1, "done");
+  const CallNotices notices = NoticesForCall(tool.name, tool.service_name, arguments, outcome,
+                                             std::chrono::duration_cast<std::chrono::microseconds>(
+                                                 std::chrono::steady_clock::now() - started));
+  if (auto health = health_.Observe(tool.service_name, outcome.status())) {
+    context->Log(health->level, health->logger, health->data);
+  }
+  for (const LogNotice& log : notices.logs) context->Log(log.level, log.logger, log.data);
+  if (notices.ports_changed && port_events_ != nullptr) {
+    if (tool.name == "open_port") {
+      port_events_->Follow(context->owner(), notices.port, context->LaterLog());
+    } else {
+      port_events_->Unfollow(context->owner(), notices.port);
+    }
+  }
+  // Notices go out before the result, so a client that saw the result has seen them.
+  if (outcome.ok() && !notices.port.empty() && port_touched_) port_touched_(notices.port);
+  if (notices.ports_changed && ports_changed_) ports_changed_();
+  done(ToolResultJson(outcome));
 }
 
 }  // namespace labgate::gateway

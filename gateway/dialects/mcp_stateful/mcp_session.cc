@@ -67,6 +67,17 @@ class McpSession::Context final : public RequestContext {
     });
   }
 
+  LogSink LaterLog() override {
+    return [weak = session_, run = run_on_strand_](McpLogLevel level, const std::string& logger,
+                                                   const json& data) {
+      auto session = weak.lock();
+      if (!session) return;
+      run([session, level, logger, data] {
+        if (!session->closed_) session->SendLog(level, logger, data, "");
+      });
+    };
+  }
+
   void CloseStream() override {
     OnStrand([key = key_](McpSession& session) {
       if (!session.IsInFlight(key)) return;

@@ -1,0 +1,28 @@
+// Watches every session (WatchSession with no id) so that a session created or closed by
+// anyone, this gateway's clients, another gateway or a direct gRPC caller, becomes a
+// notifications/resources/list_changed. A stream that ends (the service restarted or is
+// not up yet) is watched again after a second.
+#pragma once
+
+#include <grpcpp/channel.h>
+
+#include <functional>
+#include <memory>
+
+namespace labgate::gateway {
+
+class SessionListWatch {
+ public:
+  // `changed` runs on a gRPC thread for each created or closed session.
+  static std::unique_ptr<SessionListWatch> Start(std::shared_ptr<grpc::Channel> channel,
+                                                 std::function<void()> changed);
+  ~SessionListWatch();  // cancels the stream; no call after it returns but a running one
+
+  struct State;
+
+ private:
+  explicit SessionListWatch(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace labgate::gateway

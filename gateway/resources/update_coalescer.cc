@@ -1,0 +1,46 @@
+#include "gateway/resources/update_coalescer.h"
+
+namespace labgate::gateway {
+
+std::shared_ptr<UpdateCoalescer> UpdateCoalescer::Create(std::chrono::milliseconds interval,
+                                                         std::function<void()> fire) {
+  return std::make_shared<UpdateCoalescer>(interval, std::move(fire));
+}
+
+void UpdateCoalescer::Trigger() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopped_ || pending_) return;  // a pending call already covers this change
+    const auto now = std::chrono::steady_clock::now();
+    const auto due = last_fire_ + interval_;
+    if (now < due) {
+      pending_ = true;
+      alarm_ = std::make_unique<grpc::Alarm>();
+      const auto deadline =
+          std::chrono::system_clock::now() +
+          std::chrono::duration_cast<std::chrono::system_clock::duration>(due - now);
+      alarm_->Set(deadline, [self = shared_from_this()](bool ok) { self->OnAlarm(ok); });
+      return;
+    }
+    last_fire_ = now;
+  }
+  fire_();
+}
+
+void UpdateCoalescer::OnAlarm(bool ok) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending_ = false;
+    if (!ok || stopped_) return;
+    last_fire_ = std::chrono::steady_clock::now();
+  }
+  fire_();
+}
+
+void UpdateCoalescer::Stop() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stopped_ = true;
+  if (alarm_) alarm_->Cancel();
+}
+
+}  // namespace labgate::gateway

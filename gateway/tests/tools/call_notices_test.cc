@@ -1,0 +1,92 @@
+#include "gateway/tools/call_notices.h"
+
+#include <gtest/gtest.h>
+
+namespace labgate::gateway {
+namespace {
+
+using nlohmann::json;
+constexpr char kSerial[] = "labgate.serial.v1.SerialService";
+constexpr char kSession[] = "labgate.session.v1.SessionService";
+
+TEST(CallNoticesTest, LoggerFollowsTheComponent) {
+  EXPECT_EQ(LoggerForService(kSerial), "serial");
+  EXPECT_EQ(LoggerForService(kSession), "session");
+  EXPECT_EQ(LoggerForService("labgate.actions.v1.ActionsService"), "actions");
+  EXPECT_EQ(LoggerForService("other.Service"), "gateway");
+}
+
+TEST(CallNoticesTest, EveryCallLogsItsDurationAtDebug) {
+  CallNotices notices = NoticesForCall("status", kSerial, json::object(), json{{"open", true}},
+                                       std::chrono::microseconds(2500));
+  ASSERT_EQ(notices.logs.size(), 1u);
+  EXPECT_EQ(notices.logs[0].level, McpLogLevel::kDebug);
+  EXPECT_EQ(notices.logs[0].logger, "serial");
+  EXPECT_EQ(notices.logs[0].data["tool"], "status");
+  EXPECT_DOUBLE_EQ(notices.logs[0].data["duration_ms"].get<double>(), 2.5);
+  EXPECT_EQ(notices.logs[0].data["status"], "OK");
+  EXPECT_FALSE(notices.ports_changed);
+}
+
+TEST(CallNoticesTest, OpeningAPortLogsAtInfoAndChangesTheList) {
+  CallNotices notices = NoticesForCall("open_port", kSerial, json{{"port_name", "loop://"}},
+                                       json{{"port_name", "loop://"}, {"baud_rate", 9600}}, {});
+  ASSERT_EQ(notices.logs.size(), 2u);
+  EXPECT_EQ(notices.logs[1].level, McpLogLevel::kInfo);
+  EXPECT_EQ(notices.logs[1].data, (json{{"event", "port_opened"}, {"port_name", "loop://"}}));
+  EXPECT_TRUE(notices.ports_changed);
+  EXPECT_EQ(notices.port, "loop://");
+}
+
+TEST(CallNoticesTest, ClosingTheOnlyPortNamesItFromTheReply) {
+  CallNotices notices = NoticesForCall("close", kSerial, json::object(),
+                                       json{{"port_name", "loop://"}, {"closed", true}}, {});
+  ASSERT_EQ(notices.logs.size(), 2u);
+  EXPECT_EQ(notices.logs[1].data["event"], "port_closed");
+  EXPECT_EQ(notices.logs[1].data["port_name"], "loop://");
+  EXPECT_TRUE(notices.ports_changed);
+}
+
+TEST(CallNoticesTest, AFailedCallLogsAnErrorAndChangesNothing) {
+  CallNotices notices = NoticesForCall("open_port", kSerial, json{{"port_name", "/dev/none"}},
+                                       absl::NotFoundError("no such port"), {});
+  ASSERT_EQ(notices.logs.size(), 2u);
+  EXPECT_EQ(notices.logs[0].data["status"], "NOT_FOUND");
+  EXPECT_EQ(notices.logs[1].level, McpLogLevel::kError);
+  EXPECT_EQ(notices.logs[1].data["tool"], "open_port");
+  EXPECT_NE(notices.logs[1].data["error"].get<std::string>().find("no such port"),
+            std::string::npos);
+  EXPECT_FALSE(notices.ports_changed);
+}
+
+TEST(CallNoticesTest, SessionCallsNameNoPort) {
+  CallNotices notices = NoticesForCall("create_session", kSession, json{{"port_name", "loop://"}},
+                                       json{{"session", {{"id", "s1"}}}}, {});
+  EXPECT_EQ(notices.logs[0].logger, "session");
+  EXPECT_TRUE(notices.port.empty());
+  EXPECT_FALSE(notices.ports_changed);
+}
+
+TEST(BackendHealthTest, WarnsOnceWhenUnreachableAndOnceWhenRecovered) {
+  BackendHealth health;
+  const absl::Status down =
+      absl::UnavailableError("the serial service at 127.0.0.1:1 is not reachable");
+  EXPECT_FALSE(health.Observe(kSerial, absl::OkStatus()).has_value());
+  auto first = health.Observe(kSerial, down);
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(first->level, McpLogLevel::kWarning);
+  EXPECT_EQ(first->logger, "gateway");
+  EXPECT_EQ(first->data["event"], "backend_unreachable");
+  EXPECT_FALSE(health.Observe(kSerial, down).has_value());
+  // Another failure says nothing about reachability.
+  EXPECT_FALSE(health.Observe(kSerial, absl::NotFoundError("x")).has_value());
+  // Other services are tracked apart.
+  EXPECT_FALSE(health.Observe(kSession, absl::OkStatus()).has_value());
+  auto recovered = health.Observe(kSerial, absl::OkStatus());
+  ASSERT_TRUE(recovered.has_value());
+  EXPECT_EQ(recovered->data["event"], "backend_recovered");
+  EXPECT_FALSE(health.Observe(kSerial, absl::OkStatus()).has_value());
+}
+
+}  // namespace
+}  // namespace labgate::gateway

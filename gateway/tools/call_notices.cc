@@ -1,0 +1,94 @@
+#include "gateway/tools/call_notices.h"
+
+#include "absl/strings/match.h"
+#include "common/status_map.h"
+
+namespace labgate::gateway {
+
+using nlohmann::json;
+
+namespace {
+
+// The port a serial call acted on: the reply names it (also when the argument was left out
+// because exactly one port was open), else the argument does.
+std::string PortOf(const json& arguments, const absl::StatusOr<json>& outcome) {
+  if (outcome.ok() && outcome->is_object()) {
+    if (auto it = outcome->find("port_name"); it != outcome->end() && it->is_string()) {
+      if (!it->get<std::string>().empty()) return it->get<std::string>();
+    }
+  }
+  if (arguments.is_object()) {
+    if (auto it = arguments.find("port_name"); it != arguments.end() && it->is_string()) {
+      return it->get<std::string>();
+    }
+  }
+  return "";
+}
+
+// BackendCallStatus (gateway/backends/unreachable.cc) words an unreachable backend so.
+bool IsUnreachable(const absl::Status& status) {
+  return status.code() == absl::StatusCode::kUnavailable &&
+         absl::EndsWith(status.message(), "is not reachable");
+}
+
+}  // namespace
+
+std::string LoggerForService(const std::string& service_name) {
+  for (const char* component : {"serial", "session", "actions"}) {
+    if (absl::StartsWith(service_name, std::string("labgate.") + component + ".")) {
+      return component;
+    }
+  }
+  return "gateway";
+}
+
+CallNotices NoticesForCall(const std::string& tool, const std::string& service_name,
+                           const json& arguments, const absl::StatusOr<json>& outcome,
+                           std::chrono::microseconds duration) {
+  CallNotices notices;
+  const std::string logger = LoggerForService(service_name);
+  const bool serial = logger == "serial";
+  if (serial) notices.port = PortOf(arguments, outcome);
+  notices.logs.push_back(
+      {McpLogLevel::kDebug,
+       logger,
+       {{"event", "backend_call"},
+        {"tool", tool},
+        {"duration_ms", static_cast<double>(duration.count()) / 1000.0},
+        {"status", outcome.ok() ? std::string("OK")
+                                : std::string(StatusCodeName(outcome.status().code()))}}});
+  if (!outcome.ok()) {
+    notices.logs.push_back(
+        {McpLogLevel::kError,
+         logger,
+         {{"event", "tool_failed"}, {"tool", tool}, {"error", ToolErrorText(outcome.status())}}});
+    return notices;
+  }
+  if (serial && (tool == "open_port" || tool == "close")) {
+    notices.ports_changed = true;
+    notices.logs.push_back({McpLogLevel::kInfo,
+                            logger,
+                            {{"event", tool == "open_port" ? "port_opened" : "port_closed"},
+                             {"port_name", notices.port}}});
+  }
+  return notices;
+}
+
+std::optional<LogNotice> BackendHealth::Observe(const std::string& service_name,
+                                                const absl::Status& status) {
+  const bool unreachable = IsUnreachable(status);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    bool& was = unreachable_[service_name];
+    if (was == unreachable) return std::nullopt;
+    // A failure of another kind says nothing about reachability either way.
+    if (!unreachable && !status.ok()) return std::nullopt;
+    was = unreachable;
+  }
+  json data = {{"event", unreachable ? "backend_unreachable" : "backend_recovered"},
+               {"service", service_name}};
+  if (unreachable) data["error"] = std::string(status.message());
+  return LogNotice{McpLogLevel::kWarning, "gateway", std::move(data)};
+}
+
+}  // namespace labgate::gateway

@@ -1,0 +1,53 @@
+// What a finished proto tool call tells the client besides its result: MCP log entries
+// (notifications/message) and whether the resource lists changed. Pure, so that the
+// mapping is tested without a backend.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gateway/mcp/providers.h"
+
+namespace labgate::gateway {
+
+struct LogNotice {
+  McpLogLevel level;
+  std::string logger;  // "serial", "session", "actions" or "gateway"
+  nlohmann::json data;
+};
+
+struct CallNotices {
+  std::vector<LogNotice> logs;
+  bool ports_changed = false;  // a port was opened or closed: resources/list_changed
+  std::string port;            // the port the call acted on, if any ("" otherwise)
+};
+
+// "labgate.serial.v1.SerialService" -> "serial"; unknown services log as "gateway".
+std::string LoggerForService(const std::string& service_name);
+
+// debug: the backend call and its duration; info: a port opened or closed;
+// error: the call failed.
+CallNotices NoticesForCall(const std::string& tool, const std::string& service_name,
+                           const nlohmann::json& arguments,
+                           const absl::StatusOr<nlohmann::json>& outcome,
+                           std::chrono::microseconds duration);
+
+// Remembers which backends were last found unreachable, so that the first failure says
+// so (warning) and the first success after it says it recovered (warning too: the
+// client may have retried or given up in between). Thread-safe.
+class BackendHealth {
+ public:
+  std::optional<LogNotice> Observe(const std::string& service_name, const absl::Status& status);
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, bool> unreachable_;
+};
+
+}  // namespace labgate::gateway
