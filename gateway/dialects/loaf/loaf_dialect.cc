@@ -63,9 +63,9 @@ json SessionJson(const pb::Session& session) {
 void LoafConnection::Handle(const jsonrpc::IncomingMessage& message, Framing framing,
                             ReplyOnce reply) {
   const json& body = message.body;
-  // Incoming notifications are ignored (an id of null is a request answered with null).
-  if (!body.contains("id")) return;
-  if (const json& id = body["id"]; !id.is_null() && !id.is_string() && !id.is_number()) {
+  // An id of null is a request, answered with null.
+  if (const json& id = body.value("id", json());
+      !id.is_null() && !id.is_string() && !id.is_number()) {
     return reply.Error(jsonrpc_code::kInvalidRequest,
                        "Invalid request: \"id\" must be a string, a number or null");
   }

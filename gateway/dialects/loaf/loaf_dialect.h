@@ -45,8 +45,9 @@ class LoafConnection : public std::enable_shared_from_this<LoafConnection> {
   static std::shared_ptr<LoafConnection> Create(const LoafDialect* dialect,
                                                 std::shared_ptr<Outbound> outbound);
 
-  // One message that ClaimsMessage() accepted. Notifications are ignored (`reply` is then
-  // not used). `reply` may be answered later, from a gRPC thread.
+  // One request (a message with an "id") that ClaimsMessage() accepted; the caller ignores
+  // notifications before making a ReplyOnce. `reply` may be answered later, from a gRPC
+  // thread.
   void Handle(const jsonrpc::IncomingMessage& message, Framing framing, ReplyOnce reply);
 
   // Ends every watch; no event is sent after it returns.
