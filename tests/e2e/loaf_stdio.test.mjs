@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import grpc from '@grpc/grpc-js';
 import protoLoader from '@grpc/proto-loader';
 import { RawGateway } from './lib/raw_gateway.mjs';
-import { BIN, tempDir, removeDir, startService } from './lib/harness.mjs';
+import { BIN, tempDir, removeDir, startService, connectStdio, callOk } from './lib/harness.mjs';
 
 const PROTO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'proto');
 
@@ -104,6 +104,33 @@ test('a loaf client sees its own and a gRPC client\'s appends; system.shutdown k
     gw.child.kill('SIGKILL');
     grpcClient.close();
     await session.stop();
+    removeDir(dir);
+  }
+});
+
+test('system.shutdown with the embedded store: a new gateway lists every acknowledged append', async () => {
+  const dir = tempDir();
+  const gw = new RawGateway(['--data-dir', dir]);
+  let mcp;
+  try {
+    const id = (await gw.request(1, 'session.create', { device_id: 'psu' })).result.session_id;
+    for (let i = 0; i < 20; i++) {
+      await gw.send({ jsonrpc: '2.0', id: `s${i}`, method: 'session.send', params: { session_id: id, text: `line ${i}` } });
+    }
+    await gw.send({ jsonrpc: '2.0', id: 'bye', method: 'system.shutdown', params: {} });
+    assert.equal((await gw.exited).code, 0);
+    assert.ok(gw.frames.some((f) => f.message.id === 'bye' && f.message.result?.accepted === true));
+    const acknowledged = gw.frames
+      .filter((f) => String(f.message.id).startsWith('s') && f.message.result?.accepted)
+      .map((f) => `line ${String(f.message.id).slice(1)}`);
+
+    mcp = await connectStdio(['--data-dir', dir]);
+    const listed = await callOk(mcp.client, 'list_messages', { session_id: id, limit: 100 });
+    const stored = listed.messages.map((m) => m.content);
+    for (const text of acknowledged) assert.ok(stored.includes(text), `${text} was acknowledged but not stored`);
+  } finally {
+    gw.child.kill('SIGKILL');
+    if (mcp) await mcp.client.close();
     removeDir(dir);
   }
 });

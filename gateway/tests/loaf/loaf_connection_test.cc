@@ -150,6 +150,8 @@ TEST_F(LoafConnectionTest, EachMethodValidatesItsParams) {
       {R"({"jsonrpc":"2.0","id":1,"method":"session.send","params":{"text":"x"}})", "session_id"},
       {R"({"jsonrpc":"2.0","id":1,"method":"session.send","params":{"session_id":"s","text":2}})",
        "text"},
+      {R"({"jsonrpc":"2.0","id":1,"method":"session.send","params":{"session_id":"nope","text":"x"}})",
+       "session_id"},
   };
   for (const auto& c : cases) {
     Wire wire;
