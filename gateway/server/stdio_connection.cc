@@ -5,8 +5,8 @@
 
 #include "common/log.h"
 #include "common/status_map.h"
-#include "gateway/jsonrpc/message.h"
 #include "gateway/dialects/loaf/loaf_protocol.h"
+#include "gateway/jsonrpc/message.h"
 #include "gateway/legacy/legacy_envelope.h"
 
 namespace labgate::gateway {
