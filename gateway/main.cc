@@ -42,7 +42,18 @@ ABSL_FLAG(std::string, state_key_file, "",
           "File with the secret (32 bytes or more) that signs 2026-era requestState; gateway "
           "replicas behind one load balancer must share it (default: random per process)");
 
+ABSL_FLAG(bool, heartbeat, false,
+          "Write {\"jsonrpc\":\"2.0\",\"method\":\"_heartbeat\",\"params\":{}} on stdout at start "
+          "(also MCP_ENABLE_HEARTBEAT=1; MCP_DISABLE_HEARTBEAT, set to anything, turns it off)");
+
 namespace {
+
+// --heartbeat or MCP_ENABLE_HEARTBEAT=1 turn it on; MCP_DISABLE_HEARTBEAT always wins.
+bool HeartbeatWanted() {
+  if (std::getenv("MCP_DISABLE_HEARTBEAT") != nullptr) return false;
+  const char* enable = std::getenv("MCP_ENABLE_HEARTBEAT");
+  return absl::GetFlag(FLAGS_heartbeat) || (enable != nullptr && std::string(enable) == "1");
+}
 
 std::string DefaultDataDir() {
   if (const char* env = std::getenv("LABGATE_DATA_DIR"); env != nullptr && *env != '\0') {
@@ -106,6 +117,7 @@ int main(int argc, char** argv) {
   options.max_message_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_max_message_bytes));
   options.call_timeout_ms = absl::GetFlag(FLAGS_call_timeout_ms);
   options.page_size = static_cast<size_t>(absl::GetFlag(FLAGS_tools_page_size));
+  options.heartbeat = HeartbeatWanted();
 
   auto app = labgate::gateway::Application::Start(options);
   if (!app.ok()) {

@@ -11,6 +11,7 @@
 #include "gateway/app/backends.h"
 #include "gateway/catalog/tool_catalog.h"
 #include "gateway/conformance/conformance_fixtures.h"
+#include "gateway/dialects/loaf/loaf_dialect.h"
 #include "gateway/dialects/mcp_stateless/stateless_dialect.h"
 #include "gateway/http/grpc_health_probe.h"
 #include "gateway/http/http_flags.h"
@@ -41,6 +42,7 @@ struct Application::Parts {
   std::unique_ptr<SessionListWatch> session_list_watch;  // stopped before `server` goes
   std::unique_ptr<LabgatePrompts> prompts;
   std::unique_ptr<stateless::StatelessDialect> stateless;
+  std::unique_ptr<loaf::LoafDialect> loaf;
   boost::asio::io_context io;
   std::unique_ptr<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
   std::vector<std::thread> io_threads;
@@ -59,7 +61,14 @@ struct Application::Parts {
   }
 };
 
-Application::Application(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
+Application::Application(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {
+  if (parts_->loaf) {
+    // system.shutdown trips the same latch as the end of input: in-flight work drains first.
+    parts_->loaf->OnShutdown([this](const std::string& reason) {
+      RequestShutdown(reason.empty() ? "system.shutdown" : "system.shutdown: " + reason);
+    });
+  }
+}
 
 Application::~Application() {
   if (parts_->stdio_watch.joinable()) {
@@ -148,8 +157,10 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   if (options.serve_stdio) {
     StdioTransport::Options stdio_options;
     stdio_options.max_message_bytes = options.max_message_bytes;
+    p.loaf = std::make_unique<loaf::LoafDialect>(p.backends->session_channel(), call_deadline);
     p.stdio = std::make_unique<StdioConnection>(
-        StdioDialects{&p.server, p.action_tools.get(), p.stateless.get()}, p.io, stdio_options);
+        StdioDialects{&p.server, p.action_tools.get(), p.stateless.get(), p.loaf.get()}, p.io,
+        stdio_options);
   }
   if (!options.backend.policy_file.empty() && options.backend.serial_addr.empty() &&
       options.backend.serial_addrs.empty()) {
@@ -171,6 +182,7 @@ void Application::RequestShutdown(const std::string& why) {
 int Application::Run() {
   Parts& p = *parts_;
   if (p.stdio) {
+    if (p.options.heartbeat) p.stdio->SendHeartbeat();
     p.stdio->Start();
     LG_LOG(kInfo) << "labgate " << p.server.config.version << " serving MCP on stdio with "
                   << p.catalog_tools->ListTools().size() + p.action_tools->ListTools().size()

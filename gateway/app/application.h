@@ -22,6 +22,9 @@ struct ApplicationOptions {
   size_t max_message_bytes = 4 * 1024 * 1024;
   int64_t call_timeout_ms = 30000;
   size_t page_size = 100;
+  // Write {"jsonrpc":"2.0","method":"_heartbeat","params":{}} on stdout at start (off by
+  // default: strict MCP clients reject an unknown message before initialize).
+  bool heartbeat = false;
 };
 
 class Application {

@@ -5,6 +5,7 @@
 
 #include "common/log.h"
 #include "common/status_map.h"
+#include "gateway/dialects/loaf/loaf_protocol.h"
 #include "gateway/jsonrpc/message.h"
 #include "gateway/legacy/legacy_envelope.h"
 
@@ -36,6 +37,7 @@ StdioConnection::StdioConnection(StdioDialects dialects, boost::asio::io_context
       [strand](absl::AnyInvocable<void()> work) { strand.RunOrQueue(std::move(work)); }, outbound_,
       principal_, in_flight_);
   session_->Register();
+  if (dialects_.loaf != nullptr) loaf_ = loaf::LoafConnection::Create(dialects_.loaf, outbound_);
   StdioTransport::Callbacks callbacks;
   callbacks.on_frame = [this](Frame frame) { OnFrame(std::move(frame)); };
   callbacks.on_error = [this](FrameError error) { OnFrameError(error); };
@@ -45,10 +47,16 @@ StdioConnection::StdioConnection(StdioDialects dialects, boost::asio::io_context
 
 StdioConnection::~StdioConnection() {
   transport_->Stop();
+  if (loaf_) loaf_->Close();
   stateless_calls_->CancelAll();
 }
 
 void StdioConnection::Start() { transport_->Start(); }
+
+void StdioConnection::SendHeartbeat() {
+  Write(Framing::kNewline, jsonrpc::MakeNotification("_heartbeat", nlohmann::json::object()),
+        /*client_waiting=*/false);
+}
 
 void StdioConnection::OnFrame(Frame frame) {
   // Parsing happens here on the reader thread.
@@ -57,6 +65,11 @@ void StdioConnection::OnFrame(Frame frame) {
   const Framing framing = frame.framing;
   if (message.kind == Kind::kInvalid && legacy::IsEnvelope(message.body)) {
     return HandleLegacy(frame, message.body);
+  }
+  // loaf rpc claims its methods before MCP looks (an id of null, which JSON-RPC parsing
+  // refuses, is a loaf request answered with null).
+  if (loaf_ && loaf::ClaimsMessage(message.body)) {
+    return HandleLoaf(message, framing);
   }
   if (message.kind == Kind::kInvalid && message.error_code == jsonrpc_code::kParseError &&
       spoke_legacy_.load()) {
@@ -109,6 +122,16 @@ void StdioConnection::HandleLegacy(const Frame& frame, const nlohmann::json& env
                          });
 }
 
+void StdioConnection::HandleLoaf(const jsonrpc::IncomingMessage& message, Framing framing) {
+  if (!message.body.contains("id")) return;  // incoming notifications are ignored
+  auto token = std::make_shared<InFlightCounter::Token>(InFlightCounter::Enter(in_flight_));
+  ReplyOnce reply(message.raw_id, [this, token, framing](std::string payload) {
+    Write(framing, std::move(payload), Idle(/*answering=*/true));
+    token->Release();
+  });
+  loaf_->Handle(message, framing, std::move(reply));
+}
+
 void StdioConnection::OnFrameError(const FrameError& error) {
   LG_LOG(kWarning) << "stdio: " << error.message;
   if (spoke_legacy_.load()) {
@@ -152,6 +175,7 @@ void StdioConnection::Drain(std::chrono::milliseconds timeout) {
                      << " request(s) still in flight at shutdown; not waiting longer";
   }
   stateless_calls_->CancelAll();
+  if (loaf_) loaf_->Close();
   std::promise<void> closed;
   auto done = closed.get_future();
   boost::asio::post(strand_, [&closed, session = session_]() {

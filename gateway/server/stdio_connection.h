@@ -3,6 +3,7 @@
 // what it owns (its serial ports) is released when it ends.
 //
 // Dialects are chosen per message:
+// - a JSON-RPC method rpc.*, system.* or session.*: the loaf rpc dialect (gateway/dialects/loaf/);
 // - an object with "type" and no "jsonrpc": the v0.1 envelope (gateway/legacy/);
 // - a request carrying the 2026-07-28 _meta, or server/discover: stateless MCP;
 // - any other JSON-RPC: stateful MCP (2025-11-25 and older), begun by initialize.
@@ -19,6 +20,7 @@
 #include "gateway/core/in_flight.h"
 #include "gateway/core/outbound.h"
 #include "gateway/core/run_or_queue_strand.h"
+#include "gateway/dialects/loaf/loaf_dialect.h"
 #include "gateway/dialects/mcp_stateful/mcp_session.h"
 #include "gateway/dialects/mcp_stateless/stateless_dialect.h"
 #include "gateway/mcp/mcp_server.h"
@@ -31,6 +33,7 @@ struct StdioDialects {
   const McpServer* server = nullptr;
   ActionTools* legacy_actions = nullptr;             // answers the v0.1 envelope; may be null
   stateless::StatelessDialect* stateless = nullptr;  // the 2026 era; may be null
+  const loaf::LoafDialect* loaf = nullptr;           // loaf rpc; may be null
 };
 
 class StdioConnection {
@@ -40,6 +43,9 @@ class StdioConnection {
   ~StdioConnection();
 
   void Start();
+  // The seed harnesses' start signal, {"jsonrpc":"2.0","method":"_heartbeat","params":{}}.
+  // Sent before Start(), so it is the first line written.
+  void SendHeartbeat();
   // Blocks until stdin reaches EOF or `Interrupt()` is called.
   void WaitForEndOfInput();
   void Interrupt();
@@ -55,6 +61,7 @@ class StdioConnection {
   void OnFrame(Frame frame);
   void OnFrameError(const FrameError& error);
   void HandleLegacy(const Frame& frame, const nlohmann::json& envelope);
+  void HandleLoaf(const jsonrpc::IncomingMessage& message, Framing framing);
   // `client_waiting`: nothing else is in flight, so the reply is written at once rather
   // than batched with others.
   void Write(Framing framing, std::string payload, bool client_waiting);
@@ -69,6 +76,7 @@ class StdioConnection {
   std::shared_ptr<McpSession> session_;
   std::shared_ptr<stateless::StatelessCalls> stateless_calls_ =
       std::make_shared<stateless::StatelessCalls>();
+  std::shared_ptr<loaf::LoafConnection> loaf_;  // null without a loaf dialect
   std::unique_ptr<StdioTransport> transport_;
   // Once a client has used the legacy envelope, malformed lines get its error texts.
   std::atomic<bool> spoke_legacy_{false};
