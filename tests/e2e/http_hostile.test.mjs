@@ -73,8 +73,13 @@ test('JSON-RPC error codes, exact id echo, and survival after each bad input', a
   await assertStillServing(session, 'deep');
   const wrong = await post(gateway.url, JSON.stringify({ jsonrpc: '2.0', id: 'wt', method: 'tools/call',
     params: { name: 'append_message', arguments: { session_id: 5, content: 'x' } } }), { session });
-  assert.equal(wrong.json.result.isError, true);
-  assert.match(wrong.json.result.content[0].text, /session_id/);
+  // The failed call logs an error first (notifications/message), so the answer may come as
+  // an SSE stream that ends with the response.
+  const answer = wrong.json ?? wrong.text.split('\n').filter((line) => line.startsWith('data: '))
+    .filter((line) => line.length > 6).map((line) => JSON.parse(line.slice(6)))
+    .find((message) => message.id === 'wt');
+  assert.equal(answer.result.isError, true);
+  assert.match(answer.result.content[0].text, /session_id/);
   const unknownTool = await post(gateway.url, '{"jsonrpc":"2.0","id":"ut","method":"tools/call","params":{"name":"nope"}}', { session });
   assert.equal(unknownTool.json.error.code, -32602);
 });
