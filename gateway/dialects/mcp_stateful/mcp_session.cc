@@ -1,5 +1,7 @@
 #include "gateway/dialects/mcp_stateful/mcp_session.h"
 
+#include "gateway/core/cancel_signal.h"
+
 #include <atomic>
 #include <mutex>
 
@@ -29,27 +31,9 @@ class McpSession::Context final : public RequestContext {
 
   const std::string& owner() const override { return principal_->owner_id(); }
   const json& client_capabilities() const override { return capabilities_; }
-  bool cancelled() const override { return cancelled_.load(); }
-
-  void OnCancel(std::function<void()> handler) override {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (cancelled_.load()) {
-      lock.unlock();
-      handler();
-      return;
-    }
-    on_cancel_ = std::move(handler);
-  }
-
-  void Cancel() {
-    std::function<void()> handler;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (cancelled_.exchange(true)) return;
-      handler = std::move(on_cancel_);
-    }
-    if (handler) handler();
-  }
+  bool cancelled() const override { return cancel_.cancelled(); }
+  void OnCancel(std::function<void()> handler) override { cancel_.OnCancel(std::move(handler)); }
+  void Cancel() { cancel_.Cancel(); }
 
   void Progress(double progress, std::optional<double> total, const std::string& message) override {
     if (progress_token_.is_null()) return;
@@ -119,9 +103,7 @@ class McpSession::Context final : public RequestContext {
   json progress_token_;
   std::shared_ptr<Principal> principal_;
   json capabilities_;
-  std::atomic<bool> cancelled_{false};
-  std::mutex mutex_;
-  std::function<void()> on_cancel_;
+  CancelSignal cancel_;
 };
 
 McpSession::McpSession(const McpServer* server, boost::asio::any_io_executor strand,

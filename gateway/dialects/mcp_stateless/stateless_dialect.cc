@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "common/log.h"
 #include "common/status_map.h"
+#include "gateway/core/cancel_signal.h"
 #include "gateway/mcp/invalid_params.h"
 #include "gateway/mcp/list_changed.h"
 
@@ -60,33 +61,7 @@ std::string InputKey(const std::string& method, const json& params) {
 
 }  // namespace
 
-class StatelessCalls::Call {
- public:
-  std::atomic<bool> cancelled{false};
-
-  void OnCancel(std::function<void()> handler) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (cancelled.load()) {
-      lock.unlock();
-      handler();
-      return;
-    }
-    on_cancel_ = std::move(handler);
-  }
-  void Cancel() {
-    std::function<void()> handler;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (cancelled.exchange(true)) return;
-      handler = std::move(on_cancel_);
-    }
-    if (handler) handler();
-  }
-
- private:
-  std::mutex mutex_;
-  std::function<void()> on_cancel_;
-};
+class StatelessCalls::Call : public CancelSignal {};
 
 void StatelessCalls::Add(const std::string& key, std::shared_ptr<Call> call) {
   absl::MutexLock lock(&mutex_);
@@ -153,7 +128,7 @@ class StatelessDialect::Context final : public RequestContext {
 
   const std::string& owner() const override { return principal_->owner_id(); }
   const json& client_capabilities() const override { return meta_.client_capabilities; }
-  bool cancelled() const override { return call_->cancelled.load(); }
+  bool cancelled() const override { return call_->cancelled(); }
   void OnCancel(std::function<void()> handler) override { call_->OnCancel(std::move(handler)); }
 
   void Progress(double progress, std::optional<double> total, const std::string& message) override {
@@ -300,7 +275,7 @@ void StatelessDialect::Handle(const jsonrpc::IncomingMessage& message, Framing f
       message.raw_id, [this, outbound, key, framing, call, calls, token, context_slot,
                        raw_id = message.raw_id, method, target, server_info](std::string payload) {
         calls->Remove(key, call.get());
-        if (call->cancelled.load()) return;  // the client said it no longer wants it
+        if (call->cancelled()) return;  // the client said it no longer wants it
         if (*context_slot) {
           std::string replaced =
               (*context_slot)->Override(raw_id, state_codec_, method, target, server_info);
