@@ -144,5 +144,57 @@ def main():
     print("all passed")
 
 
+def policy_and_recording_per_bench():
+    """Each bench's serial service keeps its own policy and records into the session
+    service it was given; the gateway routes, and neither leaks into the other bench."""
+    work = tempfile.mkdtemp(prefix="labgate-benches-policy-")
+    policy = os.path.join(work, "bench1-policy.json")
+    with open(policy, "w") as out:
+        json.dump({"ports": [{"match": "loop://*", "deny": [{"name": "no-reset",
+                                                           "pattern": "^\\*RST"}]}]}, out)
+    session = Service("session", "labgate-session", work, ["--data-dir", work])
+    session.start()
+    bench1 = Service("bench1", "labgate-serial", work,
+                     ["--policy", policy, "--session-addr", session.address])
+    bench2 = Service("bench2", "labgate-serial", work, ["--session-addr", session.address])
+    bench1.start()
+    bench2.start()
+    gateway = StdioGateway(
+        [os.path.join(BIN, "labgate"), "--call-timeout-ms", "3000",
+         "--session-addr", session.address,
+         "--serial-addr", f"bench1={bench1.address}", "--serial-addr", f"bench2={bench2.address}"],
+        os.path.join(work, "gateway.log"))
+    try:
+        ok, created = gateway.call_tool("create_session", {"device_id": "two-benches"})
+        check(ok, "a session on the central session service")
+        session_id = created["session"]["id"]
+        for bench in ("bench1", "bench2"):
+            ok, opened = gateway.call_tool("open_port", {"port_name": f"{bench}:loop://psu",
+                                                         "baud_rate": 9600,
+                                                         "session_id": session_id})
+            check(ok, f"{bench}: a port bound to the session opens: {opened}")
+        ok, text = gateway.call_tool("write", {"port_name": "bench1:loop://psu", "data": "*RST"})
+        check(not ok and "no-reset" in text, f"bench1's policy refuses *RST: {text}")
+        ok, _ = gateway.call_tool("write", {"port_name": "bench2:loop://psu", "data": "*RST"})
+        check(ok, "bench2 has no such policy: *RST is written")
+        ok, _ = gateway.call_tool("write", {"port_name": "bench1:loop://psu", "data": "VOLT 1"})
+        check(ok, "bench1 writes what its policy allows")
+        deadline = time.monotonic() + 10
+        contents = []
+        while time.monotonic() < deadline and not {"*RST", "VOLT 1"} <= set(contents):
+            ok, listed = gateway.call_tool("list_messages", {"session_id": session_id})
+            contents = [m["content"] for m in listed["messages"]] if ok else []
+            time.sleep(0.1)
+        check({"*RST", "VOLT 1"} <= set(contents),
+              f"each bench records its own port's I/O into the session: {contents}")
+    finally:
+        gateway.close()
+        bench1.stop()
+        bench2.stop()
+        session.stop()
+
+
 if __name__ == "__main__":
     main()
+    policy_and_recording_per_bench()
+    print("policy and recording per bench: all passed")
