@@ -7,12 +7,14 @@ exec 1>&2
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(build-essential cmake ninja-build pkg-config libgrpc++-dev protobuf-compiler-grpc grpc-proto
   libprotobuf-dev protobuf-compiler libabsl-dev nlohmann-json3-dev libserialport-dev
-  libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev libboost-dev libvalijson-dev
-  socat util-linux procps openssl python3 python3-grpcio python3-protobuf python3-yaml
-  docker-compose podman debootstrap)
+  libsqlite3-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev libboost-dev
+  libvalijson-dev socat util-linux procps openssl)
 want_test_tools=0
 [[ "${1:-}" == "--test" ]] && want_test_tools=1
-[[ $want_test_tools == 1 ]] && packages+=(nodejs npm clang-format)
+# The tests also need Node (the MCP SDKs and the conformance suite), Python's gRPC (the
+# example and the deployment tests), and podman, debootstrap and docker-compose (the image).
+[[ $want_test_tools == 1 ]] && packages+=(nodejs npm clang-format python3 python3-grpcio
+  python3-protobuf python3-yaml docker-compose podman debootstrap)
 
 missing=()
 for package in "${packages[@]}"; do
