@@ -4,6 +4,7 @@
 
 #include "actions-service/actions_service.h"
 #include "common/log.h"
+#include "gateway/backends/open_streams.h"
 #include "labgate/actions/v1/actions.grpc.pb.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 #include "labgate/session/v1/session.grpc.pb.h"
@@ -25,7 +26,16 @@ struct Backends::Embedded {
 };
 
 Backends::Backends() = default;
-Backends::~Backends() { Shutdown(std::chrono::milliseconds(2000)); }
+Backends::~Backends() {
+  Shutdown(std::chrono::milliseconds(2000));
+  // Whatever held a stream has let go of it by now (Backends goes last); the cancelled
+  // streams must finish before their channels go.
+  if (!OpenStreams::WaitUntilNone(std::chrono::seconds(3))) {
+    LG_LOG(kWarning) << OpenStreams::count()
+                     << " backend stream(s) still open at exit; leaving their channels be";
+    new BackendChannels(std::move(channels_));  // deliberately leaked: the process is ending
+  }
+}
 
 std::shared_ptr<grpc::Channel> RemoteChannel(
     const std::string& address, std::shared_ptr<grpc::ChannelCredentials> credentials) {

@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/status_map.h"
+#include "gateway/backends/open_streams.h"
 
 namespace labgate::gateway {
 
@@ -71,6 +72,7 @@ std::shared_ptr<void> Watch(const Request& request, Start start,
     std::shared_ptr<State> state_;
     std::function<void(const Event&)> on_event_;
     Event event_;
+    OpenStreams::Entry open_;
   };
   auto state = std::make_shared<State>();
   state->request = request;

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "common/log.h"
+#include "gateway/backends/open_streams.h"
 #include "gateway/backends/tool_invoker.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 
@@ -58,6 +59,7 @@ class LeaseReactor final : public grpc::ClientReadReactor<LeaseEvent> {
  private:
   std::shared_ptr<OwnerLease::State> state_;
   LeaseEvent event_;
+  OpenStreams::Entry open_;
 };
 
 }  // namespace

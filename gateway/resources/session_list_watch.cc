@@ -5,6 +5,7 @@
 
 #include <mutex>
 
+#include "gateway/backends/open_streams.h"
 #include "labgate/session/v1/session.grpc.pb.h"
 
 namespace labgate::gateway {
@@ -52,6 +53,7 @@ class Reactor final : public grpc::ClientReadReactor<session_v1::SessionEvent> {
  private:
   std::shared_ptr<SessionListWatch::State> state_;
   session_v1::SessionEvent event_;
+  OpenStreams::Entry open_;
 };
 
 }  // namespace

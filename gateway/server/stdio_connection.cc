@@ -169,8 +169,24 @@ void StdioConnection::Interrupt() {
   ended_.notify_all();
 }
 
+bool StdioConnection::WaitUntilQuiet(std::chrono::milliseconds timeout) {
+  // A request the reader queued on the strand is counted only once the session takes it.
+  // So idle means: nothing counted, and nothing left in the strand's queue either.
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || !in_flight_->WaitUntilIdle(left)) return false;
+    auto reached = std::make_shared<std::promise<void>>();
+    auto barrier = reached->get_future();
+    boost::asio::post(strand_, [reached] { reached->set_value(); });
+    if (barrier.wait_until(deadline) != std::future_status::ready) return false;
+    if (in_flight_->count() == 0) return true;
+  }
+}
+
 void StdioConnection::Drain(std::chrono::milliseconds timeout) {
-  if (!in_flight_->WaitUntilIdle(timeout)) {
+  if (!WaitUntilQuiet(timeout)) {
     LG_LOG(kWarning) << "stdio: " << in_flight_->count()
                      << " request(s) still in flight at shutdown; not waiting longer";
   }

@@ -58,6 +58,8 @@ class StdioConnection {
  private:
   class StdioOutbound;
 
+  // Nothing counted in flight and nothing queued on the strand; false on timeout.
+  bool WaitUntilQuiet(std::chrono::milliseconds timeout);
   void OnFrame(Frame frame);
   void OnFrameError(const FrameError& error);
   void HandleLegacy(const Frame& frame, const nlohmann::json& envelope);

@@ -79,8 +79,15 @@ TEST(PortWorkerTest, TheIdleHookNeverOverlapsAnAttempt) {
       },
       1);
   int attempts = 0;
-  const auto end = std::chrono::steady_clock::now() + milliseconds(300);
-  while (std::chrono::steady_clock::now() < end) {
+  // At least 300 ms of contention, and on a loaded machine as long as it takes (up to 20 s)
+  // for both sides to have had their turn.
+  const auto start = std::chrono::steady_clock::now();
+  auto contended_enough = [&] {
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    if (elapsed > std::chrono::seconds(20)) return true;
+    return elapsed > milliseconds(300) && attempts > 0 && hook_runs.load() > 0;
+  };
+  while (!contended_enough()) {
     if (worker.TryRunInline([&] {
           enter();
           std::this_thread::yield();

@@ -9,7 +9,13 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+fail() {
+  echo "FAIL: $*" >&2
+  for log in "$work"/*.log; do  # what the processes said explains most failures
+    [[ -s "$log" ]] && { echo "--- $(basename "$log") (last 30 lines)" >&2; tail -30 "$log" >&2; }
+  done
+  exit 1
+}
 pass() { echo "ok: $*"; }
 bin() { echo "$LABGATE_BIN_DIR/$1"; }
 

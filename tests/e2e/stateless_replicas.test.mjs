@@ -40,12 +40,15 @@ test.before(async () => {
 });
 
 test.after(async () => {
-  for (const replica of replicas) {
-    const result = await replica.stop();
-    assert.equal(result.code, 0, `labgate exits 0 on SIGTERM: ${replica.stderr()}`);
-  }
+  // Everything is stopped before anything is judged, so a failure cannot leave a
+  // process running (and the test runner waiting for it).
+  const results = [];
+  for (const replica of replicas) results.push([await replica.stop(), replica.stderr()]);
   for (const service of services.reverse()) await service.stop();
   if (dir) removeDir(dir);
+  for (const [result, stderr] of results) {
+    assert.equal(result.code, 0, `labgate exits 0 on SIGTERM: ${stderr}`);
+  }
 });
 
 test('v2 clients pinned to 2026-07-28: a session created on A, appended on B, listed on A', async () => {

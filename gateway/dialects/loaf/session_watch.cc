@@ -5,6 +5,8 @@
 
 #include <mutex>
 
+#include "gateway/backends/open_streams.h"
+
 namespace labgate::gateway::loaf {
 namespace {
 
@@ -50,6 +52,7 @@ class Reactor final : public grpc::ClientReadReactor<pb::SessionEvent> {
   std::shared_ptr<State> state_;
   SessionWatchCallbacks callbacks_;
   pb::SessionEvent event_;
+  OpenStreams::Entry open_;
 };
 
 }  // namespace
