@@ -31,9 +31,12 @@ void EventHub::Publish(const PortEventRecord& event) {
   std::vector<std::shared_ptr<PortEventSink>> targets;
   {
     absl::MutexLock lock(&mu_);
-    auto it = sinks_.find(event.port_name);
-    if (it == sinks_.end()) return;
-    targets = it->second;
+    if (auto it = sinks_.find(event.port_name); it != sinks_.end()) targets = it->second;
+    if (event.type != PortEventRecord::Type::kData) {
+      if (auto it = sinks_.find(kEveryPort); it != sinks_.end()) {
+        targets.insert(targets.end(), it->second.begin(), it->second.end());
+      }
+    }
   }
   for (const auto& sink : targets) sink->OnPortEvent(event);
 }

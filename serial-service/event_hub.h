@@ -1,6 +1,7 @@
 // Fans port events (received data, opened, closed, auto_close, error) out to the
 // Subscribe streams of that port name. Keyed by name, so a subscription outlives
-// closes and reopens of its port.
+// closes and reopens of its port. WatchPorts streams subscribe to every port at once
+// (kEveryPort) and get every event but data.
 #pragma once
 
 #include <cstdint>
@@ -34,8 +35,12 @@ class PortEventSink {
 
 class EventHub {
  public:
+  // The name that subscribes to the lifecycle of every port (no port is named "").
+  static constexpr char kEveryPort[] = "";
+
   void Subscribe(const std::string& port_name, std::shared_ptr<PortEventSink> sink);
   void Unsubscribe(const std::string& port_name, const PortEventSink* sink);
+  // Subscribers of this very port: they want its data polled (kEveryPort ones do not).
   bool HasSubscribers(const std::string& port_name) const;
   void Publish(const PortEventRecord& event);
 

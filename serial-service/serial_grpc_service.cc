@@ -3,6 +3,7 @@
 #include <atomic>
 #include <optional>
 #include <set>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/confirmation_secret.h"
@@ -551,6 +552,17 @@ class SerialServiceImpl final : public SerialGrpcService {
     return reactor;
   }
 
+  grpc::ServerWriteReactor<v1::PortEvent>* WatchPorts(grpc::CallbackServerContext* /*context*/,
+                                                      const v1::WatchPortsRequest*) override {
+    if (shutting_down_) {
+      auto* reactor = new RejectedStream<v1::PortEvent>();
+      reactor->Finish(ToGrpcStatus(ShuttingDown()));
+      return reactor;
+    }
+    return SubscribeReactor::StartForEveryPort([this] { return CurrentPortStates(); }, &hub_,
+                                               &tracker_);
+  }
+
   grpc::ServerWriteReactor<v1::LeaseEvent>* Lease(grpc::CallbackServerContext* context,
                                                   const v1::LeaseRequest*) override {
     return LeaseReactor::Start(OwnerOf(context), &registry_, &tracker_);
@@ -605,6 +617,24 @@ class SerialServiceImpl final : public SerialGrpcService {
     if (name.has_value()) return registry_.Find(*name);
     if (registry_.OpenPortNamesOf(owner).empty()) return std::shared_ptr<ManagedPort>();
     return registry_.Select(owner, name, false);
+  }
+
+  // One "current state" event per port in the registry: OPENED, or ERROR for a lost device.
+  std::vector<v1::PortEvent> CurrentPortStates() const {
+    std::vector<v1::PortEvent> events;
+    for (const std::string& name : registry_.OpenPortNames()) {
+      std::shared_ptr<ManagedPort> port = registry_.Find(name);
+      if (port == nullptr) continue;  // closed meanwhile; its CLOSED event is on the stream
+      // A port still opening reports OPENED on the stream once it is open.
+      const PortState state = port->state();
+      if (state != PortState::kOpen && state != PortState::kError) continue;
+      v1::PortEvent& event = events.emplace_back();
+      event.set_type(state == PortState::kError ? v1::PortEvent::TYPE_ERROR
+                                                : v1::PortEvent::TYPE_OPENED);
+      event.set_port_name(name);
+      event.set_reason("current state");
+    }
+    return events;
   }
 
   static std::unique_ptr<SessionRecorder> RecorderFor(const SerialServiceOptions& options) {

@@ -82,6 +82,33 @@ grpc::ServerWriteReactor<v1::PortEvent>* SubscribeReactor::Start(
   return reactor.get();
 }
 
+grpc::ServerWriteReactor<v1::PortEvent>* SubscribeReactor::StartForEveryPort(
+    const std::function<std::vector<v1::PortEvent>()>& current_state, EventHub* hub,
+    StreamTracker* tracker) {
+  // No data is ever queued, so the limit never drops anything.
+  std::shared_ptr<SubscribeReactor> reactor(new SubscribeReactor(
+      EventHub::kEveryPort, v1::ENCODING_UNSPECIFIED, hub, tracker, /*queue_limit=*/1));
+  reactor->self_ = reactor;
+  if (!tracker->Add(reactor)) {
+    absl::MutexLock lock(&reactor->mu_);
+    reactor->FinishLocked(grpc::Status(grpc::StatusCode::UNAVAILABLE, "service is shutting down"),
+                          false);
+    return reactor.get();
+  }
+  {
+    // Held so that no event's write goes out before the metadata that says "registered".
+    absl::MutexLock lock(&reactor->mu_);
+    hub->Subscribe(reactor->port_name_, reactor);
+    reactor->StartSendInitialMetadata();
+  }
+  const int64_t now = absl::ToUnixMillis(absl::Now());
+  for (v1::PortEvent& event : current_state()) {
+    event.set_timestamp_ms(now);
+    reactor->Enqueue(std::move(event), 0, false);
+  }
+  return reactor.get();
+}
+
 void SubscribeReactor::OnPortEvent(const PortEventRecord& record) {
   v1::PortEvent event;
   event.set_type(EventType(record.type));

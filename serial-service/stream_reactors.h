@@ -1,4 +1,5 @@
-// The server-streaming calls: Subscribe (port events) and Lease (owner presence).
+// The server-streaming calls: Subscribe (one port's events), WatchPorts (every port's
+// lifecycle) and Lease (owner presence).
 // Each reactor keeps itself alive until gRPC calls OnDone, has at most one write in
 // flight, and always finishes.
 #pragma once
@@ -6,9 +7,11 @@
 #include <grpcpp/grpcpp.h>
 
 #include <deque>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -47,6 +50,13 @@ class SubscribeReactor : public grpc::ServerWriteReactor<v1::PortEvent>,
                                                         v1::Encoding encoding,
                                                         v1::PortEvent initial, EventHub* hub,
                                                         StreamTracker* tracker, size_t queue_limit);
+
+  // WatchPorts: every port's events but data. The initial metadata goes out once the
+  // stream is registered with the hub; then the events `current_state()` returns, then the
+  // live ones.
+  static grpc::ServerWriteReactor<v1::PortEvent>* StartForEveryPort(
+      const std::function<std::vector<v1::PortEvent>()>& current_state, EventHub* hub,
+      StreamTracker* tracker);
 
   void OnPortEvent(const PortEventRecord& event) override;
   void End() override;

@@ -19,6 +19,7 @@
 #include "gateway/prompts/labgate_prompts.h"
 #include "gateway/resources/labgate_resources.h"
 #include "gateway/resources/port_changes.h"
+#include "gateway/resources/port_list_watch.h"
 #include "gateway/resources/session_list_watch.h"
 #include "gateway/server/stdio_connection.h"
 #include "gateway/tools/catalog_tools.h"
@@ -40,6 +41,7 @@ struct Application::Parts {
   std::unique_ptr<LabgateResources> resources;
   PortChanges port_changes;
   std::unique_ptr<SessionListWatch> session_list_watch;  // stopped before `server` goes
+  std::unique_ptr<PortListWatch> port_list_watch;        // likewise
   std::unique_ptr<LabgatePrompts> prompts;
   std::unique_ptr<stateless::StatelessDialect> stateless;
   std::unique_ptr<loaf::LoafDialect> loaf;
@@ -114,8 +116,9 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   p.server.prompts = {p.prompts.get()};
   McpServer* server = &p.server;
   p.action_tools->OnChanged([server] { server->NotifyListChanged(ListKind::kTools); });
-  // Resource list changes: ports opened or closed by tool calls here; sessions created or
-  // closed by anyone (the session service's watch of every session).
+  // Resource list changes: ports opened or closed by tool calls here (before their result),
+  // and by anyone (each serial service's watch of every port); sessions created or closed by
+  // anyone (the session service's watch of every session).
   p.catalog_tools->OnPortsChanged([server] { server->NotifyListChanged(ListKind::kResources); });
   p.catalog_tools->OnPortTouched(
       [changes = &p.port_changes](const std::string& port) { changes->Touch(port); });
@@ -126,6 +129,9 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   }
   p.session_list_watch = SessionListWatch::Start(
       p.backends->session_channel(), [server] { server->NotifyListChanged(ListKind::kResources); });
+  p.port_list_watch = PortListWatch::Start(
+      p.backends->channels().ChannelsOf(labgate::serial::v1::SerialService::service_full_name()),
+      [server] { server->NotifyListChanged(ListKind::kResources); });
 
   stateless::RequestStateCodec codec;
   if (!options.state_key_file.empty()) {

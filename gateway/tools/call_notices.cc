@@ -1,6 +1,7 @@
 #include "gateway/tools/call_notices.h"
 
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "common/status_map.h"
 
 namespace labgate::gateway {
@@ -29,6 +30,23 @@ std::string PortOf(const json& arguments, const absl::StatusOr<json>& outcome) {
 bool IsUnreachable(const absl::Status& status) {
   return status.code() == absl::StatusCode::kUnavailable &&
          absl::EndsWith(status.message(), "is not reachable");
+}
+
+// A read's result when the read closed an idle port instead (ReadResponse.event).
+bool IsAutoClose(const json& outcome) {
+  if (!outcome.is_object()) return false;
+  auto it = outcome.find("event");
+  return it != outcome.end() && it->is_string() && it->get<std::string>() == "auto_close";
+}
+
+// An integer field, which proto JSON may spell as a string (int64).
+std::optional<int64_t> NumberField(const json& object, const char* name) {
+  auto it = object.find(name);
+  if (it == object.end()) return std::nullopt;
+  if (it->is_number_integer()) return it->get<int64_t>();
+  int64_t value = 0;
+  if (it->is_string() && absl::SimpleAtoi(it->get<std::string>(), &value)) return value;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -62,6 +80,17 @@ CallNotices NoticesForCall(const std::string& tool, const std::string& service_n
         {McpLogLevel::kError,
          logger,
          {{"event", "tool_failed"}, {"tool", tool}, {"error", ToolErrorText(outcome.status())}}});
+    return notices;
+  }
+  if (serial && IsAutoClose(*outcome)) {
+    // The read found the port idle and closed it: the owner hears it here, in the era's
+    // own way (a 2026-era request's logs go only to that request).
+    notices.ports_changed = true;
+    json data = {{"event", "port_auto_closed"},
+                 {"port_name", notices.port},
+                 {"reason", outcome->value("reason", std::string("idle_timeout"))}};
+    if (auto idle = NumberField(*outcome, "idle_ms")) data["idle_ms"] = *idle;
+    notices.logs.push_back({McpLogLevel::kInfo, logger, std::move(data)});
     return notices;
   }
   if (serial && (tool == "open_port" || tool == "close")) {

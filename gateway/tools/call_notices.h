@@ -24,15 +24,15 @@ struct LogNotice {
 
 struct CallNotices {
   std::vector<LogNotice> logs;
-  bool ports_changed = false;  // a port was opened or closed: resources/list_changed
+  bool ports_changed = false;  // a port was opened or (auto-)closed: resources/list_changed
   std::string port;            // the port the call acted on, if any ("" otherwise)
 };
 
 // "labgate.serial.v1.SerialService" -> "serial"; unknown services log as "gateway".
 std::string LoggerForService(const std::string& service_name);
 
-// debug: the backend call and its duration; info: a port opened or closed;
-// error: the call failed.
+// debug: the backend call and its duration; info: a port opened or closed, or a read
+// that auto-closed its idle port; error: the call failed.
 CallNotices NoticesForCall(const std::string& tool, const std::string& service_name,
                            const nlohmann::json& arguments,
                            const absl::StatusOr<nlohmann::json>& outcome,

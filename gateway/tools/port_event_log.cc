@@ -14,26 +14,30 @@ struct PortEventLog::Stub {
 
 std::optional<LogNotice> PortEventMapper::Map(int type, const std::string& port,
                                               const std::string& reason) {
-  if (reason == "current state") {  // Subscribe's first event: what is, not what happened
-    lost_ = type == serial_v1::PortEvent::TYPE_ERROR;
-    return std::nullopt;
-  }
-  auto info = [&](const char* event) {
+  auto info = [&](const char* event, const std::string& why) {
     json data = {{"event", event}, {"port_name", port}};
-    if (!reason.empty()) data["reason"] = reason;
+    if (!why.empty()) data["reason"] = why;
     return LogNotice{McpLogLevel::kInfo, "serial", std::move(data)};
   };
+  const bool was_lost = lost_;
+  if (reason == "current state") {  // Subscribe's first event: what is, not what happened
+    lost_ = type == serial_v1::PortEvent::TYPE_ERROR;
+    // ... unless it says that a device known to be lost is open again.
+    if (was_lost && type == serial_v1::PortEvent::TYPE_OPENED) return info("device_back", "");
+    return std::nullopt;
+  }
   switch (type) {
     case serial_v1::PortEvent::TYPE_AUTO_CLOSE:
+      // Only a read by the owner auto-closes a port, and that read logs it.
       lost_ = false;
-      return info("port_auto_closed");
+      return std::nullopt;
     case serial_v1::PortEvent::TYPE_ERROR:
       lost_ = true;
-      return info("device_lost");
+      return info("device_lost", reason);
     case serial_v1::PortEvent::TYPE_OPENED:
-      if (!lost_) return std::nullopt;  // an open by a tool call is logged by that call
+      if (!was_lost) return std::nullopt;  // an open by a tool call is logged by that call
       lost_ = false;
-      return info("device_back");
+      return info("device_back", reason);
     default:
       return std::nullopt;
   }
@@ -52,32 +56,48 @@ void PortEventLog::Follow(const std::string& owner, const std::string& port,
   serial_v1::SubscribeRequest request;
   request.set_port_name(port);
   auto* stub = stub_->serial.get();
-  auto mapper = std::make_shared<PortEventMapper>();
-  auto watch = Watch<serial_v1::PortEvent>(
+  std::shared_ptr<SharedMapper> mapper;
+  {
+    // A port opened again (after its device was lost) keeps what its follow knew, so that
+    // the old stream's OPENED, or the new stream's current state, says the device is back.
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = followed_.find(owner + '\n' + port);
+    mapper = it != followed_.end() ? it->second.mapper : std::make_shared<SharedMapper>();
+  }
+  auto stream = Watch<serial_v1::PortEvent>(
       request,
       [stub](grpc::ClientContext* call, const serial_v1::SubscribeRequest* req,
              grpc::ClientReadReactor<serial_v1::PortEvent>* reactor) {
         stub->async()->Subscribe(call, req, reactor);
       },
       [mapper, log = std::move(log)](const serial_v1::PortEvent& event) {
-        // Events of one stream arrive one at a time, so the mapper needs no lock.
-        if (auto notice = mapper->Map(event.type(), event.port_name(), event.reason())) {
-          log(notice->level, notice->logger, notice->data);
+        std::optional<LogNotice> notice;
+        {
+          // The replaced stream and its successor may deliver at the same time.
+          std::lock_guard<std::mutex> lock(mapper->mutex);
+          notice = mapper->mapper.Map(event.type(), event.port_name(), event.reason());
         }
+        if (notice) log(notice->level, notice->logger, notice->data);
       });
-  std::lock_guard<std::mutex> lock(mutex_);
-  watches_[owner + '\n' + port] = std::move(watch);
-}
-
-void PortEventLog::Unfollow(const std::string& owner, const std::string& port) {
-  std::shared_ptr<void> watch;
+  std::shared_ptr<void> replaced;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    auto it = watches_.find(owner + '\n' + port);
-    if (it == watches_.end()) return;
-    watch = std::move(it->second);
-    watches_.erase(it);
+    Followed& followed = followed_[owner + '\n' + port];
+    followed.mapper = mapper;
+    replaced = std::move(followed.stream);
+    followed.stream = std::move(stream);
   }
-}  // `watch` is released outside the lock: it cancels the stream
+}  // `replaced` is released outside the lock: it cancels the earlier stream
+
+void PortEventLog::Unfollow(const std::string& owner, const std::string& port) {
+  Followed followed;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = followed_.find(owner + '\n' + port);
+    if (it == followed_.end()) return;
+    followed = std::move(it->second);
+    followed_.erase(it);
+  }
+}  // `followed` is released outside the lock: it cancels the stream
 
 }  // namespace labgate::gateway

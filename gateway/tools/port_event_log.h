@@ -1,7 +1,9 @@
-// Logs what happens to a port after the call that opened it: an auto-close, the device
-// lost, the device back. The serial service's Subscribe stream for the port is followed
-// for the principal that opened it, and its events are logged to the session that opened
-// it (RequestContext::LaterLog; the 2026 era has no stream once the request is answered).
+// Logs what happens to a port after the call that opened it: the device lost, the device
+// back (its port opened again). The serial service's Subscribe stream for the port is
+// followed for the principal that opened it, and its events are logged to the session that
+// opened it (RequestContext::LaterLog). The 2026 era has no stream once the request is
+// answered: its logs are request-scoped and may not travel on subscriptions/listen. (An
+// auto-close is logged by the read that caused it, in both eras: call_notices.h.)
 #pragma once
 
 #include <grpcpp/channel.h>
@@ -21,7 +23,8 @@ namespace labgate::gateway {
 class PortEventMapper {
  public:
   // The log line for a PortEvent of `type` (the proto enum's number) with `reason`, or
-  // none: the stream's first event is only the current state, and data is not logged.
+  // none: the stream's first event is only the current state (unless it shows a lost
+  // device open again), data is not logged, and an auto-close is logged by its read.
   std::optional<LogNotice> Map(int type, const std::string& port, const std::string& reason);
 
  private:
@@ -34,18 +37,26 @@ class PortEventLog {
   explicit PortEventLog(std::shared_ptr<grpc::Channel> serial);
   ~PortEventLog();
 
-  // Follows `port` for `owner` from now on, logging to `log` (replacing any earlier follow
-  // of the same port by the same owner). A follow holds no client alive; it ends with
-  // Unfollow, the next Follow, or this object.
+  // Follows `port` for `owner` from now on, logging to `log`. A later Follow of the same
+  // port by the same owner replaces the stream and the sink but keeps what was known (a
+  // lost device). A follow holds no client alive; it ends with Unfollow or this object.
   void Follow(const std::string& owner, const std::string& port, RequestContext::LogSink log);
   void Unfollow(const std::string& owner, const std::string& port);
 
   struct Stub;
 
  private:
+  struct SharedMapper {
+    std::mutex mutex;
+    PortEventMapper mapper;
+  };
+  struct Followed {
+    std::shared_ptr<SharedMapper> mapper;
+    std::shared_ptr<void> stream;  // releasing it cancels the Subscribe stream
+  };
   std::unique_ptr<Stub> stub_;
   std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<void>> watches_;  // owner + '\n' + port
+  std::map<std::string, Followed> followed_;  // owner + '\n' + port
 };
 
 }  // namespace labgate::gateway

@@ -399,6 +399,41 @@ TEST_F(PtySerialTest, DeviceLossIsUnavailableAndThePortReopensWhenItReturns) {
   events->Finish().IgnoreError();
 }
 
+// Another owner's WatchPorts stream hears the device go (noticed by the owner's I/O) and
+// its port come back when opened again.
+TEST_F(PtySerialTest, WatchPortsHearsADeviceLostAndBack) {
+  auto device = Device();
+  ASSERT_NE(device, nullptr);
+  grpc::ClientContext watch_context;
+  auto watch = bob_->stub()->WatchPorts(&watch_context, v1::WatchPortsRequest());
+  watch->WaitForInitialMetadata();
+  ASSERT_TRUE(alice_->Open(device->path(), 115200, "\n").ok());
+  v1::PortEvent event;
+  ASSERT_TRUE(watch->Read(&event));
+  EXPECT_EQ(event.type(), v1::PortEvent::TYPE_OPENED);
+  EXPECT_EQ(event.port_name(), device->path());
+
+  device->Disconnect();
+  v1::ReadResponse response;
+  EXPECT_EQ(alice_->Read("", 500, &response).error_code(), grpc::StatusCode::UNAVAILABLE);
+  ASSERT_TRUE(watch->Read(&event));
+  EXPECT_EQ(event.type(), v1::PortEvent::TYPE_ERROR);
+  EXPECT_EQ(event.reason(), "device disconnected");
+
+  ASSERT_TRUE(device->Reconnect().ok());
+  ASSERT_TRUE(alice_->Open(device->path(), 115200, "\n").ok());
+  ASSERT_TRUE(watch->Read(&event));
+  EXPECT_EQ(event.type(), v1::PortEvent::TYPE_CLOSED);
+  EXPECT_EQ(event.reason(), "replaced by a new open");
+  ASSERT_TRUE(watch->Read(&event));
+  EXPECT_EQ(event.type(), v1::PortEvent::TYPE_OPENED);
+  EXPECT_EQ(Query(*alice_, "", "*IDN?"), kInstrumentId);
+  watch_context.TryCancel();
+  while (watch->Read(&event)) {
+  }
+  watch->Finish().IgnoreError();
+}
+
 TEST_F(PtySerialTest, DeviceDroppingOffMidCommandIsUnavailable) {
   auto device = Device();
   ASSERT_NE(device, nullptr);

@@ -191,6 +191,22 @@ test('v2 client: logs only with _meta logLevel, list_changed and port updates th
     before = listChanges.seen.length;
     await callOkV2(client, 'close', { port_name: LOOP });
     await listChanges.next(() => true, 'list_changed after close', before);
+
+    // An auto-close is logged by the read that caused it (a request-scoped log), and it
+    // changes the list.
+    await callOkV2(client, 'open_port', { port_name: 'loop://idle', baud_rate: 9600, idle_disconnect_ms: 50 });
+    before = listChanges.seen.length;
+    const logsBefore = logs.seen.length;
+    let idleRead;
+    for (let i = 0; i < 400 && idleRead?.structuredContent?.event !== 'auto_close'; ++i) {
+      idleRead = await call('read', { port_name: 'loop://idle', timeout_ms: 20 }, 'info');
+      assert.equal(idleRead.isError, false, JSON.stringify(idleRead));
+    }
+    assert.equal(idleRead.structuredContent.event, 'auto_close', JSON.stringify(idleRead));
+    const autoClosed = await logs.next(logEvent('serial', 'port_auto_closed', 'info'), 'port_auto_closed log', logsBefore);
+    assert.equal(autoClosed.data.port_name, 'loop://idle');
+    assert.equal(autoClosed.data.reason, 'idle_timeout');
+    await listChanges.next(() => true, 'list_changed after the auto-close', before);
     await portListen.close();
     await listening.close();
   } finally {

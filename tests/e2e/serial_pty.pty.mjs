@@ -5,6 +5,7 @@
 // The harness names its devices in LABGATE_PTY_DEVICES; without them this test fails.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { callOk } from './lib/harness.mjs';
 import { callError, eventually, embeddedGateway } from './lib/serial_helpers.mjs';
 
@@ -206,6 +207,54 @@ test('pty: device drop-off is UNAVAILABLE "device disconnected", and the port re
     assert.equal((await callOk(client, 'read', { port_name: port })).data, INSTRUMENT_ID);
     assert.equal((await callOk(client, 'status', { port_name: port })).status, 'open');
     assert.equal((await callOk(client, 'close', { port_name: port })).status, 'closed');
+  } finally {
+    await gateway.close();
+  }
+});
+
+// The client that opened a port hears, as MCP logs at info under "serial", its device drop
+// off (noticed by the serial service with no call of the client's: the gateway follows the
+// port's events) and come back once the port is opened again.
+test('pty: the opener hears "device_lost" and "device_back" log notifications', async () => {
+  const logs = [];
+  const gateway = await embeddedGateway([], {
+    setup(client) {
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logs.push(n.params));
+    },
+  });
+  const { client } = gateway;
+  const [port] = DEVICES;
+  const seen = (event) => logs.filter((p) => p.logger === 'serial' && p.data?.event === event && p.data?.port_name === port);
+  const settings = { port_name: port, baud_rate: 115200, terminator: '\n', timeout_ms: 2000 };
+  try {
+    await client.setLoggingLevel('info');
+    await callOk(client, 'open_port', settings);
+    await callOk(client, 'write', { port_name: port, data: '*IDN?' });
+    assert.equal((await callOk(client, 'read', { port_name: port })).data, INSTRUMENT_ID);
+    assert.deepEqual(seen('device_lost'), []);
+
+    // The instrument drops off; the client makes no call until it is told.
+    await callOk(client, 'write', { port_name: port, data: 'DROP' });
+    const [lost] = await eventually(() => seen('device_lost').length > 0 && seen('device_lost'),
+      'the device_lost log', 15000);
+    assert.equal(lost.level, 'info');
+    assert.equal(lost.data.reason, 'device disconnected');
+    assert.equal((await callOk(client, 'status', { port_name: port })).status, 'error');
+    assert.deepEqual(seen('device_back'), [], 'not back before the port is open again');
+
+    // The harness brings the instrument back (--reconnect-ms); the client opens the port again.
+    await eventually(async () => {
+      const result = await client.callTool({ name: 'open_port', arguments: settings });
+      return !result.isError;
+    }, `${port} to open again once its instrument is back`, 15000);
+    const [back] = await eventually(() => seen('device_back').length > 0 && seen('device_back'),
+      'the device_back log', 15000);
+    assert.equal(back.level, 'info');
+    await callOk(client, 'write', { port_name: port, data: '*IDN?' });
+    assert.equal((await callOk(client, 'read', { port_name: port })).data, INSTRUMENT_ID);
+    assert.equal((await callOk(client, 'close', { port_name: port })).status, 'closed');
+    assert.equal(seen('device_lost').length, 1, JSON.stringify(logs));
+    assert.equal(seen('device_back').length, 1, JSON.stringify(logs));
   } finally {
     await gateway.close();
   }

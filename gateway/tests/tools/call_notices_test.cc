@@ -47,6 +47,33 @@ TEST(CallNoticesTest, ClosingTheOnlyPortNamesItFromTheReply) {
   EXPECT_TRUE(notices.ports_changed);
 }
 
+TEST(CallNoticesTest, AReadThatAutoClosedItsPortLogsItAndChangesTheList) {
+  CallNotices notices =
+      NoticesForCall("read", kSerial, json{{"port_name", "loop://idle"}},
+                     json{{"port_name", "loop://idle"},
+                          {"event", "auto_close"},
+                          {"reason", "idle_timeout"},
+                          {"idle_ms", "50"},  // proto JSON spells int64 as a string
+                          {"idle_close_count", "1"}},
+                     {});
+  ASSERT_EQ(notices.logs.size(), 2u);
+  EXPECT_EQ(notices.logs[1].level, McpLogLevel::kInfo);
+  EXPECT_EQ(notices.logs[1].logger, "serial");
+  EXPECT_EQ(notices.logs[1].data, (json{{"event", "port_auto_closed"},
+                                        {"port_name", "loop://idle"},
+                                        {"reason", "idle_timeout"},
+                                        {"idle_ms", 50}}));
+  EXPECT_TRUE(notices.ports_changed);
+  EXPECT_EQ(notices.port, "loop://idle");
+}
+
+TEST(CallNoticesTest, AnOrdinaryReadChangesNothing) {
+  CallNotices notices = NoticesForCall("read", kSerial, json{{"port_name", "loop://"}},
+                                       json{{"port_name", "loop://"}, {"data", "x"}}, {});
+  ASSERT_EQ(notices.logs.size(), 1u);
+  EXPECT_FALSE(notices.ports_changed);
+}
+
 TEST(CallNoticesTest, AFailedCallLogsAnErrorAndChangesNothing) {
   CallNotices notices = NoticesForCall("open_port", kSerial, json{{"port_name", "/dev/none"}},
                                        absl::NotFoundError("no such port"), {});

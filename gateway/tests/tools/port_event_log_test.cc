@@ -16,15 +16,9 @@ TEST(PortEventMapperTest, TheCurrentStateIsNotNews) {
   EXPECT_FALSE(mapper.Map(Event::TYPE_RECONFIGURED, "loop://", "").has_value());
 }
 
-TEST(PortEventMapperTest, AutoCloseIsLoggedAtInfo) {
+TEST(PortEventMapperTest, AnAutoCloseIsLeftToTheReadThatCausedIt) {
   PortEventMapper mapper;
-  auto log = mapper.Map(Event::TYPE_AUTO_CLOSE, "loop://", "idle_timeout");
-  ASSERT_TRUE(log.has_value());
-  EXPECT_EQ(log->level, McpLogLevel::kInfo);
-  EXPECT_EQ(log->logger, "serial");
-  EXPECT_EQ(log->data, (nlohmann::json{{"event", "port_auto_closed"},
-                                       {"port_name", "loop://"},
-                                       {"reason", "idle_timeout"}}));
+  EXPECT_FALSE(mapper.Map(Event::TYPE_AUTO_CLOSE, "loop://", "idle_timeout").has_value());
 }
 
 TEST(PortEventMapperTest, ADeviceLostThenBack) {
@@ -45,6 +39,34 @@ TEST(PortEventMapperTest, FollowingALostDeviceHearsItComeBack) {
   auto back = mapper.Map(Event::TYPE_OPENED, "/dev/ttyUSB0", "");
   ASSERT_TRUE(back.has_value());
   EXPECT_EQ(back->data["event"], "device_back");
+}
+
+TEST(PortEventMapperTest, ADeviceLostIsLoggedAtInfoWithItsReason) {
+  PortEventMapper mapper;
+  auto lost = mapper.Map(Event::TYPE_ERROR, "/dev/ttyUSB0", "device disconnected");
+  ASSERT_TRUE(lost.has_value());
+  EXPECT_EQ(lost->level, McpLogLevel::kInfo);
+  EXPECT_EQ(lost->logger, "serial");
+  EXPECT_EQ(lost->data, (nlohmann::json{{"event", "device_lost"},
+                                        {"port_name", "/dev/ttyUSB0"},
+                                        {"reason", "device disconnected"}}));
+}
+
+// The port opened again: a new follow's stream starts with the current state, which says
+// the device is back, while the old stream's OPENED may come before or after it. Once.
+TEST(PortEventMapperTest, AnOpenCurrentStateAfterALossIsTheDeviceBackOnce) {
+  PortEventMapper new_stream_first;
+  ASSERT_TRUE(new_stream_first.Map(Event::TYPE_ERROR, "/dev/tty3", "device disconnected"));
+  EXPECT_FALSE(new_stream_first.Map(Event::TYPE_CLOSED, "/dev/tty3", "replaced by a new open"));
+  auto back = new_stream_first.Map(Event::TYPE_OPENED, "/dev/tty3", "current state");
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->data, (nlohmann::json{{"event", "device_back"}, {"port_name", "/dev/tty3"}}));
+  EXPECT_FALSE(new_stream_first.Map(Event::TYPE_OPENED, "/dev/tty3", "").has_value());
+
+  PortEventMapper old_stream_first;
+  ASSERT_TRUE(old_stream_first.Map(Event::TYPE_ERROR, "/dev/tty3", "device disconnected"));
+  ASSERT_TRUE(old_stream_first.Map(Event::TYPE_OPENED, "/dev/tty3", "").has_value());
+  EXPECT_FALSE(old_stream_first.Map(Event::TYPE_OPENED, "/dev/tty3", "current state"));
 }
 
 }  // namespace
