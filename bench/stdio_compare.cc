@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -192,6 +193,20 @@ double Percentile(std::vector<double>& sorted, double p) {
   return sorted[static_cast<size_t>(p * static_cast<double>(sorted.size() - 1))];
 }
 
+// CPU time the process has used so far, all its threads (user + system), in microseconds.
+double CpuMicros(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  // Fields after the command name, which ends with the last ')': state is field 3.
+  std::istringstream fields(text.substr(text.rfind(')') + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
+  }
+  return ticks * 1e6 / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
 long RssKilobytes(pid_t pid) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
   std::string line;
@@ -257,6 +272,7 @@ class Server {
     double p50_us = 0;
     double p90_us = 0;
     double p99_us = 0;
+    double cpu_us_per_call = 0;  // the server's CPU time (all threads) per call
   };
 
   // Keeps `in_flight` copies of the request outstanding for `seconds`, then waits for the
@@ -277,6 +293,7 @@ class Server {
       sent.push_back(Clock::now());
       ++outstanding;
     };
+    const double cpu_before = CpuMicros(child_.pid());
     const auto start = Clock::now();
     const auto deadline =
         start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
@@ -302,6 +319,8 @@ class Server {
     }
     figures.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     figures.calls = static_cast<long>(latencies_us.size());
+    figures.cpu_us_per_call =
+        (CpuMicros(child_.pid()) - cpu_before) / static_cast<double>(std::max(1L, figures.calls));
     figures.per_second = static_cast<double>(figures.calls) / figures.seconds;
     std::sort(latencies_us.begin(), latencies_us.end());
     figures.p50_us = Percentile(latencies_us, 0.50);
@@ -384,8 +403,13 @@ Options ParseOptions(int argc, char** argv) {
 }
 
 json FiguresJson(const Server::Figures& f) {
-  return {{"calls", f.calls},   {"errors", f.errors}, {"per_s", f.per_second},
-          {"p50_us", f.p50_us}, {"p90_us", f.p90_us}, {"p99_us", f.p99_us}};
+  return {{"calls", f.calls},
+          {"errors", f.errors},
+          {"per_s", f.per_second},
+          {"p50_us", f.p50_us},
+          {"p90_us", f.p90_us},
+          {"p99_us", f.p99_us},
+          {"cpu_us_per_call", f.cpu_us_per_call}};
 }
 
 // Starts the servers, measures every case, prints the report; the servers are gone when it
@@ -455,14 +479,14 @@ int Run(const Options& options, const std::string& work) {
       json results = json::object();
       std::fprintf(stderr, "\nround %d, %d in flight%s\n", round, level,
                    level == 1 ? " (sequential)" : "");
-      std::fprintf(stderr, "  %-28s %10s %10s %10s %10s\n", "case", "calls/s", "p50 us", "p99 us",
-                   "errors");
+      std::fprintf(stderr, "  %-28s %10s %10s %10s %12s %7s\n", "case", "calls/s", "p50 us",
+                   "p99 us", "CPU us/call", "errors");
       for (const Case& c : cases) {
         const Server::Figures f = c.server->Drive(c.Tail(), level, options.seconds);
         errors += f.errors;
         results[c.name] = FiguresJson(f);
-        std::fprintf(stderr, "  %-28s %10.0f %10.1f %10.1f %10ld\n", c.name.c_str(), f.per_second,
-                     f.p50_us, f.p99_us, f.errors);
+        std::fprintf(stderr, "  %-28s %10.0f %10.1f %10.1f %12.1f %7ld\n", c.name.c_str(),
+                     f.per_second, f.p50_us, f.p99_us, f.cpu_us_per_call, f.errors);
       }
       // Ratios against the reference's echo, in this level of this round.
       json ratios = json::object();

@@ -1,7 +1,6 @@
 #include "gateway/catalog/json_proto.h"
 
 #include <google/protobuf/descriptor.h>
-#include <google/protobuf/util/json_util.h>
 
 #include <cmath>
 #include <limits>
@@ -15,6 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "gateway/catalog/well_known_json.h"
 #include "labgate/mcp/v1/annotations.pb.h"
 
 namespace labgate::gateway {
@@ -27,10 +27,6 @@ using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
 using nlohmann::json;
-
-bool IsWellKnownType(const Descriptor* descriptor) {
-  return descriptor->file()->package() == "google.protobuf";
-}
 
 std::string Lower(const std::string& text) { return absl::AsciiStrToLower(text); }
 
@@ -201,18 +197,6 @@ absl::StatusOr<const EnumValueDescriptor*> ReadEnum(const json& value, const Enu
 
 absl::Status ReadMessage(const json& value, Message* message, const std::string& path, int depth);
 
-absl::Status ReadWellKnown(const json& value, Message* message, const std::string& path) {
-  google::protobuf::util::JsonParseOptions options;
-  auto status = google::protobuf::util::JsonStringToMessage(
-      value.dump(-1, ' ', false, json::error_handler_t::replace), message, options);
-  if (!status.ok()) {
-    return FieldError(path.empty() ? std::string("value") : path,
-                      absl::StrCat("not a valid ", message->GetDescriptor()->full_name(), ": ",
-                                   std::string(status.message())));
-  }
-  return absl::OkStatus();
-}
-
 // Converts one scalar/enum/message JSON value and stores it with `set` semantics
 // (singular) or `add` semantics (repeated).
 absl::Status ReadValue(const json& value, Message* message, const FieldDescriptor* field,
@@ -292,7 +276,7 @@ absl::Status ReadValue(const json& value, Message* message, const FieldDescripto
     case FieldDescriptor::CPPTYPE_MESSAGE: {
       Message* child = repeated ? reflection->AddMessage(message, field)
                                 : reflection->MutableMessage(message, field);
-      if (IsWellKnownType(field->message_type())) return ReadWellKnown(value, child, path);
+      if (IsWellKnownType(field->message_type())) return WellKnownFromJson(value, child, path);
       return ReadMessage(value, child, path, depth + 1);
     }
   }
@@ -373,14 +357,6 @@ absl::Status ReadMessage(const json& value, Message* message, const std::string&
 
 json WriteMessage(const Message& message);
 
-json WriteWellKnown(const Message& message) {
-  std::string text;
-  google::protobuf::util::JsonPrintOptions options;
-  options.preserve_proto_field_names = true;
-  if (!google::protobuf::util::MessageToJsonString(message, &text, options).ok()) return nullptr;
-  return json::parse(text, nullptr, false);
-}
-
 json WriteValue(const Message& message, const FieldDescriptor* field, int index) {
   const Reflection* r = message.GetReflection();
   const bool rep = index >= 0;
@@ -415,7 +391,7 @@ json WriteValue(const Message& message, const FieldDescriptor* field, int index)
     case FieldDescriptor::CPPTYPE_MESSAGE: {
       const Message& child =
           rep ? r->GetRepeatedMessage(message, field, index) : r->GetMessage(message, field);
-      if (IsWellKnownType(field->message_type())) return WriteWellKnown(child);
+      if (IsWellKnownType(field->message_type())) return WellKnownToJson(child);
       return WriteMessage(child);
     }
   }
@@ -463,12 +439,12 @@ std::string EnumValueJsonName(const EnumValueDescriptor* value) {
 }
 
 absl::Status JsonToProto(const json& value, Message* message) {
-  if (IsWellKnownType(message->GetDescriptor())) return ReadWellKnown(value, message, "");
+  if (IsWellKnownType(message->GetDescriptor())) return WellKnownFromJson(value, message, "");
   return ReadMessage(value, message, "", 0);
 }
 
 json ProtoToJson(const Message& message) {
-  if (IsWellKnownType(message.GetDescriptor())) return WriteWellKnown(message);
+  if (IsWellKnownType(message.GetDescriptor())) return WellKnownToJson(message);
   return WriteMessage(message);
 }
 
