@@ -101,22 +101,22 @@ json ActionResultJson(const absl::StatusOr<json>& outcome) {
 }
 
 void ActionTools::CallTool(const std::string& name, const json& arguments,
-                           std::shared_ptr<RequestContext> context, JsonDone done) {
+                           std::shared_ptr<RequestContext> context, ToolDone done) {
   const auto started = std::chrono::steady_clock::now();
-  auto call =
-      Invoke(name, arguments,
-             [name, started, context, done = std::move(done)](absl::StatusOr<json> outcome) {
-               // Logged as proto tool calls are: debug duration, error on failure.
-               const CallNotices notices =
-                   NoticesForCall(name, labgate::actions::v1::ActionsService::service_full_name(),
-                                  json::object(), outcome,
-                                  std::chrono::duration_cast<std::chrono::microseconds>(
-                                      std::chrono::steady_clock::now() - started));
-               for (const LogNotice& log : notices.logs) {
-                 context->Log(log.level, log.logger, log.data);
-               }
-               done(ActionResultJson(outcome));
-             });
+  auto call = Invoke(
+      name, arguments,
+      [name, started, context, done = std::move(done)](absl::StatusOr<json> outcome) {
+        // Logged as proto tool calls are: debug duration, error on failure.
+        const CallNotices notices =
+            NoticesForCall(name, labgate::actions::v1::ActionsService::service_full_name(),
+                           json::object(), outcome,
+                           std::chrono::duration_cast<std::chrono::microseconds>(
+                               std::chrono::steady_clock::now() - started));
+        for (const LogNotice& log : notices.logs) {
+          context->Log(log.level, log.logger, log.data);
+        }
+        done(outcome.ok() ? StructuredResult(*outcome) : ToolResult(ActionResultJson(outcome)));
+      });
   if (call) context->OnCancel([call] { call->TryCancel(); });
 }
 

@@ -44,7 +44,7 @@ class ActionTools final : public ToolProvider {
   std::vector<nlohmann::json> ListTools() const override;
   bool HasTool(const std::string& name) const override;
   void CallTool(const std::string& name, const nlohmann::json& arguments,
-                std::shared_ptr<RequestContext> context, JsonDone done) override;
+                std::shared_ptr<RequestContext> context, ToolDone done) override;
 
   // Calls InvokeAction; `done` runs once on a gRPC thread with the structured result,
   // or the service's status (its message is the seed's exact error text).

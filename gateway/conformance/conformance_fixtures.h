@@ -51,7 +51,7 @@ class ConformanceFixtures final : public ToolProvider,
   std::vector<nlohmann::json> ListTools() const override;
   bool HasTool(const std::string& name) const override;
   void CallTool(const std::string& name, const nlohmann::json& arguments,
-                std::shared_ptr<RequestContext> context, JsonDone done) override;
+                std::shared_ptr<RequestContext> context, ToolDone done) override;
 
   // ResourceProvider
   void ListResources(JsonListDone done) override;

@@ -276,7 +276,11 @@ bool ConformanceFixtures::HasTool(const std::string& name) const {
 }
 
 void ConformanceFixtures::CallTool(const std::string& name, const json& arguments,
-                                   std::shared_ptr<RequestContext> context, JsonDone done) {
+                                   std::shared_ptr<RequestContext> context, ToolDone tool_done) {
+  // The fixtures answer in JSON.
+  JsonDone done = [tool_done = std::move(tool_done)](absl::StatusOr<json> result) {
+    tool_done(std::move(result));
+  };
   if (name == "test_simple_text") {
     return done(TextResult("This is a simple text response for testing."));
   }

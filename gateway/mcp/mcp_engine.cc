@@ -135,8 +135,13 @@ void McpEngine::CallTool(const json& params, ReplyOnce reply,
     if (provider->HasTool(name)) {
       auto shared = Share(std::move(reply));
       return provider->CallTool(name, arguments, std::move(context),
-                                [shared](absl::StatusOr<json> outcome) {
-                                  if (*shared) shared->Finish(std::move(outcome));
+                                [shared](absl::StatusOr<ToolResult> outcome) {
+                                  if (!*shared) return;
+                                  if (!outcome.ok()) return shared->Fail(outcome.status());
+                                  if (outcome->serialized()) {
+                                    return shared->ResultText(outcome->text());
+                                  }
+                                  shared->Result(std::move(outcome->json()));
                                 });
     }
   }

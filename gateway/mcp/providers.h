@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "gateway/mcp/tool_result.h"
 
 namespace labgate::gateway {
 
@@ -101,7 +102,7 @@ class ToolProvider {
   // `done` gets a CallToolResult (tool failures inside it, isError:true); a non-OK
   // status is a protocol error, mapped through common/status_map.h.
   virtual void CallTool(const std::string& name, const nlohmann::json& arguments,
-                        std::shared_ptr<RequestContext> context, JsonDone done) = 0;
+                        std::shared_ptr<RequestContext> context, ToolDone done) = 0;
 };
 
 class ResourceProvider {

@@ -33,7 +33,7 @@ bool CatalogTools::HasTool(const std::string& name) const {
 }
 
 void CatalogTools::CallTool(const std::string& name, const json& arguments,
-                            std::shared_ptr<RequestContext> context, JsonDone done) {
+                            std::shared_ptr<RequestContext> context, ToolDone done) {
   const ToolBinding* tool = catalog_->Find(name);
   if (leases_ != nullptr && leases_->Covers(tool->service_name)) {
     // The lease lives as long as the principal's ownership; its end closes its ports.
@@ -70,7 +70,7 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
 void CatalogTools::Finish(const ToolBinding& tool, const json& arguments,
                           std::chrono::steady_clock::time_point started,
                           const std::shared_ptr<RequestContext>& context,
-                          absl::StatusOr<json> outcome, const JsonDone& done) {
+                          absl::StatusOr<json> outcome, const ToolDone& done) {
   context->Progress(1, 1, "done");
   const CallNotices notices = NoticesForCall(tool.name, tool.service_name, arguments, outcome,
                                              std::chrono::duration_cast<std::chrono::microseconds>(
@@ -89,7 +89,7 @@ void CatalogTools::Finish(const ToolBinding& tool, const json& arguments,
   // Notices go out before the result, so a client that saw the result has seen them.
   if (outcome.ok() && !notices.port.empty() && port_touched_) port_touched_(notices.port);
   if (notices.ports_changed && ports_changed_) ports_changed_();
-  done(ToolResultJson(outcome));
+  done(outcome.ok() ? StructuredResult(*outcome) : ToolResult(ToolResultJson(outcome)));
 }
 
 }  // namespace labgate::gateway

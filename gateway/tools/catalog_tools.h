@@ -13,7 +13,8 @@
 namespace labgate::gateway {
 
 // The MCP CallToolResult for a finished backend call: structuredContent plus the same
-// JSON as text, or isError with "CODE: message".
+// JSON as text, or isError with "CODE: message". (A success is sent serialized once, by
+// StructuredResult, as this object.)
 nlohmann::json ToolResultJson(const absl::StatusOr<nlohmann::json>& outcome);
 
 class CatalogTools final : public ToolProvider {
@@ -26,7 +27,7 @@ class CatalogTools final : public ToolProvider {
   std::vector<nlohmann::json> ListTools() const override;
   bool HasTool(const std::string& name) const override;
   void CallTool(const std::string& name, const nlohmann::json& arguments,
-                std::shared_ptr<RequestContext> context, JsonDone done) override;
+                std::shared_ptr<RequestContext> context, ToolDone done) override;
 
   // Set before serving: `ports_changed` when a call opened or closed a port (resource
   // list_changed), `port_touched` with the port every successful serial call acted on.
@@ -44,7 +45,7 @@ class CatalogTools final : public ToolProvider {
   void Finish(const ToolBinding& tool, const nlohmann::json& arguments,
               std::chrono::steady_clock::time_point started,
               const std::shared_ptr<RequestContext>& context,
-              absl::StatusOr<nlohmann::json> outcome, const JsonDone& done);
+              absl::StatusOr<nlohmann::json> outcome, const ToolDone& done);
 
   const ToolCatalog* catalog_;
   ToolInvoker* invoker_;

@@ -160,7 +160,8 @@ class FixturesTest : public ::testing::Test {
   absl::StatusOr<json> Call(const std::string& name, const json& arguments,
                             std::shared_ptr<FakeContext> context = nullptr) {
     if (!context) context = std::make_shared<FakeContext>();
-    return Await([&](JsonDone done) { fixtures_->CallTool(name, arguments, context, done); });
+    return Await(
+        [&](JsonDone done) { fixtures_->CallTool(name, arguments, context, AsToolDone(done)); });
   }
 
   // A 2026-era round of tools/call (or, with `prompt`, prompts/get) of `name`: `state` is
@@ -176,7 +177,7 @@ class FixturesTest : public ::testing::Test {
     Round round;
     round.outcome = Await([&](JsonDone done) {
       if (prompt) return fixtures_->GetPrompt(name, json::object(), context, done);
-      fixtures_->CallTool(name, json::object(), context, done);
+      fixtures_->CallTool(name, json::object(), context, AsToolDone(done));
     });
     round.input_requests = context->pending;
     round.missing = context->missing;
@@ -194,6 +195,13 @@ class FixturesTest : public ::testing::Test {
     return Await([&](JsonDone done) {
       fixtures_->GetPrompt(name, arguments, std::make_shared<FakeContext>(), done);
     });
+  }
+
+  static ToolDone AsToolDone(JsonDone done) {
+    return [done = std::move(done)](absl::StatusOr<ToolResult> result) {
+      if (!result.ok()) return done(result.status());
+      done(result->AsJson());
+    };
   }
 
   absl::StatusOr<json> Await(const std::function<void(JsonDone)>& start) {

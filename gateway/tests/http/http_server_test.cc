@@ -49,7 +49,7 @@ class TestTools final : public ToolProvider {
            name == "ask";
   }
   void CallTool(const std::string& name, const json& arguments,
-                std::shared_ptr<RequestContext> context, JsonDone done) override {
+                std::shared_ptr<RequestContext> context, ToolDone done) override {
     json result = {{"content", json::array({{{"type", "text"}, {"text", arguments.dump()}}})}};
     if (name == "echo") return done(result);
     if (name == "ask") {  // asks the person first (input_required in the 2026 era)
