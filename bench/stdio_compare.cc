@@ -7,13 +7,15 @@
 // Cases: server-everything's `echo` (a local function); labgate's `status` (one in-process
 // gRPC call, no device), `get_session` (a SQLite read), `append_message` (a durable write:
 // one fsync per group commit) and `supportive_reply` (an action); optionally `echo` on a
-// server built with the v2 SDK.
+// server built with the v2 SDK, and the same labgate cases on another labgate build
+// (--labgate-before), to measure a change before and after in one run.
 //
 // C++ and one thread with no JSON parser on the hot path, so that the client does not cap
 // the faster server: a reply is matched by its top-level "id", found by a small scanner.
 //
 //   labgate_stdio_compare --labgate BIN --node NODE --everything INDEX_JS [--v2 SCRIPT]
-//                         [--seconds 3] [--rounds 3] [--levels 1,16,64] [--cases a,b]
+//                         [--labgate-before BIN] [--seconds 3] [--rounds 3] [--levels 1,16,64]
+//                         [--cases a,b]
 //
 // A readable table goes to stderr, one JSON report to stdout.
 #include <fcntl.h>
@@ -362,6 +364,7 @@ struct Options {
   std::string node;
   std::string everything;
   std::string v2;
+  std::string labgate_before;  // another labgate build, measured beside (before/after)
   double seconds = 3;
   int rounds = 3;
   std::vector<int> levels = {1, 16, 64};
@@ -381,6 +384,8 @@ Options ParseOptions(int argc, char** argv) {
       options.everything = value;
     } else if (flag == "--v2") {
       options.v2 = value;
+    } else if (flag == "--labgate-before") {
+      options.labgate_before = value;
     } else if (flag == "--seconds") {
       options.seconds = std::stod(value);
     } else if (flag == "--rounds") {
@@ -397,7 +402,8 @@ Options ParseOptions(int argc, char** argv) {
   if (options.labgate.empty() || options.node.empty() || options.everything.empty()) {
     throw std::runtime_error(
         "usage: labgate_stdio_compare --labgate BIN --node NODE --everything INDEX_JS "
-        "[--v2 SCRIPT] [--seconds S] [--rounds N] [--levels 1,16,64] [--cases a,b]");
+        "[--v2 SCRIPT] [--labgate-before BIN] [--seconds S] [--rounds N] [--levels 1,16,64] "
+        "[--cases a,b]");
   }
   return options;
 }
@@ -410,6 +416,28 @@ json FiguresJson(const Server::Figures& f) {
           {"p90_us", f.p90_us},
           {"p99_us", f.p99_us},
           {"cpu_us_per_call", f.cpu_us_per_call}};
+}
+
+// labgate's cases on `server`, named "<label> <tool>".
+std::vector<Case> LabgateCases(Server* server) {
+  const std::string session_id =
+      server->Tool("create_session", {{"device_id", "bench"}})["session"]["id"];
+  const std::string& label = server->label();
+  return {
+      {label + " status", server, "status", json::object()},
+      {label + " get_session", server, "get_session", {{"session_id", session_id}}},
+      {label + " append_message",
+       server,
+       "append_message",
+       {{"session_id", session_id},
+        {"content", "MEAS:VOLT? -> 5.0012"},
+        {"direction", "rx"},
+        {"features", "scpi,meas"}}},
+      {label + " supportive_reply",
+       server,
+       "supportive_reply",
+       {{"message", "I feel overwhelmed by this deadline"}, {"risk_level", "medium"}}},
+  };
 }
 
 // Starts the servers, measures every case, prints the report; the servers are gone when it
@@ -425,37 +453,37 @@ int Run(const Options& options, const std::string& work) {
     v2 = std::make_unique<Server>("v2-sdk", std::vector<std::string>{options.node, options.v2},
                                   work + "/v2.log");
   }
-  std::fprintf(stderr, "labgate pid %d, server-everything pid %d%s\n", labgate.pid(),
-               everything.pid(), v2 ? (", v2 pid " + std::to_string(v2->pid())).c_str() : "");
+  std::unique_ptr<Server> before;
+  if (!options.labgate_before.empty()) {
+    before = std::make_unique<Server>(
+        "labgate-before",
+        std::vector<std::string>{options.labgate_before, "--data-dir", work + "/data-before",
+                                 "--log-level", "warning"},
+        work + "/labgate-before.log");
+  }
+  std::string pids = "labgate pid " + std::to_string(labgate.pid()) + ", server-everything pid " +
+                     std::to_string(everything.pid());
+  if (v2) pids += ", v2 pid " + std::to_string(v2->pid());
+  if (before) pids += ", labgate-before pid " + std::to_string(before->pid());
+  std::fprintf(stderr, "%s\n", pids.c_str());
 
   double load_at_start[3] = {0, 0, 0};
   if (getloadavg(load_at_start, 3) != 3) load_at_start[0] = -1;
   labgate.Initialize();
   everything.Initialize();
   if (v2) v2->Initialize();
+  if (before) before->Initialize();
   usleep(500 * 1000);
   json rss = {{"labgate_idle_mb", RssKilobytes(labgate.pid()) / 1024.0},
               {"server_everything_idle_mb", RssKilobytes(everything.pid()) / 1024.0}};
   if (v2) rss["v2_sdk_idle_mb"] = RssKilobytes(v2->pid()) / 1024.0;
+  if (before) rss["labgate_before_idle_mb"] = RssKilobytes(before->pid()) / 1024.0;
 
-  const std::string session_id =
-      labgate.Tool("create_session", {{"device_id", "bench"}})["session"]["id"];
-  std::vector<Case> all = {
-      {"server-everything echo", &everything, "echo", {{"message", "hello"}}},
-      {"labgate status", &labgate, "status", json::object()},
-      {"labgate get_session", &labgate, "get_session", {{"session_id", session_id}}},
-      {"labgate append_message",
-       &labgate,
-       "append_message",
-       {{"session_id", session_id},
-        {"content", "MEAS:VOLT? -> 5.0012"},
-        {"direction", "rx"},
-        {"features", "scpi,meas"}}},
-      {"labgate supportive_reply",
-       &labgate,
-       "supportive_reply",
-       {{"message", "I feel overwhelmed by this deadline"}, {"risk_level", "medium"}}},
-  };
+  std::vector<Case> all = {{"server-everything echo", &everything, "echo", {{"message", "hello"}}}};
+  for (Case& c : LabgateCases(&labgate)) all.push_back(std::move(c));
+  if (before) {
+    for (Case& c : LabgateCases(before.get())) all.push_back(std::move(c));
+  }
   if (v2) all.push_back({"v2-sdk echo", v2.get(), "echo", {{"message", "hello"}}});
   std::vector<Case> cases;
   for (const Case& c : all) {

@@ -1,8 +1,8 @@
 #include "gateway/backends/tool_invoker.h"
 
 #include <google/protobuf/message.h>
-#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/impl/codegen/proto_utils.h>
+#include <grpcpp/support/client_callback.h>
 
 #include <mutex>
 
@@ -16,7 +16,6 @@ namespace labgate::gateway {
 
 using google::protobuf::Message;
 using nlohmann::json;
-using ProtoGenericStub = grpc::TemplatedGenericStub<Message, Message>;
 
 namespace {
 
@@ -93,8 +92,7 @@ std::shared_ptr<PendingCall> ToolInvoker::CallOnBenches(const SerialBenches& ben
                                                         const ToolBinding& tool,
                                                         const nlohmann::json& arguments,
                                                         const Options& options, Done done) {
-  const bool takes_port = tool.method->input_type()->FindFieldByName(kPortField) != nullptr;
-  if (!takes_port) {
+  if (!tool.takes_port) {
     auto fan_out = std::make_shared<FanOut>();
     fan_out->pending = benches.all().size();
     fan_out->done = std::move(done);
@@ -158,30 +156,46 @@ std::shared_ptr<PendingCall> ToolInvoker::CallOnBenches(const SerialBenches& ben
                      });
 }
 
+const grpc::internal::RpcMethod& ToolInvoker::MethodOn(
+    const std::shared_ptr<grpc::Channel>& channel, const ToolBinding& tool) {
+  const auto key = std::make_pair(channel.get(), &tool);
+  {
+    absl::ReaderMutexLock lock(&methods_mutex_);
+    if (auto it = methods_.find(key); it != methods_.end()) return *it->second;
+  }
+  absl::MutexLock lock(&methods_mutex_);
+  std::unique_ptr<grpc::internal::RpcMethod>& method = methods_[key];
+  if (method == nullptr) {
+    // The path's text lives in the catalog, as long as the tool.
+    method = std::make_unique<grpc::internal::RpcMethod>(
+        tool.grpc_path.c_str(), grpc::internal::RpcMethod::NORMAL_RPC, channel);
+  }
+  return *method;
+}
+
 std::shared_ptr<PendingCall> ToolInvoker::CallChannel(const std::shared_ptr<grpc::Channel>& channel,
                                                       const std::string& address,
                                                       const ToolBinding& tool,
                                                       const nlohmann::json& arguments,
                                                       const Options& options, Done done) {
-  auto* factory = google::protobuf::MessageFactory::generated_factory();
-  std::shared_ptr<Message> request(factory->GetPrototype(tool.method->input_type())->New());
-  std::shared_ptr<Message> response(factory->GetPrototype(tool.method->output_type())->New());
-  if (absl::Status status = JsonToProto(arguments, request.get()); !status.ok()) {
+  auto call = std::make_shared<PendingCall>();
+  call->request_.reset(tool.request_prototype->New());
+  call->response_.reset(tool.response_prototype->New());
+  if (absl::Status status = JsonToProto(arguments, call->request_.get()); !status.ok()) {
     done(status);
     return nullptr;
   }
-  auto call = std::make_shared<PendingCall>();
   call->context_.set_deadline(std::chrono::system_clock::now() + options.deadline);
   if (!options.owner.empty()) call->context_.AddMetadata(kOwnerMetadataKey, options.owner);
   for (const auto& [key, value] : options.metadata) call->context_.AddMetadata(key, value);
-  ProtoGenericStub stub(channel);
-  // The lambda keeps request, response and context alive until gRPC is done with them.
-  stub.UnaryCall(
-      &call->context_, tool.grpc_path, grpc::StubOptions(), request.get(), response.get(),
-      [call, request, response, channel, service = tool.service_name, address,
+  // The lambda keeps the call (context and messages) alive until gRPC is done with it.
+  grpc::internal::CallbackUnaryCall<Message, Message>(
+      channel.get(), MethodOn(channel, tool), &call->context_, call->request_.get(),
+      call->response_.get(),
+      [call, channel, service = &tool.service_name, address,
        done = std::move(done)](grpc::Status status) {
         if (!status.ok()) {
-          absl::Status failed = BackendCallStatus(status, channel.get(), service, address);
+          absl::Status failed = BackendCallStatus(status, channel.get(), *service, address);
           for (const auto& [key, value] : call->context_.GetServerTrailingMetadata()) {
             const std::string name(key.data(), key.size());
             if (name.rfind("labgate-", 0) != 0) continue;
@@ -190,8 +204,8 @@ std::shared_ptr<PendingCall> ToolInvoker::CallChannel(const std::shared_ptr<grpc
           done(failed);
           return;
         }
-        NoteBackendAnswered(service, address);
-        done(ProtoToJson(*response));
+        NoteBackendAnswered(*service, address);
+        done(ProtoToJson(*call->response_));
       });
   return call;
 }

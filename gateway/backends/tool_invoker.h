@@ -2,17 +2,22 @@
 // per-tool code. Calls are asynchronous; nothing blocks the caller's thread.
 #pragma once
 
+#include <google/protobuf/message.h>
 #include <grpcpp/client_context.h>
+#include <grpcpp/impl/rpc_method.h>
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/backends/backend_channels.h"
 #include "gateway/catalog/tool_catalog.h"
 
@@ -22,7 +27,7 @@ namespace labgate::gateway {
 inline constexpr char kOwnerMetadataKey[] = "labgate-owner";
 
 // A call in flight; Cancel() asks gRPC to abandon it (the callback still runs, with
-// CANCELLED).
+// CANCELLED). It holds the call's context and messages until gRPC is done with them.
 class PendingCall {
  public:
   void Cancel() { context_.TryCancel(); }
@@ -30,6 +35,8 @@ class PendingCall {
  private:
   friend class ToolInvoker;
   grpc::ClientContext context_;
+  std::unique_ptr<google::protobuf::Message> request_;
+  std::unique_ptr<google::protobuf::Message> response_;
 };
 
 class ToolInvoker {
@@ -60,7 +67,16 @@ class ToolInvoker {
                                            const std::string& address, const ToolBinding& tool,
                                            const nlohmann::json& arguments, const Options& options,
                                            Done done);
+  // The tool's method registered on `channel`, once: a registered call spares gRPC the
+  // per-call work of a method named by a string.
+  const grpc::internal::RpcMethod& MethodOn(const std::shared_ptr<grpc::Channel>& channel,
+                                            const ToolBinding& tool);
+
   const BackendChannels* channels_;
+  absl::Mutex methods_mutex_;
+  std::map<std::pair<const grpc::Channel*, const ToolBinding*>,
+           std::unique_ptr<grpc::internal::RpcMethod>>
+      methods_ ABSL_GUARDED_BY(methods_mutex_);
 };
 
 }  // namespace labgate::gateway

@@ -42,6 +42,15 @@ absl::StatusOr<std::unique_ptr<ToolCatalog>> ToolCatalog::FromServices(
       binding.method = method;
       binding.grpc_path = absl::StrCat("/", service->full_name(), "/", method->name());
       binding.service_name = service->full_name();
+      auto* factory = google::protobuf::MessageFactory::generated_factory();
+      binding.request_prototype = factory->GetPrototype(method->input_type());
+      binding.response_prototype = factory->GetPrototype(method->output_type());
+      if (binding.request_prototype == nullptr || binding.response_prototype == nullptr) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(method->full_name(), " has no compiled-in message types"));
+      }
+      binding.takes_port = method->input_type()->FindFieldByName("port_name") != nullptr;
+      binding.takes_data = method->input_type()->FindFieldByName("data") != nullptr;
       if (catalog->index_.count(binding.name) != 0) {
         return absl::AlreadyExistsError(
             absl::StrCat("duplicate tool name '", binding.name, "' on ", method->full_name()));

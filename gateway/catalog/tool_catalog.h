@@ -2,6 +2,7 @@
 #pragma once
 
 #include <google/protobuf/descriptor.h>
+#include <google/protobuf/message.h>
 
 #include <map>
 #include <memory>
@@ -24,6 +25,11 @@ struct ToolBinding {
   const google::protobuf::MethodDescriptor* method = nullptr;
   std::string grpc_path;     // "/labgate.session.v1.SessionService/CreateSession"
   std::string service_name;  // "labgate.session.v1.SessionService"
+  // Looked up once, when the catalog is built, rather than on every call.
+  const google::protobuf::Message* request_prototype = nullptr;
+  const google::protobuf::Message* response_prototype = nullptr;
+  bool takes_port = false;  // the request has port_name (serial calls routed per bench)
+  bool takes_data = false;  // the request has data (a write a policy may hold for approval)
 
   // The tool as it appears in tools/list.
   nlohmann::json ToJson() const;

@@ -124,17 +124,18 @@ void McpEngine::CallTool(const json& params, ReplyOnce reply,
                          std::shared_ptr<RequestContext> context) const {
   std::string name = StringParam(params, "name");
   if (name.empty()) return InvalidParams(reply, "name", "tools/call needs params.name (a string)");
-  json arguments = json::object();
-  if (params.contains("arguments") && !params["arguments"].is_null()) {
-    arguments = params["arguments"];
-    if (!arguments.is_object()) {
+  static const json kNoArguments = json::object();
+  const json* arguments = &kNoArguments;
+  if (auto it = params.find("arguments"); it != params.end() && !it->is_null()) {
+    if (!it->is_object()) {
       return InvalidParams(reply, "arguments", "tools/call params.arguments must be an object");
     }
+    arguments = &*it;
   }
   for (ToolProvider* provider : server_->tools) {
     if (provider->HasTool(name)) {
       auto shared = Share(std::move(reply));
-      return provider->CallTool(name, arguments, std::move(context),
+      return provider->CallTool(name, *arguments, std::move(context),
                                 [shared](absl::StatusOr<ToolResult> outcome) {
                                   if (!*shared) return;
                                   if (!outcome.ok()) return shared->Fail(outcome.status());

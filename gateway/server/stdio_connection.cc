@@ -35,7 +35,11 @@ StdioConnection::StdioConnection(StdioDialects dialects, boost::asio::io_context
   session_ = std::make_shared<McpSession>(
       dialects_.server, strand_,
       [strand](absl::AnyInvocable<void()> work) { strand.RunOrQueue(std::move(work)); }, outbound_,
-      principal_, in_flight_);
+      principal_, in_flight_,
+      // stdout takes messages from any thread: a reply or notice goes out from the thread
+      // that produced it, never waiting for the strand (which the reader keeps busy while
+      // a client pipelines).
+      [](absl::AnyInvocable<void()> send) { send(); });
   session_->Register();
   if (dialects_.loaf != nullptr) loaf_ = loaf::LoafConnection::Create(dialects_.loaf, outbound_);
   StdioTransport::Callbacks callbacks;

@@ -35,34 +35,41 @@ bool CatalogTools::HasTool(const std::string& name) const {
 void CatalogTools::CallTool(const std::string& name, const json& arguments,
                             std::shared_ptr<RequestContext> context, ToolDone done) {
   const ToolBinding* tool = catalog_->Find(name);
-  if (leases_ != nullptr && leases_->Covers(tool->service_name)) {
+  const bool serial = leases_ != nullptr && leases_->Covers(tool->service_name);
+  if (serial) {
     // The lease lives as long as the principal's ownership; its end closes its ports.
-    const std::string owner = context->owner();
-    context->HoldForPrincipal("serial-lease", [this, owner] { return leases_->Acquire(owner); });
+    const std::string& owner = context->owner();
+    context->HoldForPrincipal("serial-lease", [this, &owner] { return leases_->Acquire(owner); });
   }
   ToolInvoker::Options options;
   options.deadline = deadline_;
   options.owner = context->owner();
   context->Progress(0, 1, "calling " + name);
   // Writes may come back asking for a person's approval (write_confirmation.h).
-  const bool confirmable = tool->method->input_type()->FindFieldByName("data") != nullptr &&
-                           leases_ != nullptr && leases_->Covers(tool->service_name);
+  const bool confirmable = tool->takes_data && serial;
   const auto started = std::chrono::steady_clock::now();
+  // One copy of the arguments, shared by the completion (notices, a retry, the advice).
+  auto kept = std::make_shared<const json>(arguments);
   auto call = invoker_->Call(
-      *tool, arguments, options,
-      [this, tool, options, context, confirmable, arguments, started,
-       advice = UncertainOutcomeAdvice(*tool->method, arguments),
+      *tool, *kept, options,
+      [this, tool, confirmable, kept, started, context,
        done = std::move(done)](absl::StatusOr<json> outcome) mutable {
         if (confirmable && !outcome.ok() && NeedsConfirmation(outcome.status())) {
-          ConfirmAndRetry(outcome.status(), *tool, arguments, invoker_, options, context,
-                          [this, tool, arguments, started, context,
+          ToolInvoker::Options retry;
+          retry.deadline = deadline_;
+          retry.owner = context->owner();
+          ConfirmAndRetry(outcome.status(), *tool, *kept, invoker_, std::move(retry), context,
+                          [this, tool, kept, started, context,
                            done = std::move(done)](absl::StatusOr<json> retried) {
-                            Finish(*tool, arguments, started, context, std::move(retried), done);
+                            Finish(*tool, *kept, started, context, std::move(retried), done);
                           });
           return;
         }
-        if (!outcome.ok()) outcome = ExplainUncertainOutcome(advice, outcome.status());
-        Finish(*tool, arguments, started, context, std::move(outcome), done);
+        if (!outcome.ok()) {
+          outcome = ExplainUncertainOutcome(UncertainOutcomeAdvice(*tool->method, *kept),
+                                            outcome.status());
+        }
+        Finish(*tool, *kept, started, context, std::move(outcome), done);
       });
   if (call) context->OnCancel([call] { call->Cancel(); });
 }

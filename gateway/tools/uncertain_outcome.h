@@ -14,8 +14,7 @@
 namespace labgate::gateway {
 
 // What to add to such a failure of `method` called with `arguments`; empty when the
-// method takes no idempotency key. Computed before the call, so the arguments need
-// not be kept.
+// method takes no idempotency key.
 std::string UncertainOutcomeAdvice(const google::protobuf::MethodDescriptor& method,
                                    const nlohmann::json& arguments);
 

@@ -1,13 +1,12 @@
 #include "gateway/dialects/mcp_stateful/mcp_session.h"
 
-#include "gateway/core/cancel_signal.h"
-
 #include <atomic>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "common/status_map.h"
+#include "gateway/core/cancel_signal.h"
 #include "gateway/mcp/invalid_params.h"
 #include "gateway/mcp/list_changed.h"
 #include "gateway/mcp/protocol_version.h"
@@ -40,30 +39,31 @@ class McpSession::Context final : public RequestContext {
     json params = {{"progressToken", progress_token_}, {"progress", progress}};
     if (total) params["total"] = *total;
     if (!message.empty()) params["message"] = message;
-    OnStrand([key = key_, params = std::move(params)](McpSession& session) {
+    OnSend([key = key_, params = std::move(params)](McpSession& session) {
       if (session.IsInFlight(key)) session.SendNotification("notifications/progress", params, key);
     });
   }
 
   void Log(McpLogLevel level, const std::string& logger, const json& data) override {
-    OnStrand([key = key_, level, logger, data](McpSession& session) {
+    auto session = session_.lock();
+    // Below the client's level a log goes nowhere: it is dropped here, before any hand-off.
+    if (!session || level < session->log_level_.load()) return;
+    session->OnSend([key = key_, level, logger, data](McpSession& session) {
       session.SendLog(level, logger, data, session.IsInFlight(key) ? key : "");
     });
   }
 
   LogSink LaterLog() override {
-    return [weak = session_, run = run_on_strand_](McpLogLevel level, const std::string& logger,
-                                                   const json& data) {
+    return [weak = session_](McpLogLevel level, const std::string& logger, const json& data) {
       auto session = weak.lock();
-      if (!session) return;
-      run([session, level, logger, data] {
-        if (!session->closed_) session->SendLog(level, logger, data, "");
-      });
+      if (!session || level < session->log_level_.load()) return;
+      session->OnSend(
+          [level, logger, data](McpSession& session) { session.SendLog(level, logger, data, ""); });
     };
   }
 
   void CloseStream() override {
-    OnStrand([key = key_](McpSession& session) {
+    OnSend([key = key_](McpSession& session) {
       if (!session.IsInFlight(key)) return;
       OutboundMessage close;
       close.related_request = key;
@@ -89,12 +89,8 @@ class McpSession::Context final : public RequestContext {
   }
 
  private:
-  void OnStrand(std::function<void(McpSession&)> fn) {
-    auto session = session_.lock();
-    if (!session) return;
-    run_on_strand_([session, fn = std::move(fn)]() {
-      if (!session->closed_) fn(*session);
-    });
+  void OnSend(std::function<void(McpSession&)> fn) {
+    if (auto session = session_.lock()) session->OnSend(std::move(fn));
   }
 
   std::weak_ptr<McpSession> session_;
@@ -109,11 +105,12 @@ class McpSession::Context final : public RequestContext {
 McpSession::McpSession(const McpServer* server, boost::asio::any_io_executor strand,
                        RunOnStrand run_on_strand, std::shared_ptr<Outbound> outbound,
                        std::shared_ptr<Principal> principal,
-                       std::shared_ptr<InFlightCounter> in_flight)
+                       std::shared_ptr<InFlightCounter> in_flight, RunOnStrand run_send)
     : server_(server),
       engine_(server),
       strand_(std::move(strand)),
       run_on_strand_(std::move(run_on_strand)),
+      run_send_(run_send ? std::move(run_send) : run_on_strand_),
       outbound_(std::move(outbound)),
       principal_(std::move(principal)),
       in_flight_count_(in_flight ? std::move(in_flight) : InFlightCounter::Create()) {}
@@ -124,28 +121,42 @@ void McpSession::Register() {
   list_listener_ = server_->hub->Listen([weak = weak_from_this()](ListKind kind) {
     auto session = weak.lock();
     if (!session) return;
-    session->run_on_strand_([session, kind] { session->NotifyListChanged(kind); });
+    session->run_send_([session, kind] { session->NotifyListChanged(kind); });
+  });
+}
+
+void McpSession::OnSend(std::function<void(McpSession&)> fn) {
+  run_send_([self = shared_from_this(), fn = std::move(fn)]() {
+    if (!self->closed_) fn(*self);
   });
 }
 
 ReplyOnce McpSession::MakeReply(const std::string& raw_id, const std::string& key) {
-  // The reply is serialized on the answering thread; only the send runs on the strand.
+  // The reply is serialized on the answering thread, and sent through run_send.
   return ReplyOnce(raw_id, [weak = weak_from_this(), key](std::string payload) {
     auto session = weak.lock();
     if (!session) return;
-    session->run_on_strand_([session, key, payload = std::move(payload)]() mutable {
+    session->run_send_([session, key, payload = std::move(payload)]() mutable {
       session->Deliver(key, std::move(payload));
     });
   });
 }
 
 void McpSession::Deliver(const std::string& key, std::string payload) {
-  auto it = in_flight_.find(key);
-  if (it == in_flight_.end()) return;
-  const bool cancelled = it->second.cancelled;
-  const Framing framing = it->second.framing;
-  InFlightCounter::Token token = std::move(it->second.token);
-  in_flight_.erase(it);
+  bool cancelled;
+  Framing framing;
+  InFlightCounter::Token token;
+  std::shared_ptr<Context> context;  // let go of outside the lock
+  {
+    absl::MutexLock lock(&mutex_);
+    auto it = in_flight_.find(key);
+    if (it == in_flight_.end()) return;
+    cancelled = it->second.cancelled;
+    framing = it->second.framing;
+    token = std::move(it->second.token);
+    context = std::move(it->second.context);
+    in_flight_.erase(it);
+  }
   // Counted until sent, so that a drain waits for the write too.
   if (!cancelled && !closed_) {
     OutboundMessage message;
@@ -158,6 +169,7 @@ void McpSession::Deliver(const std::string& key, std::string payload) {
 }
 
 Framing McpSession::FramingOf(const std::string& key) const {
+  absl::MutexLock lock(&mutex_);
   auto it = in_flight_.find(key);
   return it == in_flight_.end() ? last_framing_ : it->second.framing;
 }
@@ -173,7 +185,10 @@ void McpSession::Send(std::string payload, const std::string& related_request, b
 
 void McpSession::Handle(jsonrpc::IncomingMessage message, Framing framing) {
   if (closed_) return;
-  last_framing_ = framing;
+  {
+    absl::MutexLock lock(&mutex_);
+    last_framing_ = framing;
+  }
   using Kind = jsonrpc::IncomingMessage::Kind;
   switch (message.kind) {
     case Kind::kInvalid:
@@ -190,7 +205,17 @@ void McpSession::Handle(jsonrpc::IncomingMessage message, Framing framing) {
 
 void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message, Framing framing) {
   std::string key = RequestKey(message.body["id"]);
-  if (in_flight_.count(key) != 0) {
+  bool taken;
+  {
+    absl::MutexLock lock(&mutex_);
+    taken = in_flight_.count(key) != 0;
+    if (!taken) {
+      InFlight& entry = in_flight_[key];
+      entry.framing = framing;
+      entry.token = InFlightCounter::Enter(in_flight_count_);
+    }
+  }
+  if (taken) {
     // Not entered in flight: answered here, in the framing it came in.
     OutboundMessage busy;
     busy.payload =
@@ -203,9 +228,6 @@ void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message, Framing 
   if (auto it = message.body.find("params"); it != message.body.end()) params_ptr = &*it;
   static const json kNoParams = json::object();
   const json& params = params_ptr != nullptr ? *params_ptr : kNoParams;
-  auto& entry = in_flight_.emplace(key, InFlight{}).first->second;
-  entry.framing = framing;
-  entry.token = InFlightCounter::Enter(in_flight_count_);
   principal_->Touch();
   ReplyOnce reply = MakeReply(message.raw_id, key);
   // Only handlers that run provider code get a context (it copies per-request state).
@@ -214,9 +236,11 @@ void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message, Framing 
     if (params.is_object() && params.contains("_meta") && params["_meta"].is_object()) {
       progress_token = params["_meta"].value("progressToken", json());
     }
-    entry.context = std::make_shared<Context>(weak_from_this(), run_on_strand_, key, progress_token,
-                                              principal_, client_capabilities_);
-    return entry.context;
+    auto context = std::make_shared<Context>(weak_from_this(), run_on_strand_, key, progress_token,
+                                             principal_, client_capabilities_);
+    absl::MutexLock lock(&mutex_);
+    if (auto it = in_flight_.find(key); it != in_flight_.end()) it->second.context = context;
+    return context;
   };
 
   const std::string& method = message.method;
@@ -237,11 +261,17 @@ void McpSession::HandleNotification(const jsonrpc::IncomingMessage& message) {
   if (message.method == "notifications/cancelled") {
     auto params = message.body.value("params", json::object());
     if (!params.is_object() || !params.contains("requestId")) return;
-    auto it = in_flight_.find(RequestKey(params["requestId"]));
-    if (it == in_flight_.end()) return;  // finished already, or never existed
-    it->second.cancelled = true;
-    LG_LOG(kDebug) << "request " << it->first << " cancelled by the client";
-    if (it->second.context) it->second.context->Cancel();
+    const std::string key = RequestKey(params["requestId"]);
+    std::shared_ptr<Context> context;
+    {
+      absl::MutexLock lock(&mutex_);
+      auto it = in_flight_.find(key);
+      if (it == in_flight_.end()) return;  // finished already, or never existed
+      it->second.cancelled = true;
+      context = it->second.context;
+    }
+    LG_LOG(kDebug) << "request " << key << " cancelled by the client";
+    if (context) context->Cancel();
     return;
   }
   // notifications/initialized, roots/list_changed, progress: nothing to answer.
@@ -337,7 +367,7 @@ void McpSession::SendNotification(const std::string& method, const json& params,
 
 void McpSession::SendLog(McpLogLevel level, const std::string& logger, const json& data,
                          const std::string& related_request) {
-  if (level < log_level_) return;
+  if (level < log_level_.load()) return;
   json params = {{"level", McpLogLevelName(level)}, {"data", data}};
   if (!logger.empty()) params["logger"] = logger;
   SendNotification("notifications/message", params, related_request);
@@ -381,13 +411,17 @@ void McpSession::NotifyListChanged(ListKind kind) {
 }
 
 void McpSession::Close() {
-  if (closed_) return;
-  closed_ = true;
-  for (auto& [key, entry] : in_flight_) {
-    (void)key;
-    entry.cancelled = true;
-    if (entry.context) entry.context->Cancel();
+  if (closed_.exchange(true)) return;
+  std::vector<std::shared_ptr<Context>> contexts;
+  {
+    absl::MutexLock lock(&mutex_);
+    for (auto& [key, entry] : in_flight_) {
+      (void)key;
+      entry.cancelled = true;
+      if (entry.context) contexts.push_back(entry.context);
+    }
   }
+  for (const auto& context : contexts) context->Cancel();
   for (auto& [key, request] : client_requests_) {
     (void)key;
     if (request.timer) request.timer->cancel();

@@ -2,7 +2,9 @@
 // initialize. It alone keeps per-client protocol state: the negotiated version, the client's
 // capabilities, its log level, resource subscriptions, requests sent to the client, and the
 // requests in flight (for cancellation). The methods both eras share are the McpEngine's.
-// Every method runs on the session's strand.
+// Every method runs on the session's strand, except what only sends to the client (replies,
+// progress, logs, list changes): that runs wherever `run_send` puts it, and touches only the
+// requests in flight (under a mutex) and atomics.
 #pragma once
 
 #include <atomic>
@@ -14,7 +16,9 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/functional/any_invocable.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/core/in_flight.h"
 #include "gateway/core/outbound.h"
 #include "gateway/core/reply_once.h"
@@ -32,13 +36,15 @@ using RunOnStrand = std::function<void(absl::AnyInvocable<void()>)>;
 class McpSession : public std::enable_shared_from_this<McpSession> {
  public:
   // `strand` serialises this session's work (timers run on it); `run_on_strand` submits to
-  // it; `outbound` gets every message (called on the strand). Call Register() once the
-  // shared_ptr exists. `in_flight` counts its requests until answered (a connection may
-  // share one counter among its dialects); null: a counter of its own.
+  // it; `outbound` gets every message, called from `run_send` (null: `run_on_strand`): an
+  // outbound that any thread may call lets replies and notices go out from the thread that
+  // produced them (stdio), one that needs the strand keeps them on it (HTTP). Call
+  // Register() once the shared_ptr exists. `in_flight` counts its requests until answered
+  // (a connection may share one counter among its dialects); null: a counter of its own.
   McpSession(const McpServer* server, boost::asio::any_io_executor strand,
              RunOnStrand run_on_strand, std::shared_ptr<Outbound> outbound,
              std::shared_ptr<Principal> principal,
-             std::shared_ptr<InFlightCounter> in_flight = nullptr);
+             std::shared_ptr<InFlightCounter> in_flight = nullptr, RunOnStrand run_send = nullptr);
   ~McpSession();
 
   // Joins the server's hub, so list-changed notices reach this session.
@@ -54,12 +60,15 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   // Sends notifications/<kind>/list_changed if the client has initialized.
   void NotifyListChanged(ListKind kind);
 
-  size_t in_flight() const { return in_flight_.size(); }
+  size_t in_flight() const {
+    absl::MutexLock lock(&mutex_);
+    return in_flight_.size();
+  }
   // Requests taken and not yet answered, readable from any thread; drain waits on it.
   const std::shared_ptr<InFlightCounter>& in_flight_counter() const { return in_flight_count_; }
   size_t requests_in_flight() const { return in_flight_count_->count(); }
-  bool initialized() const { return initialized_; }
-  bool closed() const { return closed_; }
+  bool initialized() const { return initialized_.load(); }
+  bool closed() const { return closed_.load(); }
   const std::string& protocol_version() const { return protocol_version_; }
   const std::string& owner_id() const { return principal_->owner_id(); }
   const std::shared_ptr<Principal>& principal() const { return principal_; }
@@ -84,9 +93,11 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   void HandleNotification(const jsonrpc::IncomingMessage& message);
   void HandleResponse(const jsonrpc::IncomingMessage& message);
 
-  // The reply handle of request `key`: delivered on the strand, once, unless cancelled.
+  // The reply handle of request `key`: delivered through run_send, once, unless cancelled.
   ReplyOnce MakeReply(const std::string& raw_id, const std::string& key);
   void Deliver(const std::string& key, std::string payload);
+  // Runs `fn` through run_send while the session lives and is open.
+  void OnSend(std::function<void(McpSession&)> fn);
 
   void Initialize(const nlohmann::json& params, ReplyOnce reply);
   void Subscribe(const nlohmann::json& params, ReplyOnce reply);
@@ -101,23 +112,28 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   void SendClientRequest(const std::string& method, const nlohmann::json& params,
                          const std::string& related_request, std::chrono::milliseconds timeout,
                          JsonDone done);
-  bool IsInFlight(const std::string& key) const { return in_flight_.count(key) != 0; }
+  bool IsInFlight(const std::string& key) const {
+    absl::MutexLock lock(&mutex_);
+    return in_flight_.count(key) != 0;
+  }
   Framing FramingOf(const std::string& key) const;
 
   const McpServer* server_;
   McpEngine engine_;
   boost::asio::any_io_executor strand_;
   RunOnStrand run_on_strand_;
+  RunOnStrand run_send_;
   std::shared_ptr<Outbound> outbound_;
   std::shared_ptr<Principal> principal_;
-  bool initialized_ = false;
-  bool closed_ = false;
-  Framing last_framing_ = Framing::kNewline;
+  std::atomic<bool> initialized_{false};
+  std::atomic<bool> closed_{false};
   std::string protocol_version_;
   nlohmann::json client_capabilities_ = nlohmann::json::object();
-  McpLogLevel log_level_ = McpLogLevel::kInfo;
+  std::atomic<McpLogLevel> log_level_{McpLogLevel::kInfo};
+  mutable absl::Mutex mutex_;
+  Framing last_framing_ ABSL_GUARDED_BY(mutex_) = Framing::kNewline;
   // Keyed by RequestKey(id).
-  std::map<std::string, InFlight> in_flight_;
+  std::map<std::string, InFlight> in_flight_ ABSL_GUARDED_BY(mutex_);
   std::shared_ptr<InFlightCounter> in_flight_count_;
   std::map<std::string, ClientRequest> client_requests_;
   uint64_t next_client_request_ = 1;
