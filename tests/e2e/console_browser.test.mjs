@@ -87,6 +87,8 @@ test('the console shows ports with their owners, transcripts and live traffic', 
       'the recorded write in the transcript');
     await callOk(client, 'query', { port_name: 'loop://dmm', data: 'MEAS:VOLT?' });
     await browser.waitFor(`${pane}.textContent.includes('MEAS:VOLT?')`, 'a query');
+    assert.doesNotMatch(await browser.evaluate('document.body.innerText'), /\b(null|undefined|NaN)\b/,
+      'no value is shown unrendered');
     await saveScreenshot(browser, 'console.png');
   } finally {
     await browser?.close();

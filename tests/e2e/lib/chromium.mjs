@@ -37,8 +37,9 @@ export class Browser {
       '--disable-component-update', '--disable-default-apps', '--mute-audio', '--hide-scrollbars',
       '--password-store=basic', '--use-mock-keychain', `--window-size=${width},${height}`,
       `--user-data-dir=${profile}`, '--remote-debugging-port=0', 'about:blank'];
-    // Chromium's sandbox needs user namespaces, which root in a container lacks.
-    if (process.getuid?.() === 0) args.unshift('--no-sandbox');
+    // Chromium's sandbox needs user namespaces, which containers and root often lack; the
+    // browser only ever loads the local gateway's page. /dev/shm is small in containers.
+    args.unshift('--no-sandbox', '--disable-dev-shm-usage');
     const child = spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     const endpoint = new Promise((resolve, reject) => {
