@@ -1,15 +1,15 @@
 // Debian's chromium, headless, driven over the DevTools protocol through Node's own
 // WebSocket: no puppeteer, no browser download. One page per Browser.
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tempDir, removeDir } from './harness.mjs';
 
-// The chromium binary ($LABGATE_CHROMIUM, else `chromium` on PATH), or null when absent.
+// The chromium binary ($LABGATE_CHROMIUM, else `chromium` on PATH), or null when absent. A
+// named binary is taken as given: if it is missing, launching it fails (it is not skipped).
 export function findChromium() {
   const named = process.env.LABGATE_CHROMIUM;
-  if (named) return existsSync(named) ? named : null;
+  if (named) return named;
   for (const name of ['chromium', 'chromium-browser']) {
     try {
       const path = execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();
