@@ -268,7 +268,13 @@ absl::StatusOr<WriteResult> ManagedPort::DoWrite(const std::string& bytes, int64
     result.bytes_written = static_cast<int64_t>(*wrote);
     result.bytes_written_total = bytes_written_total_;
   }
-  if (*wrote > 0) result.not_recorded = !Record("tx", bytes.substr(0, *wrote));
+  if (*wrote > 0) {
+    result.not_recorded = !Record("tx", bytes.substr(0, *wrote));
+    // Only subscribers that asked see writes; without any, the copy is not worth making.
+    if (env_.hub->HasSubscribers(name_)) {
+      Publish(PortEventRecord::Type::kWritten, bytes.substr(0, *wrote));
+    }
+  }
   return result;
 }
 

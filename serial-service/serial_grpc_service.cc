@@ -12,6 +12,7 @@
 #include "serial-service/data_encoding.h"
 #include "serial-service/libserialport_backend.h"
 #include "serial-service/policy/policy_engine.h"
+#include "serial-service/policy/port_policy_proto.h"
 #include "serial-service/port_registry.h"
 #include "serial-service/port_settings.h"
 #include "serial-service/port_worker.h"
@@ -485,6 +486,11 @@ class SerialServiceImpl final : public SerialGrpcService {
     if (!port.ok()) return Reply(context, port.status());
     for (const std::string& name : registry_.OpenPortNames()) response->add_open_ports(name);
     response->set_port_name(request->port_name());
+    const std::string policy_port = *port != nullptr ? (*port)->name() : request->port_name();
+    if (std::shared_ptr<const Policy> policy = policy_.current();
+        policy != nullptr && !policy_port.empty()) {
+      PortPolicyToProto(*policy, policy_port, response->mutable_policy());
+    }
     if (*port == nullptr) {
       response->set_status(v1::PORT_STATE_CLOSED);
       return Reply(context, absl::OkStatus());
@@ -496,6 +502,7 @@ class SerialServiceImpl final : public SerialGrpcService {
       SettingsToProto(snapshot.settings, response->mutable_settings());
     }
     response->set_owned_by_caller((*port)->owner() == owner);
+    if (snapshot.state != PortState::kClosed) response->set_owner((*port)->owner());
     const SessionRecorder::PortCounts records = recorder_->CountsFor((*port)->name());
     response->set_records_pending(records.pending);
     response->set_records_lost(records.lost);
@@ -547,7 +554,8 @@ class SerialServiceImpl final : public SerialGrpcService {
                      : state == PortState::kClosed ? v1::PortEvent::TYPE_CLOSED
                                                    : v1::PortEvent::TYPE_OPENED);
     auto* reactor = SubscribeReactor::Start(request->port_name(), request->encoding(),
-                                            std::move(initial), &hub_, &tracker_, queue_limit_);
+                                            request->include_writes(), std::move(initial), &hub_,
+                                            &tracker_, queue_limit_);
     if (port != nullptr) port->WakeForSubscribers();
     return reactor;
   }

@@ -11,6 +11,7 @@
 #include "gateway/app/backends.h"
 #include "gateway/catalog/tool_catalog.h"
 #include "gateway/conformance/conformance_fixtures.h"
+#include "gateway/console/console.h"
 #include "gateway/dialects/loaf/loaf_dialect.h"
 #include "gateway/dialects/mcp_stateless/stateless_dialect.h"
 #include "gateway/http/grpc_health_probe.h"
@@ -49,6 +50,7 @@ struct Application::Parts {
   std::unique_ptr<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
   std::vector<std::thread> io_threads;
   std::unique_ptr<ConformanceFixtures> fixtures;
+  std::unique_ptr<console::Console> console;  // outlives the server that routes to it
   std::unique_ptr<http::HttpServer> http_server;
   std::unique_ptr<StdioConnection> stdio;
   std::thread stdio_watch;
@@ -62,6 +64,28 @@ struct Application::Parts {
     }
   }
 };
+
+namespace {
+
+// The console reads every serial bench (one unnamed bench without --serial-addr NAME=),
+// the session service, and the same health checks as /readyz.
+console::ConsoleOptions ConsoleOptionsFor(const Backends& backends,
+                                          std::chrono::milliseconds deadline) {
+  const BackendChannels& channels = backends.channels();
+  console::ConsoleOptions options;
+  if (const SerialBenches* benches = channels.serial_benches()) {
+    options.serial_benches = std::make_shared<const SerialBenches>(benches->all());
+  } else {
+    options.serial_benches = std::make_shared<const SerialBenches>(std::vector<Bench>{
+        Bench{"", channels.AddressOf(channels.serial_service()), backends.serial_channel()}});
+  }
+  options.session_channel = backends.session_channel();
+  options.health_channels = channels.Labelled();
+  options.call_deadline = std::min<std::chrono::milliseconds>(deadline, std::chrono::seconds(10));
+  return options;
+}
+
+}  // namespace
 
 Application::Application(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {
   if (parts_->loaf) {
@@ -159,6 +183,8 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
                           "cannot serve HTTP: " + std::string(started.status().message()));
     }
     p.http_server = std::move(*started);
+    p.console = std::make_unique<console::Console>(ConsoleOptionsFor(*p.backends, call_deadline));
+    p.http_server->SetConsole(p.console.get());
   }
   if (options.serve_stdio) {
     StdioTransport::Options stdio_options;
@@ -201,6 +227,7 @@ int Application::Run() {
   shutdown_.WaitForNotification();
   if (p.stdio) p.stdio->Interrupt();
   if (p.http_server) p.http_server->Stop();
+  if (p.console) p.console->Stop();  // its streams end before the backends go
   if (p.stdio) p.stdio->Drain(std::chrono::seconds(10));
   if (p.stdio_watch.joinable()) p.stdio_watch.join();
   p.reload_on_hup.reset();

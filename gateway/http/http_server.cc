@@ -8,6 +8,8 @@
 
 #include "common/log.h"
 #include "common/status_map.h"
+#include "gateway/console/console.h"
+#include "gateway/console/console_routes.h"
 #include "gateway/http/http_security.h"
 #include "gateway/http/http_session.h"
 #include "gateway/http/stateless_exchange.h"
@@ -194,6 +196,9 @@ void HttpServer::Route(std::shared_ptr<HttpConnection> connection, Request reque
     });
   }
   if (path == "/mcp" || path == "/") return RouteMcp(std::move(connection), std::move(request));
+  if (console::Console* console = console_.load(); console && console::IsConsolePath(path)) {
+    return console->Serve(std::move(connection), request, *options_);
+  }
   connection->Respond(404, {}, Error(jsonrpc_code::kInvalidRequest, "no such endpoint: " + path));
 }
 

@@ -1,6 +1,7 @@
 // The Streamable HTTP transport: accepts connections on the gateway's io_context,
-// routes /mcp (and /) to MCP sessions, serves /health, /healthz and /readyz, and
-// expires idle sessions. Nothing here blocks an Asio thread.
+// routes /mcp (and /) to MCP sessions, serves /health, /healthz and /readyz (and the
+// console under /console when one is set), and expires idle sessions. Nothing here
+// blocks an Asio thread.
 #pragma once
 
 #include <atomic>
@@ -23,6 +24,10 @@
 #include "gateway/jsonrpc/message.h"
 #include "gateway/mcp/mcp_server.h"
 #include "gateway/principals/principal_registry.h"
+
+namespace labgate::gateway::console {
+class Console;
+}
 
 namespace labgate::gateway::http {
 
@@ -48,6 +53,9 @@ class HttpServer {
   size_t session_count() const;
   size_t connection_count() const { return connections_->load(); }
   PrincipalRegistry& principals() { return principals_; }
+  // Serves /console and /console/api/ with `console` (null: 404); it must outlive the
+  // server.
+  void SetConsole(console::Console* console) { console_.store(console); }
 
  private:
   void Accept();
@@ -66,6 +74,7 @@ class HttpServer {
   std::shared_ptr<const HttpOptions> options_;
   ReadinessProbe readiness_;
   stateless::StatelessDialect* stateless_;
+  std::atomic<console::Console*> console_{nullptr};
   PrincipalRegistry principals_{"http:"};
   HeaderParamIndex header_params_;
   boost::asio::strand<boost::asio::io_context::executor_type> accept_strand_;

@@ -105,6 +105,37 @@ class PolicyServiceTest : public ::testing::Test {
   std::unique_ptr<SerialClient> alice_, robot_;
 };
 
+TEST_F(PolicyServiceTest, StatusReportsTheRuleThatAppliesToEachPort) {
+  v1::GetStatusResponse psu;
+  ASSERT_TRUE(alice_->Status("loop://psu2", &psu).ok());
+  ASSERT_TRUE(psu.has_policy());
+  EXPECT_EQ(psu.policy().source(), policy_file_);
+  EXPECT_EQ(psu.policy().match(), "loop://psu*");
+  EXPECT_TRUE(psu.policy().allowed());
+  EXPECT_FALSE(psu.policy().read_only());
+  EXPECT_EQ(psu.policy().max_baud(), 115200);
+  EXPECT_EQ(psu.policy().max_writes_per_s(), 3);
+  ASSERT_EQ(psu.policy().deny_rules_size(), 1);
+  EXPECT_EQ(psu.policy().deny_rules(0), "no-reset");
+  ASSERT_EQ(psu.policy().confirm_rules_size(), 1);
+  EXPECT_EQ(psu.policy().confirm_rules(0), "output-on");
+
+  v1::GetStatusResponse meter;
+  ASSERT_TRUE(alice_->Status("loop://meter", &meter).ok());
+  EXPECT_TRUE(meter.policy().read_only());
+  EXPECT_FALSE(meter.policy().has_max_baud());
+
+  v1::GetStatusResponse locked;
+  ASSERT_TRUE(alice_->Status("loop://locked", &locked).ok());
+  EXPECT_EQ(locked.policy().match(), "loop://locked");
+  EXPECT_FALSE(locked.policy().allowed());
+
+  v1::GetStatusResponse unmatched;
+  ASSERT_TRUE(alice_->Status("/dev/ttyS9", &unmatched).ok());
+  EXPECT_EQ(unmatched.policy().match(), "") << "no rule matches";
+  EXPECT_FALSE(unmatched.policy().allowed());
+}
+
 TEST_F(PolicyServiceTest, ADirectWriteMatchingAConfirmRuleIsRefusedAndCannotConfirmItself) {
   ASSERT_TRUE(alice_->Open("loop://psu", 9600).ok());
   std::multimap<std::string, std::string> trailers;

@@ -208,6 +208,66 @@ TEST(SubscribeFlowControlTest, ASlowSubscriberLosesChunksNotTheService) {
   (*host)->Shutdown(std::chrono::seconds(2));
 }
 
+TEST_F(InProcessServiceTest, StatusNamesTheOwnerOfAnOpenPortAndNoPolicyWithoutOne) {
+  v1::GetStatusResponse status;
+  ASSERT_TRUE(client_->Status("loop://owned", &status).ok());
+  EXPECT_EQ(status.owner(), "") << "closed: nobody holds it";
+  ASSERT_TRUE(client_->Open("loop://owned", 9600).ok());
+  SerialClient bob(host_->InProcessChannel(), "bob");
+  ASSERT_TRUE(bob.Status("loop://owned", &status).ok());
+  EXPECT_EQ(status.owner(), "alice");
+  EXPECT_FALSE(status.owned_by_caller());
+  EXPECT_FALSE(status.has_policy());
+  ASSERT_TRUE(client_->Close("loop://owned").ok());
+  ASSERT_TRUE(bob.Status("loop://owned", &status).ok());
+  EXPECT_EQ(status.owner(), "");
+}
+
+// A subscriber that asks for writes sees them (with their bytes) beside what the port
+// receives; one that does not ask sees only what is received.
+TEST_F(InProcessServiceTest, SubscribersThatAskSeeWhatIsWritten) {
+  ASSERT_TRUE(client_->Open("loop://tx", 9600).ok());
+  auto subscribe = [this](bool include_writes, grpc::ClientContext* context) {
+    v1::SubscribeRequest request;
+    request.set_port_name("loop://tx");
+    request.set_include_writes(include_writes);
+    context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+    return client_->stub()->Subscribe(context, request);
+  };
+  grpc::ClientContext with_context, without_context;
+  auto with = subscribe(true, &with_context);
+  auto without = subscribe(false, &without_context);
+  v1::PortEvent event;
+  ASSERT_TRUE(with->Read(&event));
+  EXPECT_EQ(event.type(), v1::PortEvent::TYPE_OPENED);
+  ASSERT_TRUE(without->Read(&event));
+  EXPECT_EQ(event.type(), v1::PortEvent::TYPE_OPENED);
+
+  // Both streams are registered once their first event arrived, so nothing below is missed.
+  ASSERT_TRUE(client_->Write("", "ping").ok());
+  std::string written, received;
+  while (received.size() < 4 && with->Read(&event)) {
+    if (event.type() == v1::PortEvent::TYPE_WRITTEN) written += event.data();
+    if (event.type() == v1::PortEvent::TYPE_DATA) received += event.data();
+  }
+  EXPECT_EQ(written, "ping");
+  EXPECT_EQ(received, "ping");
+  received.clear();
+  while (received.size() < 4 && without->Read(&event)) {
+    EXPECT_NE(event.type(), v1::PortEvent::TYPE_WRITTEN);
+    if (event.type() == v1::PortEvent::TYPE_DATA) received += event.data();
+  }
+  EXPECT_EQ(received, "ping");
+  with_context.TryCancel();
+  without_context.TryCancel();
+  while (with->Read(&event)) {
+  }
+  while (without->Read(&event)) {
+  }
+  with->Finish().IgnoreError();
+  without->Finish().IgnoreError();
+}
+
 TEST_F(InProcessServiceTest, ShutdownEndsStreamsAndRefusesCalls) {
   grpc::ClientContext subscribe_context;
   v1::SubscribeRequest subscribe;
