@@ -95,7 +95,8 @@ grpc::ServerWriteReactor<v1::PortEvent>* SubscribeReactor::StartForEveryPort(
     StreamTracker* tracker) {
   // No data is ever queued, so the limit never drops anything.
   std::shared_ptr<SubscribeReactor> reactor(new SubscribeReactor(
-      EventHub::kEveryPort, v1::ENCODING_UNSPECIFIED, hub, tracker, /*queue_limit=*/1));
+      EventHub::kEveryPort, v1::ENCODING_UNSPECIFIED, /*include_writes=*/false, hub, tracker,
+      /*queue_limit=*/1));
   reactor->self_ = reactor;
   if (!tracker->Add(reactor)) {
     absl::MutexLock lock(&reactor->mu_);
