@@ -147,10 +147,9 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   p.catalog_tools->OnPortTouched(
       [changes = &p.port_changes](const std::string& port) { changes->Touch(port); });
   p.resources->SetPortChanges(&p.port_changes);
-  if (p.backends->channels().serial_benches() == nullptr) {
-    p.port_event_log = std::make_unique<PortEventLog>(p.backends->serial_channel());
-    p.catalog_tools->SetPortEventLog(p.port_event_log.get());
-  }
+  p.port_event_log = std::make_unique<PortEventLog>(p.backends->serial_channel(),
+                                                    p.backends->channels().serial_benches());
+  p.catalog_tools->SetPortEventLog(p.port_event_log.get());
   p.session_list_watch = SessionListWatch::Start(
       p.backends->session_channel(), [server] { server->NotifyListChanged(ListKind::kResources); });
   p.port_list_watch = PortListWatch::Start(

@@ -43,6 +43,13 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
   ToolInvoker::Options options;
   options.deadline = deadline_;
   options.owner = context->owner();
+  // Each backend asked (each bench, for a listing over several) says whether it is
+  // reachable; a retry after a person's confirmation asks again.
+  options.on_answer = [this, context](const ToolInvoker::Answer& answer) {
+    if (auto health = health_.Observe(answer.service_name, answer.bench, answer.status)) {
+      context->Log(health->level, health->logger, health->data);
+    }
+  };
   context->Progress(0, 1, "calling " + name);
   // Writes may come back asking for a person's approval (write_confirmation.h).
   const bool confirmable = tool->method->input_type()->FindFieldByName("data") != nullptr &&
@@ -75,9 +82,6 @@ void CatalogTools::Finish(const ToolBinding& tool, const json& arguments,
   const CallNotices notices = NoticesForCall(tool.name, tool.service_name, arguments, outcome,
                                              std::chrono::duration_cast<std::chrono::microseconds>(
                                                  std::chrono::steady_clock::now() - started));
-  if (auto health = health_.Observe(tool.service_name, outcome.status())) {
-    context->Log(health->level, health->logger, health->data);
-  }
   for (const LogNotice& log : notices.logs) context->Log(log.level, log.logger, log.data);
   if (notices.ports_changed && port_events_ != nullptr) {
     if (tool.name == "open_port") {
