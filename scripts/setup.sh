@@ -12,9 +12,10 @@ packages=(build-essential cmake ninja-build pkg-config libgrpc++-dev protobuf-co
 want_test_tools=0
 [[ "${1:-}" == "--test" ]] && want_test_tools=1
 # The tests also need Node (the MCP SDKs and the conformance suite), Python's gRPC (the
-# example and the deployment tests), and podman, debootstrap and docker-compose (the image).
+# example and the deployment tests), the Prometheus parser (the metrics deployment test), and
+# podman, debootstrap and docker-compose (the image).
 [[ $want_test_tools == 1 ]] && packages+=(nodejs npm clang-format python3 python3-grpcio
-  python3-protobuf python3-yaml docker-compose podman debootstrap)
+  python3-protobuf python3-yaml python3-prometheus-client docker-compose podman debootstrap)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -39,6 +39,10 @@ std::unique_ptr<BackendWatch> BackendWatch::Start(const BackendChannels& channel
 
 BackendWatch::BackendWatch(std::vector<Target> targets, std::chrono::milliseconds period)
     : targets_(std::move(targets)), period_(period) {
+  // Every backend's reconnect count is listed from the start, at 0.
+  for (const Target& target : targets_) {
+    GatewayMetrics::Get().backend_reconnects.With({target.service, target.bench});
+  }
   thread_ = std::thread([this] { Run(); });
 }
 

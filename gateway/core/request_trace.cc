@@ -62,7 +62,8 @@ RequestTrace::~RequestTrace() {
   const double seconds = std::chrono::duration<double>(ended - started_).count();
   GatewayMetrics& families = GatewayMetrics::Get();
   in_flight_->Decrement();
-  const std::string_view method = request_.known_method ? request_.method : "other";
+  const std::string_view method =
+      request_.known_method ? std::string_view(request_.method) : std::string_view("other");
   families.requests.With({request_.dialect, request_.transport, method, outcome.name}).Increment();
   families.request_seconds.With({request_.dialect, method}).Observe(seconds);
   if (!LogEnabled(LogLevel::kInfo)) return;
