@@ -12,10 +12,12 @@ packages=(build-essential cmake ninja-build pkg-config libgrpc++-dev protobuf-co
 want_test_tools=0
 [[ "${1:-}" == "--test" ]] && want_test_tools=1
 # The tests also need Node (the MCP SDKs and the conformance suite), Python's gRPC (the
-# example and the deployment tests), podman, debootstrap and docker-compose (the image),
-# and chromium (the console in a real browser).
+# example and the deployment tests), the Prometheus parser (the metrics deployment test),
+# podman, debootstrap and docker-compose (the image), and chromium (the console in a real
+# browser).
 [[ $want_test_tools == 1 ]] && packages+=(nodejs npm clang-format python3 python3-grpcio
-  python3-protobuf python3-yaml docker-compose podman debootstrap chromium)
+  python3-protobuf python3-yaml python3-prometheus-client docker-compose podman debootstrap
+  chromium)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -8,10 +8,12 @@
 #include "common/log.h"
 #include "common/reload_signal.h"
 #include "gateway/actions/action_tools.h"
+#include "gateway/app/backend_watch.h"
 #include "gateway/app/backends.h"
 #include "gateway/catalog/tool_catalog.h"
 #include "gateway/conformance/conformance_fixtures.h"
 #include "gateway/console/console.h"
+#include "gateway/core/gateway_metrics.h"
 #include "gateway/dialects/loaf/loaf_dialect.h"
 #include "gateway/dialects/mcp_stateless/stateless_dialect.h"
 #include "gateway/http/grpc_health_probe.h"
@@ -52,6 +54,8 @@ struct Application::Parts {
   std::unique_ptr<ConformanceFixtures> fixtures;
   std::unique_ptr<console::Console> console;  // outlives the server that routes to it
   std::unique_ptr<http::HttpServer> http_server;
+  std::unique_ptr<http::HttpServer> operator_server;  // --metrics-listen
+  std::unique_ptr<BackendWatch> backend_watch;
   std::unique_ptr<StdioConnection> stdio;
   std::thread stdio_watch;
   std::unique_ptr<ReloadWatcher> reload_on_hup;  // the embedded policy, on SIGHUP
@@ -108,6 +112,7 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   auto parts = std::make_unique<Parts>();
   Parts& p = *parts;
   p.options = options;
+  GatewayMetrics::Get();  // every family is listed from the first scrape on
   auto backends = Backends::Start(options.backend);
   if (!backends.ok()) return backends.status();
   p.backends = std::move(*backends);
@@ -150,6 +155,7 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   p.port_event_log = std::make_unique<PortEventLog>(p.backends->serial_channel(),
                                                     p.backends->channels().serial_benches());
   p.catalog_tools->SetPortEventLog(p.port_event_log.get());
+  p.backend_watch = BackendWatch::Start(p.backends->channels());
   p.session_list_watch = SessionListWatch::Start(
       p.backends->session_channel(), [server] { server->NotifyListChanged(ListKind::kResources); });
   p.port_list_watch = PortListWatch::Start(
@@ -171,10 +177,10 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   // Registered before any connection is served; off unless asked for.
   if (options.conformance_fixtures) p.fixtures = CreateConformanceFixtures(&p.server, p.io);
 
+  // Ready when every backend answers grpc.health.v1 Check (callback API, 2 s deadline).
+  auto readiness =
+      http::GrpcHealthProbe(p.backends->channels().Labelled(), std::chrono::seconds(2));
   if (options.serve_http) {
-    // Ready when every backend answers grpc.health.v1 Check (callback API, 2 s deadline).
-    auto readiness =
-        http::GrpcHealthProbe(p.backends->channels().Labelled(), std::chrono::seconds(2));
     auto started = http::StartHttpFromFlags(p.io, &p.server, readiness, p.stateless.get());
     if (!started.ok()) {
       p.StopIo();
@@ -182,8 +188,20 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
                           "cannot serve HTTP: " + std::string(started.status().message()));
     }
     p.http_server = std::move(*started);
+  }
+  auto operator_started = http::StartOperatorHttpFromFlags(p.io, &p.server, readiness);
+  if (!operator_started.ok()) {
+    p.StopIo();
+    return absl::Status(
+        operator_started.status().code(),
+        "cannot serve metrics: " + std::string(operator_started.status().message()));
+  }
+  p.operator_server = std::move(*operator_started);
+  // The console is served beside /metrics too, so a stdio-only gateway can be browsed.
+  if (p.http_server || p.operator_server) {
     p.console = std::make_unique<console::Console>(ConsoleOptionsFor(*p.backends, call_deadline));
-    p.http_server->SetConsole(p.console.get());
+    if (p.http_server) p.http_server->SetConsole(p.console.get());
+    if (p.operator_server) p.operator_server->SetConsole(p.console.get());
   }
   if (options.serve_stdio) {
     StdioTransport::Options stdio_options;
@@ -226,7 +244,9 @@ int Application::Run() {
   shutdown_.WaitForNotification();
   if (p.stdio) p.stdio->Interrupt();
   if (p.http_server) p.http_server->Stop();
+  if (p.operator_server) p.operator_server->Stop();
   if (p.console) p.console->Stop();  // its streams end before the backends go
+  p.backend_watch.reset();
   if (p.stdio) p.stdio->Drain(std::chrono::seconds(10));
   if (p.stdio_watch.joinable()) p.stdio_watch.join();
   p.reload_on_hup.reset();

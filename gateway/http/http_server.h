@@ -1,7 +1,8 @@
 // The Streamable HTTP transport: accepts connections on the gateway's io_context,
-// routes /mcp (and /) to MCP sessions, serves /health, /healthz and /readyz (and the
-// console under /console when one is set), and expires idle sessions. Nothing here
-// blocks an Asio thread.
+// routes /mcp (and /) to MCP sessions, serves the operator routes (/health, /healthz,
+// /readyz, /metrics, and the console under /console when one is set), and expires idle
+// sessions. With HttpOptions::operator_only it serves the operator routes alone (the
+// gateway's --metrics-listen). Nothing here blocks an Asio thread.
 #pragma once
 
 #include <atomic>
@@ -59,7 +60,16 @@ class HttpServer {
 
  private:
   void Accept();
+  // The route table: every path this server answers, in one place.
   void Route(std::shared_ptr<HttpConnection> connection, Request request);
+  void ServeHealth(std::shared_ptr<HttpConnection> connection, const Request& request);
+  void ServeReady(std::shared_ptr<HttpConnection> connection);
+  void ServeMetrics(std::shared_ptr<HttpConnection> connection, const Request& request);
+  // Answers a request the server turns away before any dialect sees it, with its access line.
+  void Refuse(const std::shared_ptr<HttpConnection>& connection, const Request& request,
+              const std::string& principal, int status, HeaderList headers, std::string body);
+  void RefuseUnauthorized(const std::shared_ptr<HttpConnection>& connection,
+                          const Request& request);
   void RouteMcp(std::shared_ptr<HttpConnection> connection, Request request);
   void RoutePost(std::shared_ptr<HttpConnection> connection, Request request,
                  std::shared_ptr<HttpSession> session, std::shared_ptr<Principal> principal);

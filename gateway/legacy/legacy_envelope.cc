@@ -70,6 +70,13 @@ std::string ErrorReply(const std::string& text) {
   return Dump(ordered{{"ok", false}, {"error", text}});
 }
 
+bool ReplyIsOk(std::string_view reply) {
+  // "ok" is the first key after the optional string id, and a quote inside that string is
+  // escaped, so the first "ok": in the text is the reply's own.
+  const size_t at = reply.find("\"ok\":");
+  return at != std::string_view::npos && reply.substr(at + 5, 4) == "true";
+}
+
 void HandleEnvelope(const json& envelope, ActionTools* actions,
                     std::function<void(std::string)> reply) {
   ordered response = Reply(envelope);

@@ -5,6 +5,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "gateway/actions/action_tools.h"
 
@@ -21,6 +22,9 @@ inline bool IsEnvelope(const nlohmann::json& body) {
 
 // {"ok":false,"error":text}
 std::string ErrorReply(const std::string& text);
+
+// Whether a reply this file wrote says "ok":true (for the request's trace).
+bool ReplyIsOk(std::string_view reply);
 
 // Validates one envelope and answers it through `reply` (possibly later, from a gRPC
 // thread). `actions` may be null when no actions service is configured.

@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "common/service_host.h"
 #include "serial-service/loopback_port.h"
+#include "serial-service/serial_metrics.h"
 #include "serial-service/serial_service.h"
 #include "serial-service/tests/serial_test_client.h"
 #include "serial-service/tests/test_util.h"
@@ -91,6 +92,43 @@ TEST_F(InProcessServiceTest, IdleAutoCloseWithTheInjectedClock) {
   EXPECT_EQ(metrics.state(), v1::PORT_STATE_CLOSED);
   EXPECT_EQ(metrics.idle_close_count(), 1);
   ASSERT_TRUE(client_->Open(request).ok());
+}
+
+// The service's metric families follow what its ports do (the process-wide registry, so
+// the figures are read as differences).
+TEST_F(InProcessServiceTest, MetricsFollowOpensClosesBytesTimeoutsAndAutoCloses) {
+  SerialMetrics& m = SerialMetrics::Get();
+  const double open = m.open_ports.Get().value();
+  const uint64_t tx = m.bytes.With({"tx"}).value();
+  const uint64_t rx = m.bytes.With({"rx"}).value();
+  const uint64_t timeouts = m.read_timeouts.Get().value();
+  const uint64_t auto_closes = m.auto_closes.Get().value();
+  ASSERT_TRUE(client_->Open("loop://m1", 9600).ok());
+  EXPECT_EQ(m.open_ports.Get().value(), open + 1);
+  v1::OpenPortRequest idle;
+  idle.set_port_name("loop://m2");
+  idle.set_baud_rate(9600);
+  idle.set_idle_disconnect_ms(1000);
+  ASSERT_TRUE(client_->Open(idle).ok());
+  EXPECT_EQ(m.open_ports.Get().value(), open + 2);
+
+  ASSERT_TRUE(client_->Write("loop://m1", "abcd").ok());
+  v1::ReadResponse read;
+  ASSERT_TRUE(client_->Read("loop://m1", 100, &read).ok());
+  EXPECT_EQ(read.data(), "abcd");
+  EXPECT_EQ(m.bytes.With({"tx"}).value(), tx + 4);
+  EXPECT_EQ(m.bytes.With({"rx"}).value(), rx + 4);
+  ASSERT_TRUE(client_->Read("loop://m1", 0, &read).ok());
+  EXPECT_TRUE(read.timed_out());
+  EXPECT_EQ(m.read_timeouts.Get().value(), timeouts + 1);
+
+  clock_.Advance(1000);
+  ASSERT_TRUE(client_->Read("loop://m2", 0, &read).ok());
+  EXPECT_EQ(read.event(), "auto_close");
+  EXPECT_EQ(m.auto_closes.Get().value(), auto_closes + 1);
+  EXPECT_EQ(m.open_ports.Get().value(), open + 1);
+  ASSERT_TRUE(client_->Close("loop://m1").ok());
+  EXPECT_EQ(m.open_ports.Get().value(), open);
 }
 
 TEST_F(InProcessServiceTest, ValidationErrorsNameTheField) {

@@ -1,13 +1,13 @@
 #include "gateway/dialects/mcp_stateful/mcp_session.h"
 
-#include "gateway/core/cancel_signal.h"
-
 #include <atomic>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "common/status_map.h"
+#include "gateway/core/cancel_signal.h"
+#include "gateway/core/gateway_metrics.h"
 #include "gateway/mcp/invalid_params.h"
 #include "gateway/mcp/list_changed.h"
 #include "gateway/mcp/protocol_version.h"
@@ -118,7 +118,14 @@ McpSession::McpSession(const McpServer* server, boost::asio::any_io_executor str
       principal_(std::move(principal)),
       in_flight_count_(in_flight ? std::move(in_flight) : InFlightCounter::Create()) {}
 
-McpSession::~McpSession() = default;
+McpSession::~McpSession() {
+  if (counted_) GatewayMetrics::Get().mcp_sessions.With({principal_->transport()}).Decrement();
+}
+
+SharedTrace McpSession::Trace(const std::string& method, const json& params) const {
+  return RequestTrace::Start({"mcp", principal_->transport(), principal_->name(), method,
+                              IsMcpMethod(method), TracedTool(method, params)});
+}
 
 void McpSession::Register() {
   list_listener_ = server_->hub->Listen([weak = weak_from_this()](ListKind kind) {
@@ -145,7 +152,9 @@ void McpSession::Deliver(const std::string& key, std::string payload) {
   const bool cancelled = it->second.cancelled;
   const Framing framing = it->second.framing;
   InFlightCounter::Token token = std::move(it->second.token);
+  SharedTrace trace = std::move(it->second.trace);
   in_flight_.erase(it);
+  if ((cancelled || closed_) && trace) trace->Override(RequestOutcome::Cancelled());
   // Counted until sent, so that a drain waits for the write too.
   if (!cancelled && !closed_) {
     OutboundMessage message;
@@ -176,9 +185,12 @@ void McpSession::Handle(jsonrpc::IncomingMessage message, Framing framing) {
   last_framing_ = framing;
   using Kind = jsonrpc::IncomingMessage::Kind;
   switch (message.kind) {
-    case Kind::kInvalid:
+    case Kind::kInvalid: {
+      // Answered at once; its trace (method unknown) is written as it goes.
+      Trace(message.method, json())->Answered(RequestOutcome::Error(message.error_code));
       return Send(jsonrpc::MakeError(message.raw_id, message.error_code, message.error_message), "",
                   true);
+    }
     case Kind::kRequest:
       return HandleRequest(message, framing);
     case Kind::kNotification:
@@ -190,8 +202,15 @@ void McpSession::Handle(jsonrpc::IncomingMessage message, Framing framing) {
 
 void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message, Framing framing) {
   std::string key = RequestKey(message.body["id"]);
+  const std::string& method = message.method;
+  const json* params_ptr = nullptr;
+  if (auto it = message.body.find("params"); it != message.body.end()) params_ptr = &*it;
+  static const json kNoParams = json::object();
+  const json& params = params_ptr != nullptr ? *params_ptr : kNoParams;
+  SharedTrace trace = Trace(method, params);
   if (in_flight_.count(key) != 0) {
     // Not entered in flight: answered here, in the framing it came in.
+    trace->Answered(RequestOutcome::Error(code::kInvalidRequest));
     OutboundMessage busy;
     busy.payload =
         jsonrpc::MakeError(message.raw_id, code::kInvalidRequest,
@@ -199,15 +218,13 @@ void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message, Framing 
     busy.framing = framing;
     return outbound_->Send(std::move(busy));
   }
-  const json* params_ptr = nullptr;
-  if (auto it = message.body.find("params"); it != message.body.end()) params_ptr = &*it;
-  static const json kNoParams = json::object();
-  const json& params = params_ptr != nullptr ? *params_ptr : kNoParams;
   auto& entry = in_flight_.emplace(key, InFlight{}).first->second;
   entry.framing = framing;
   entry.token = InFlightCounter::Enter(in_flight_count_);
+  entry.trace = trace;
   principal_->Touch();
   ReplyOnce reply = MakeReply(message.raw_id, key);
+  reply.SetTrace(std::move(trace));
   // Only handlers that run provider code get a context (it copies per-request state).
   auto make_context = [&]() -> std::shared_ptr<RequestContext> {
     json progress_token;
@@ -219,7 +236,6 @@ void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message, Framing 
     return entry.context;
   };
 
-  const std::string& method = message.method;
   if (method == "ping") return reply.Result(json::object());
   if (method == "initialize") return Initialize(params, std::move(reply));
   if (!initialized_) {
@@ -277,6 +293,10 @@ void McpSession::Initialize(const json& params, ReplyOnce reply) {
     client_capabilities_ = params["capabilities"];
   }
   initialized_ = true;
+  if (!counted_) {
+    counted_ = true;
+    GatewayMetrics::Get().mcp_sessions.With({principal_->transport()}).Increment();
+  }
   reply.Result({
       {"protocolVersion", protocol_version_},
       {"capabilities", McpEngine::ServerCapabilities()},
@@ -383,6 +403,10 @@ void McpSession::NotifyListChanged(ListKind kind) {
 void McpSession::Close() {
   if (closed_) return;
   closed_ = true;
+  if (counted_) {
+    counted_ = false;
+    GatewayMetrics::Get().mcp_sessions.With({principal_->transport()}).Decrement();
+  }
   for (auto& [key, entry] : in_flight_) {
     (void)key;
     entry.cancelled = true;

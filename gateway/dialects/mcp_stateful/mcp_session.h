@@ -73,6 +73,7 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
     bool cancelled = false;
     Framing framing = Framing::kNewline;
     InFlightCounter::Token token;
+    SharedTrace trace;  // told when the reply is suppressed
   };
 
   struct ClientRequest {
@@ -86,6 +87,8 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
 
   // The reply handle of request `key`: delivered on the strand, once, unless cancelled.
   ReplyOnce MakeReply(const std::string& raw_id, const std::string& key);
+  // The trace of a request with `method`; "mcp" dialect, on the principal's transport.
+  SharedTrace Trace(const std::string& method, const nlohmann::json& params) const;
   void Deliver(const std::string& key, std::string payload);
 
   void Initialize(const nlohmann::json& params, ReplyOnce reply);
@@ -111,6 +114,7 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   std::shared_ptr<Outbound> outbound_;
   std::shared_ptr<Principal> principal_;
   bool initialized_ = false;
+  bool counted_ = false;  // in labgate_mcp_sessions
   bool closed_ = false;
   Framing last_framing_ = Framing::kNewline;
   std::string protocol_version_;
