@@ -13,6 +13,10 @@ seconds=${LABGATE_FUZZ_SECONDS:-10}
 corpus="$work/corpus/$name"
 artifacts="$work/artifacts/$name"
 mkdir -p "$corpus" "$artifacts"
+# Readable stack traces: Debian's llvm-16 names its symbolizer with the version.
+if [ -z "${ASAN_SYMBOLIZER_PATH:-}" ] && [ -x /usr/lib/llvm-16/bin/llvm-symbolizer ]; then
+  export ASAN_SYMBOLIZER_PATH=/usr/lib/llvm-16/bin/llvm-symbolizer
+fi
 # New inputs go to the working corpus (first directory); the seeds are only read.
 "$fuzzer" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
   -artifact_prefix="$artifacts/" "$corpus" "$seeds"
