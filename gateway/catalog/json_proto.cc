@@ -336,8 +336,10 @@ absl::Status ReadMessage(const json& value, Message* message, const std::string&
     const std::string field_path = JoinPath(path, key);
     if (field == nullptr) {
       std::vector<std::string> allowed;
-      for (int i = 0; i < descriptor->field_count(); ++i)
+      allowed.reserve(descriptor->field_count());
+      for (int i = 0; i < descriptor->field_count(); ++i) {
         allowed.push_back(descriptor->field(i)->name());
+      }
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown field '", field_path, "' (allowed: ", absl::StrJoin(allowed, ", "), ")"));
     }

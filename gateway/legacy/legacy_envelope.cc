@@ -20,7 +20,7 @@ void HandleEnvelope(const json& envelope, ActionTools* actions,
   if (checked.kind == CheckedEnvelope::Kind::kRefused) return reply(std::move(checked.refusal));
   ordered response = ReplyBase(envelope);
   if (checked.kind == CheckedEnvelope::Kind::kListActions) {
-    actions->List([response, reply](auto listed) mutable {
+    actions->List([response, reply = std::move(reply)](auto listed) mutable {
       if (!listed.ok()) {
         response["ok"] = false;
         response["error"] = std::string(listed.status().message());
@@ -39,24 +39,25 @@ void HandleEnvelope(const json& envelope, ActionTools* actions,
     return;
   }
 
-  actions->Invoke(checked.action, checked.input,
-                  [actions, response, reply](absl::StatusOr<json> outcome) mutable {
-                    if (!outcome.ok()) {
-                      response["ok"] = false;
-                      response["error"] = std::string(outcome.status().message());
-                      return reply(DumpReply(response));
-                    }
-                    const json& result = *outcome;
-                    response["ok"] = true;
-                    response["data"] = ordered{
-                        {"action", result["action"]},
-                        {"boundaryNotice", result["boundaryNotice"]},
-                        {"uncertainty", result["uncertainty"]},
-                        {"assumptions", result["assumptions"]},
-                        {"output", actions->OrderedOutput(result["action"].get<std::string>(),
-                                                          result["output"])}};
-                    reply(DumpReply(response));
-                  });
+  actions->Invoke(
+      checked.action, checked.input,
+      [actions, response, reply = std::move(reply)](absl::StatusOr<json> outcome) mutable {
+        if (!outcome.ok()) {
+          response["ok"] = false;
+          response["error"] = std::string(outcome.status().message());
+          return reply(DumpReply(response));
+        }
+        const json& result = *outcome;
+        response["ok"] = true;
+        response["data"] = ordered{
+            {"action", result["action"]},
+            {"boundaryNotice", result["boundaryNotice"]},
+            {"uncertainty", result["uncertainty"]},
+            {"assumptions", result["assumptions"]},
+            {"output",
+             actions->OrderedOutput(result["action"].get<std::string>(), result["output"])}};
+        reply(DumpReply(response));
+      });
 }
 
 }  // namespace labgate::gateway::legacy

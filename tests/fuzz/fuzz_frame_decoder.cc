@@ -44,7 +44,7 @@ struct Recorder {
     };
   }
   FrameDecoder::ErrorCallback on_error() {
-    return [this](FrameError error) {
+    return [this](const FrameError& error) {
       events.push_back({false, error.framing, static_cast<int>(error.kind), error.message});
     };
   }

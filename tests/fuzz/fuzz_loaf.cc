@@ -36,7 +36,8 @@ void CheckStringParam(const json& params, const std::string& field, bool require
   const bool present = params.contains(field) && !params[field].is_null();
   if (error) {
     FUZZ_CHECK(error->field == field && !error->reason.empty());
-    FUZZ_CHECK(present ? !params[field].is_string() || (required && params[field] == "")
+    FUZZ_CHECK(present ? !params[field].is_string() ||
+                             (required && params[field].get<std::string>().empty())
                        : required);
     const json data = loaf::ErrorData(*error);
     FUZZ_CHECK(data["field"] == field && data["reason"] == error->reason);

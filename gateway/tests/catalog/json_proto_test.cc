@@ -10,7 +10,6 @@ namespace {
 
 using labgate::testing::DataBits;
 using labgate::testing::Everything;
-using labgate::testing::FlowControl;
 using nlohmann::json;
 using ::testing::HasSubstr;
 
