@@ -8,17 +8,13 @@
 #include <string_view>
 
 #include "gateway/actions/action_tools.h"
+#include "gateway/legacy/envelope_check.h"
 
 namespace labgate::gateway::legacy {
 
 inline constexpr size_t kMaxLineBytes = 512 * 1024;
 inline constexpr char kMalformedJson[] = "Malformed JSON request";
 inline constexpr char kTooLarge[] = "Request exceeds maximum size (512 KB)";
-
-// True for a v0.1 envelope: a JSON object with "type" and no "jsonrpc".
-inline bool IsEnvelope(const nlohmann::json& body) {
-  return body.is_object() && body.contains("type") && !body.contains("jsonrpc");
-}
 
 // {"ok":false,"error":text}
 std::string ErrorReply(const std::string& text);
