@@ -2,7 +2,9 @@
 
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "actions-service/struct_json.h"
+#include "common/metrics/metrics.h"
 #include "common/status_map.h"
 
 namespace labgate::actions {
@@ -16,6 +18,26 @@ grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
 }
 
 absl::Status ShuttingDown() { return absl::UnavailableError("labgate-actions is shutting down"); }
+
+// labgate-actions' one family (docs/OPERATIONS.md).
+metrics::CounterFamily& Invocations() {
+  static metrics::CounterFamily& family = metrics::Default().Counter(
+      "labgate_action_invocations_total",
+      "InvokeAction calls, by action (\"unknown\" for a name no contract has) and outcome (ok, "
+      "or the failure's status code in lower case).",
+      {"action", "outcome"});
+  return family;
+}
+
+void CountInvocation(const ActionRegistry& registry, const std::string& action,
+                     const absl::Status& status) {
+  std::string outcome = "ok";
+  if (!status.ok()) {
+    const std::string_view code = StatusCodeName(status.code());
+    outcome = absl::AsciiStrToLower(absl::string_view(code.data(), code.size()));
+  }
+  Invocations().With({registry.Get(action).ok() ? action : "unknown", outcome}).Increment();
+}
 
 }  // namespace
 
@@ -72,6 +94,7 @@ grpc::ServerUnaryReactor* ActionsGrpcService::InvokeAction(grpc::CallbackServerC
   // Runs inline: the handler is deterministic CPU work measured in microseconds.
   absl::StatusOr<ActionResult> result =
       registry_->Invoke(request->action(), StructToJson(request->input()));
+  CountInvocation(*registry_, request->action(), result.status());
   if (!result.ok()) return FinishWith(context, result.status());
   ResultToProto(*result, response);
   return FinishWith(context, absl::OkStatus());
@@ -82,6 +105,7 @@ absl::StatusOr<std::unique_ptr<ActionsGrpcService>> CreateActionsService(
   absl::StatusOr<std::unique_ptr<ActionRegistry>> registry =
       ActionRegistry::CreateBuiltin(options.contracts_dir);
   if (!registry.ok()) return registry.status();
+  Invocations();  // listed from the first scrape on
   return std::make_unique<ActionsGrpcService>(
       std::shared_ptr<const ActionRegistry>(*std::move(registry)));
 }

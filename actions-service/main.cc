@@ -9,6 +9,7 @@
 #include "actions-service/actions_service.h"
 #include "common/cli.h"
 #include "common/log.h"
+#include "common/metrics/metrics_flags.h"
 #include "common/service_flags.h"
 #include "common/service_host.h"
 
@@ -46,7 +47,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> positional = labgate::ParseFlags(
       argc, argv,
       "labgate-actions [--listen HOST:PORT] [--contracts-dir DIR] [--tls-cert FILE --tls-key "
-      "FILE [--tls-client-ca FILE]] [--check-config]");
+      "FILE [--tls-client-ca FILE]] [--metrics-listen HOST:PORT] [--log-format json] "
+      "[--check-config]");
   const std::string listen = absl::GetFlag(FLAGS_listen);
   labgate::ServiceConfig config =
       labgate::CheckServiceFlags(listen, absl::GetFlag(FLAGS_log_level), positional);
@@ -84,6 +86,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   (*host)->SetServing(labgate::actions::v1::ActionsService::service_full_name(), true);
+  auto metrics_server = labgate::metrics::StartMetricsFromFlags("labgate-actions");
+  if (!metrics_server.ok()) {
+    LG_LOG(kError) << "labgate-actions: " << std::string(metrics_server.status().message());
+    (*host)->Shutdown(std::chrono::milliseconds(0));
+    return 1;
+  }
 
   const std::string port_file = absl::GetFlag(FLAGS_port_file);
   if (!port_file.empty() && !WritePortFile(port_file, (*host)->port())) {

@@ -84,6 +84,39 @@ size_t ReplaceAllIgnoringCase(std::string& text, std::string_view needle,
   return count;
 }
 
+std::string ReplaceWordsInOnePass(std::string_view text, const std::vector<WordReplacement>& rules,
+                                  std::vector<size_t>* counts) {
+  counts->assign(rules.size(), 0);
+  const std::string lowered = AsciiLower(text);
+  std::string out;
+  out.reserve(text.size());
+  size_t at = 0;
+  while (at < text.size()) {
+    bool replaced = false;
+    if (at == 0 || !IsWordByte(lowered[at - 1])) {
+      for (size_t i = 0; i < rules.size() && !replaced; ++i) {
+        const WordReplacement& rule = rules[i];
+        const size_t end = at + rule.needle.size();
+        if (rule.needle.empty() || lowered.compare(at, rule.needle.size(), rule.needle) != 0 ||
+            (end < lowered.size() && IsWordByte(lowered[end]))) {
+          continue;
+        }
+        std::string piece(rule.replacement);
+        if (!piece.empty() && text[at] >= 'A' && text[at] <= 'Z' && piece[0] >= 'a' &&
+            piece[0] <= 'z') {
+          piece[0] = static_cast<char>(piece[0] - 'a' + 'A');
+        }
+        out += piece;
+        ++(*counts)[i];
+        at = end;
+        replaced = true;
+      }
+    }
+    if (!replaced) out.push_back(text[at++]);
+  }
+  return out;
+}
+
 bool ContainsCrisisLanguage(std::string_view text) {
   static const std::vector<std::string_view> kPhrases = {
       "suicid",

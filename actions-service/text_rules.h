@@ -30,6 +30,19 @@ bool ContainsWord(std::string_view lowered_text, std::string_view needle);
 size_t ReplaceAllIgnoringCase(std::string& text, std::string_view needle,
                               std::string_view replacement, std::string_view unless_after = "");
 
+// One phrase of ReplaceWordsInOnePass.
+struct WordReplacement {
+  std::string_view needle;  // lower case, matched as a whole word or phrase
+  std::string_view replacement;
+};
+
+// Replaces whole-word matches of `rules` in one left-to-right pass over `text`: at each
+// position the first rule that matches wins (so list longer phrases first), and replaced text
+// is never looked at again, so one rule's replacement cannot feed another. Capitalises as
+// ReplaceAllIgnoringCase does. `counts` gets, per rule, how often it was replaced.
+std::string ReplaceWordsInOnePass(std::string_view text, const std::vector<WordReplacement>& rules,
+                                  std::vector<size_t>* counts);
+
 // Crisis language: "suicid", "self-harm", "end my life", "no point", "don't want to be
 // here" (with ' or ’ or no apostrophe), plus "self harm", "kill myself", "want to die".
 bool ContainsCrisisLanguage(std::string_view text);

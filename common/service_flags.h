@@ -18,7 +18,8 @@ struct ServiceConfig {
   std::vector<std::string> lines;                        // what would be served
 };
 
-// Reads --tls-cert/--tls-key/--tls-client-ca as well, and sets the log level.
+// Reads --tls-cert/--tls-key/--tls-client-ca, --log-format and --metrics-listen as well, and
+// sets the log level and format.
 ServiceConfig CheckServiceFlags(const std::string& listen, const std::string& log_level,
                                 const std::vector<std::string>& positional);
 

@@ -11,6 +11,7 @@
 #include "absl/flags/flag.h"
 #include "common/cli.h"
 #include "common/log.h"
+#include "common/log_flags.h"
 #include "common/reload_signal.h"
 #include "common/service_host.h"
 #include "gateway/app/application.h"
@@ -74,7 +75,8 @@ int main(int argc, char** argv) {
   const std::vector<std::string> positional = labgate::ParseFlags(
       argc, argv,
       "labgate [--http HOST:PORT] [--session-addr|--serial-addr|--actions-addr HOST:PORT] "
-      "[--tls-ca FILE [--tls-cert FILE --tls-key FILE]] [--check-config]\n"
+      "[--tls-ca FILE [--tls-cert FILE --tls-key FILE]] [--metrics-listen HOST:PORT] "
+      "[--log-format json] [--check-config]\n"
       "MCP gateway for lab serial instruments, sessions and actions");
 
   labgate::LogLevel level;
@@ -83,6 +85,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   labgate::SetLogLevel(level);
+  if (absl::Status format = labgate::ApplyLogFormatFlag(); !format.ok()) {
+    std::cerr << "labgate: " << format.message() << "\n";
+    return 2;
+  }
 
   labgate::gateway::ApplicationOptions options;
   labgate::gateway::BackendOptions& backend_options = options.backend;

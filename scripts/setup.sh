@@ -12,9 +12,13 @@ packages=(build-essential cmake ninja-build pkg-config libgrpc++-dev protobuf-co
 want_test_tools=0
 [[ "${1:-}" == "--test" ]] && want_test_tools=1
 # The tests also need Node (the MCP SDKs and the conformance suite), Python's gRPC (the
-# example and the deployment tests), and podman, debootstrap and docker-compose (the image).
+# example and the deployment tests), the Prometheus parser (the metrics deployment test),
+# podman, debootstrap and docker-compose (the image), chromium (the console in a real
+# browser), and clang 16 with its sanitizer runtimes, libFuzzer, clang-tidy and
+# llvm-symbolizer (the presets: fuzz, clang-tsa, scripts/tidy-changed.sh).
 [[ $want_test_tools == 1 ]] && packages+=(nodejs npm clang-format python3 python3-grpcio
-  python3-protobuf python3-yaml docker-compose podman debootstrap)
+  python3-protobuf python3-yaml python3-prometheus-client docker-compose podman debootstrap
+  chromium clang-16 libclang-rt-16-dev libfuzzer-16-dev clang-tidy-16 llvm-16)
 
 missing=()
 for package in "${packages[@]}"; do

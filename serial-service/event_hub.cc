@@ -32,7 +32,8 @@ void EventHub::Publish(const PortEventRecord& event) {
   {
     absl::MutexLock lock(&mu_);
     if (auto it = sinks_.find(event.port_name); it != sinks_.end()) targets = it->second;
-    if (event.type != PortEventRecord::Type::kData) {
+    if (event.type != PortEventRecord::Type::kData &&
+        event.type != PortEventRecord::Type::kWritten) {
       if (auto it = sinks_.find(kEveryPort); it != sinks_.end()) {
         targets.insert(targets.end(), it->second.begin(), it->second.end());
       }

@@ -1,5 +1,5 @@
-// Fans port events (received data, opened, closed, auto_close, error) out to the
-// Subscribe streams of that port name. Keyed by name, so a subscription outlives
+// Fans port events (received data, written data, opened, closed, auto_close, error) out
+// to the Subscribe streams of that port name. Keyed by name, so a subscription outlives
 // closes and reopens of its port. WatchPorts streams subscribe to every port at once
 // (kEveryPort) and get every event but data.
 #pragma once
@@ -16,10 +16,10 @@
 namespace labgate::serial {
 
 struct PortEventRecord {
-  enum class Type { kData, kOpened, kClosed, kAutoClose, kError, kReconfigured };
+  enum class Type { kData, kOpened, kClosed, kAutoClose, kError, kReconfigured, kWritten };
   Type type = Type::kData;
   std::string port_name;
-  std::string data;  // kData: raw bytes
+  std::string data;  // kData (received), kWritten (written): raw bytes
   std::string reason;
   int64_t idle_ms = 0;
   int64_t idle_close_count = 0;

@@ -13,6 +13,7 @@
 #include "common/cli.h"
 #include "common/confirmation_secret.h"
 #include "common/log.h"
+#include "common/metrics/metrics_flags.h"
 #include "common/reload_signal.h"
 #include "common/service_flags.h"
 #include "common/service_host.h"
@@ -54,7 +55,7 @@ int main(int argc, char** argv) {
       argc, argv,
       "labgate-serial [--listen HOST:PORT] [--port-file FILE] [--tls-cert FILE --tls-key FILE "
       "[--tls-client-ca FILE]] [--session-addr HOST:PORT [--tls-ca FILE]] [--policy FILE] "
-      "[--check-config]");
+      "[--metrics-listen HOST:PORT] [--log-format json] [--check-config]");
   const std::string listen = absl::GetFlag(FLAGS_listen);
   labgate::ServiceConfig config =
       labgate::CheckServiceFlags(listen, absl::GetFlag(FLAGS_log_level), positional);
@@ -118,6 +119,11 @@ int main(int argc, char** argv) {
     service->ReloadPolicy().IgnoreError();  // logged; the old policy stays
   });
 
+  auto metrics_server = labgate::metrics::StartMetricsFromFlags("labgate-serial");
+  if (!metrics_server.ok()) {
+    LG_LOG(kError) << "labgate-serial: " << std::string(metrics_server.status().message());
+    return 1;
+  }
   const std::string port_file = absl::GetFlag(FLAGS_port_file);
   if (!port_file.empty()) {
     // Write then rename, so a reader never sees a partial number.

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
+#include "serial-service/serial_metrics.h"
 
 namespace labgate::serial {
 
@@ -30,7 +31,11 @@ ManagedPort::ManagedPort(std::string name, std::string owner, std::unique_ptr<Se
       backend_(std::move(backend)),
       settings_(std::move(settings)) {}
 
-ManagedPort::~ManagedPort() = default;
+ManagedPort::~ManagedPort() {
+  // A port is normally closed before it goes; if not, it is no longer open either way.
+  absl::MutexLock lock(&mu_);
+  if (state_ == PortState::kOpen) SerialMetrics::Get().open_ports.Get().Decrement();
+}
 
 PortState ManagedPort::state() const {
   absl::MutexLock lock(&mu_);
@@ -183,6 +188,7 @@ absl::Status ManagedPort::DoOpen() {
     const int64_t now = env_.clock->NowMs();
     absl::MutexLock lock(&mu_);
     state_ = PortState::kOpen;
+    SerialMetrics::Get().open_ports.Get().Increment();
     backend_name_ = backend_->backend_name();
     opened_at_ms_ = now;
     last_activity_at_ms_ = now;
@@ -260,6 +266,7 @@ absl::StatusOr<WriteResult> ManagedPort::DoWrite(const std::string& bytes, int64
     return wrote.status();
   }
   const int64_t now = env_.clock->NowMs();
+  if (*wrote > 0) SerialMetrics::Get().bytes.With({"tx"}).Increment(*wrote);
   WriteResult result;
   {
     absl::MutexLock lock(&mu_);
@@ -268,7 +275,13 @@ absl::StatusOr<WriteResult> ManagedPort::DoWrite(const std::string& bytes, int64
     result.bytes_written = static_cast<int64_t>(*wrote);
     result.bytes_written_total = bytes_written_total_;
   }
-  if (*wrote > 0) result.not_recorded = !Record("tx", bytes.substr(0, *wrote));
+  if (*wrote > 0) {
+    result.not_recorded = !Record("tx", bytes.substr(0, *wrote));
+    // Only subscribers that asked see writes; without any, the copy is not worth making.
+    if (env_.hub->HasSubscribers(name_)) {
+      Publish(PortEventRecord::Type::kWritten, bytes.substr(0, *wrote));
+    }
+  }
   return result;
 }
 
@@ -280,6 +293,7 @@ absl::StatusOr<size_t> ManagedPort::Receive(int64_t timeout_ms) {
     return got.status();
   }
   if (*got == 0) return got;
+  SerialMetrics::Get().bytes.With({"rx"}).Increment(*got);
   pending_.append(buffer, *got);
   if (pending_.size() > kMaxPending) pending_.erase(0, pending_.size() - kMaxPending);
   {
@@ -296,6 +310,7 @@ ReadResult ManagedPort::Take(size_t count, size_t consumed, bool timed_out) {
   result.data = pending_.substr(0, count);
   pending_.erase(0, consumed);
   result.timed_out = timed_out;
+  if (timed_out) SerialMetrics::Get().read_timeouts.Get().Increment();
   const int64_t now = env_.clock->NowMs();
   absl::MutexLock lock(&mu_);
   bytes_read_total_ += static_cast<int64_t>(consumed);
@@ -326,6 +341,7 @@ std::optional<absl::StatusOr<ReadResult>> ManagedPort::DoRead(const ReadParams& 
     // Closing a real device may wait for its output to drain: the worker's job.
     if (!may_wait) return std::nullopt;
     CloseBackend(PortState::kClosed);
+    SerialMetrics::Get().auto_closes.Get().Increment();
     ReadResult result;
     result.auto_closed = true;
     result.idle_ms = idle_ms;
@@ -406,6 +422,7 @@ std::string ManagedPort::DoClose(const std::string& reason) {
 
 void ManagedPort::EnterError(const absl::Status& cause) {
   LG_LOG(kWarning) << "port " << name_ << " lost its device: " << std::string(cause.message());
+  SerialMetrics::Get().devices_lost.Get().Increment();
   CloseBackend(PortState::kError);
   Publish(PortEventRecord::Type::kError, "", "device disconnected");
 }
@@ -415,6 +432,7 @@ void ManagedPort::CloseBackend(PortState new_state) {
   // A read that is returning data when the device goes keeps what it has.
   if (new_state == PortState::kClosed) pending_.clear();
   absl::MutexLock lock(&mu_);
+  if (state_ == PortState::kOpen) SerialMetrics::Get().open_ports.Get().Decrement();
   state_ = new_state;
 }
 

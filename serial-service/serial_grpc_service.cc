@@ -12,9 +12,11 @@
 #include "serial-service/data_encoding.h"
 #include "serial-service/libserialport_backend.h"
 #include "serial-service/policy/policy_engine.h"
+#include "serial-service/policy/port_policy_proto.h"
 #include "serial-service/port_registry.h"
 #include "serial-service/port_settings.h"
 #include "serial-service/port_worker.h"
+#include "serial-service/serial_metrics.h"
 #include "serial-service/serial_service.h"
 #include "serial-service/stream_reactors.h"
 #include "serial-service/termios_port.h"
@@ -266,6 +268,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     }
     if (absl::Status allowed = policy_.CheckOpen(request->port_name(), settings->baud_rate);
         !allowed.ok()) {
+      SerialMetrics::Get().policy_refusals.With({"open"}).Increment();
       if (!settings->session_id.empty()) {
         recorder_->Enqueue({settings->session_id, request->port_name(), "event",
                             absl::StrCat("open refused by policy: ", allowed.message()),
@@ -302,6 +305,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     }
     if (absl::Status allowed = policy_.CheckOpen((*port)->name(), settings->baud_rate);
         !allowed.ok()) {
+      SerialMetrics::Get().policy_refusals.With({"reconfigure"}).Increment();
       (*port)->RecordEvent(absl::StrCat("reconfigure refused by policy: ", allowed.message()));
       return Reply(context, allowed);
     }
@@ -485,6 +489,11 @@ class SerialServiceImpl final : public SerialGrpcService {
     if (!port.ok()) return Reply(context, port.status());
     for (const std::string& name : registry_.OpenPortNames()) response->add_open_ports(name);
     response->set_port_name(request->port_name());
+    const std::string policy_port = *port != nullptr ? (*port)->name() : request->port_name();
+    if (std::shared_ptr<const Policy> policy = policy_.current();
+        policy != nullptr && !policy_port.empty()) {
+      PortPolicyToProto(*policy, policy_port, response->mutable_policy());
+    }
     if (*port == nullptr) {
       response->set_status(v1::PORT_STATE_CLOSED);
       return Reply(context, absl::OkStatus());
@@ -496,6 +505,7 @@ class SerialServiceImpl final : public SerialGrpcService {
       SettingsToProto(snapshot.settings, response->mutable_settings());
     }
     response->set_owned_by_caller((*port)->owner() == owner);
+    if (snapshot.state != PortState::kClosed) response->set_owner((*port)->owner());
     const SessionRecorder::PortCounts records = recorder_->CountsFor((*port)->name());
     response->set_records_pending(records.pending);
     response->set_records_lost(records.lost);
@@ -547,7 +557,8 @@ class SerialServiceImpl final : public SerialGrpcService {
                      : state == PortState::kClosed ? v1::PortEvent::TYPE_CLOSED
                                                    : v1::PortEvent::TYPE_OPENED);
     auto* reactor = SubscribeReactor::Start(request->port_name(), request->encoding(),
-                                            std::move(initial), &hub_, &tracker_, queue_limit_);
+                                            request->include_writes(), std::move(initial), &hub_,
+                                            &tracker_, queue_limit_);
     if (port != nullptr) port->WakeForSubscribers();
     return reactor;
   }
@@ -653,6 +664,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     std::string approval;
     if (std::optional<Confirmation> confirmation = ConfirmationOf(context)) {
       if (confirmation->decision != "accept") {
+        SerialMetrics::Get().policy_confirmations.With({"declined"}).Increment();
         policy_.Withdraw(confirmation->id);
         port.RecordEvent(
             absl::StrCat("write not approved (", confirmation->decision, "): ", shown));
@@ -664,15 +676,20 @@ class SerialServiceImpl final : public SerialGrpcService {
     }
     absl::Status status = policy_.CheckWrite(OwnerOf(context), port.name(), bytes, approval);
     if (status.ok()) {
-      if (!approval.empty()) port.RecordEvent(absl::StrCat("write approved by a person: ", shown));
+      if (!approval.empty()) {
+        SerialMetrics::Get().policy_confirmations.With({"approved"}).Increment();
+        port.RecordEvent(absl::StrCat("write approved by a person: ", shown));
+      }
       return status;
     }
     if (status.GetPayload(kConfirmRulePayload).has_value()) {
       AddConfirmTrailers(context, status);
+      SerialMetrics::Get().policy_confirmations.With({"requested"}).Increment();
       port.RecordEvent(absl::StrCat("confirmation required (rule '",
                                     std::string(*status.GetPayload(kConfirmRulePayload)),
                                     "'): ", shown));
     } else {
+      SerialMetrics::Get().policy_refusals.With({"write"}).Increment();
       port.RecordEvent(absl::StrCat("write refused by policy: ", status.message()));
     }
     return status;
@@ -716,6 +733,7 @@ absl::StatusOr<std::unique_ptr<SerialGrpcService>> CreateSerialService(
   if (options.subscriber_queue_limit <= 0) {
     return absl::InvalidArgumentError("subscriber_queue_limit must be positive");
   }
+  SerialMetrics::Get();  // listed from the first scrape on
   auto service = std::make_unique<SerialServiceImpl>(options);
   if (absl::Status loaded = service->ReloadPolicy(); !loaded.ok()) return loaded;
   return std::unique_ptr<SerialGrpcService>(std::move(service));

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "serial-service/data_encoding.h"
+#include "serial-service/serial_metrics.h"
 
 namespace labgate::serial {
 namespace {
@@ -66,6 +67,8 @@ SessionRecorder::~SessionRecorder() {
   std::lock_guard<std::mutex> lock(mu_);
   std::map<std::string, int64_t> left;
   for (const Queued& queued : queue_) ++left[queued.record.port_name];
+  SerialMetrics::Get().recording_queue_depth.Get().Add(-static_cast<double>(queue_.size()));
+  SerialMetrics::Get().recording_lost.Get().Increment(queue_.size());
   queue_.clear();
   for (const auto& [port, count] : left) {
     counts_[port].lost += count;
@@ -99,6 +102,7 @@ bool SessionRecorder::Enqueue(IoRecord record) {
   PortCounts& counts = counts_[record.port_name];
   if (stub_ == nullptr || queue_.size() >= options_.queue_limit) {
     const int64_t lost = ++counts.lost;
+    SerialMetrics::Get().recording_lost.Get().Increment();
     const char* why =
         stub_ == nullptr ? "no session service (--session-addr)" : "the recording queue is full";
     lock.unlock();
@@ -110,6 +114,7 @@ bool SessionRecorder::Enqueue(IoRecord record) {
     return false;
   }
   ++counts.pending;
+  SerialMetrics::Get().recording_queue_depth.Get().Increment();
   queue_.push_back(
       {std::move(record), absl::StrCat("labgate-serial/", instance_, "/", next_sequence_++)});
   lock.unlock();
@@ -126,6 +131,7 @@ SessionRecorder::PortCounts SessionRecorder::CountsFor(const std::string& port_n
 void SessionRecorder::CountLost(const std::string& port_name, int64_t count,
                                 const std::string& why) {
   LG_LOG(kWarning) << "record of " << port_name << " lost: " << why;
+  SerialMetrics::Get().recording_lost.Get().Increment(static_cast<uint64_t>(count));
   std::lock_guard<std::mutex> lock(mu_);
   counts_[port_name].lost += count;
 }
@@ -169,6 +175,7 @@ void SessionRecorder::Run() {
     }
     backoff_ms = options_.retry_initial_ms;
     queue_.pop_front();
+    SerialMetrics::Get().recording_queue_depth.Get().Decrement();
     --counts_[front.record.port_name].pending;
     if (queue_.empty()) drained_.notify_all();
   }

@@ -51,24 +51,28 @@ v1::PortEvent::Type EventType(PortEventRecord::Type type) {
       return v1::PortEvent::TYPE_ERROR;
     case PortEventRecord::Type::kReconfigured:
       return v1::PortEvent::TYPE_RECONFIGURED;
+    case PortEventRecord::Type::kWritten:
+      return v1::PortEvent::TYPE_WRITTEN;
   }
   return v1::PortEvent::TYPE_UNSPECIFIED;
 }
 }  // namespace
 
-SubscribeReactor::SubscribeReactor(std::string port_name, v1::Encoding encoding, EventHub* hub,
-                                   StreamTracker* tracker, size_t queue_limit)
+SubscribeReactor::SubscribeReactor(std::string port_name, v1::Encoding encoding,
+                                   bool include_writes, EventHub* hub, StreamTracker* tracker,
+                                   size_t queue_limit)
     : port_name_(std::move(port_name)),
       encoding_(encoding),
+      include_writes_(include_writes),
       hub_(hub),
       tracker_(tracker),
       queue_limit_(queue_limit) {}
 
 grpc::ServerWriteReactor<v1::PortEvent>* SubscribeReactor::Start(
-    std::string port_name, v1::Encoding encoding, v1::PortEvent initial, EventHub* hub,
-    StreamTracker* tracker, size_t queue_limit) {
-  std::shared_ptr<SubscribeReactor> reactor(
-      new SubscribeReactor(std::move(port_name), encoding, hub, tracker, queue_limit));
+    std::string port_name, v1::Encoding encoding, bool include_writes, v1::PortEvent initial,
+    EventHub* hub, StreamTracker* tracker, size_t queue_limit) {
+  std::shared_ptr<SubscribeReactor> reactor(new SubscribeReactor(
+      std::move(port_name), encoding, include_writes, hub, tracker, queue_limit));
   reactor->self_ = reactor;
   if (!tracker->Add(reactor)) {
     absl::MutexLock lock(&reactor->mu_);
@@ -77,8 +81,12 @@ grpc::ServerWriteReactor<v1::PortEvent>* SubscribeReactor::Start(
     return reactor.get();
   }
   initial.set_timestamp_ms(absl::ToUnixMillis(absl::Now()));
-  reactor->Enqueue(std::move(initial), 0, false);
+  // Subscribed before the initial event is sent, so a caller that has seen it misses
+  // nothing after it; events published meanwhile wait on the lock and come after it.
+  absl::MutexLock lock(&reactor->mu_);
   hub->Subscribe(reactor->port_name_, reactor);
+  reactor->queue_.push_back(std::move(initial));
+  reactor->WriteNextLocked();
   return reactor.get();
 }
 
@@ -87,7 +95,8 @@ grpc::ServerWriteReactor<v1::PortEvent>* SubscribeReactor::StartForEveryPort(
     StreamTracker* tracker) {
   // No data is ever queued, so the limit never drops anything.
   std::shared_ptr<SubscribeReactor> reactor(new SubscribeReactor(
-      EventHub::kEveryPort, v1::ENCODING_UNSPECIFIED, hub, tracker, /*queue_limit=*/1));
+      EventHub::kEveryPort, v1::ENCODING_UNSPECIFIED, /*include_writes=*/false, hub, tracker,
+      /*queue_limit=*/1));
   reactor->self_ = reactor;
   if (!tracker->Add(reactor)) {
     absl::MutexLock lock(&reactor->mu_);
@@ -110,11 +119,13 @@ grpc::ServerWriteReactor<v1::PortEvent>* SubscribeReactor::StartForEveryPort(
 }
 
 void SubscribeReactor::OnPortEvent(const PortEventRecord& record) {
+  const bool written = record.type == PortEventRecord::Type::kWritten;
+  if (written && !include_writes_) return;
   v1::PortEvent event;
   event.set_type(EventType(record.type));
   event.set_port_name(record.port_name);
   event.set_timestamp_ms(absl::ToUnixMillis(absl::Now()));
-  if (record.type == PortEventRecord::Type::kData) {
+  if (record.type == PortEventRecord::Type::kData || written) {
     EncodedData encoded = EncodeData(record.data, encoding_);
     event.set_data(std::move(encoded.data));
     event.set_encoding(encoded.encoding);
@@ -122,7 +133,7 @@ void SubscribeReactor::OnPortEvent(const PortEventRecord& record) {
   event.set_reason(record.reason);
   event.set_idle_ms(record.idle_ms);
   event.set_idle_close_count(record.idle_close_count);
-  const bool droppable = record.type == PortEventRecord::Type::kData;
+  const bool droppable = record.type == PortEventRecord::Type::kData || written;
   Enqueue(std::move(event), record.data.size(), droppable);
 }
 

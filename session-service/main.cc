@@ -10,6 +10,7 @@
 #include "common/check_config.h"
 #include "common/cli.h"
 #include "common/log.h"
+#include "common/metrics/metrics_flags.h"
 #include "common/service_flags.h"
 #include "common/service_host.h"
 #include "session-service/session_service.h"
@@ -52,7 +53,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> positional = labgate::ParseFlags(
       argc, argv,
       "labgate-session [--listen HOST:PORT] [--data-dir DIR] [--tls-cert FILE --tls-key FILE "
-      "[--tls-client-ca FILE]] [--check-config]");
+      "[--tls-client-ca FILE]] [--metrics-listen HOST:PORT] [--log-format json] "
+      "[--check-config]");
   const std::string listen = absl::GetFlag(FLAGS_listen);
   labgate::ServiceConfig config =
       labgate::CheckServiceFlags(listen, absl::GetFlag(FLAGS_log_level), positional);
@@ -83,6 +85,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   (*host)->SetServing(labgate::session::kSessionServiceName, true);
+  auto metrics_server = labgate::metrics::StartMetricsFromFlags("labgate-session");
+  if (!metrics_server.ok()) {
+    LG_LOG(kError) << "labgate-session: " << std::string(metrics_server.status().message());
+    (*host)->Shutdown(std::chrono::milliseconds(0));
+    (*service)->Shutdown();
+    return 1;
+  }
 
   const std::string bound =
       listen.substr(0, listen.rfind(':') + 1) + std::to_string((*host)->port());

@@ -14,7 +14,10 @@ struct Pattern {
 
 const std::vector<Pattern>& Patterns() {
   static const std::vector<Pattern> kPatterns = {
-      // Longer phrases first, so that a shorter one inside them does not match first.
+      // Longer phrases first, so that a shorter one inside them does not match first. Each
+      // gentler phrase must read well wherever its phrase stood: "it is imperative that you
+      // use" becomes "please use", and "all of the following steps" does not become "these
+      // steps steps".
       {"cognitive_load", "failure to comply", "not completing this"},
       // Shame: blames the reader for struggling.
       {"shame", "your fault", "not something you caused"},
@@ -32,11 +35,15 @@ const std::vector<Pattern>& Patterns() {
       {"urgency", "before it's too late", "in your own time"},
       {"urgency", "hurry", "take your time"},
       {"urgency", "urgent", "important"},
+      {"urgency", "final warning", "reminder"},
+      {"urgency", "final notice", "reminder"},
       // Cognitive load: dense, demanding wording.
-      {"cognitive_load", "it is imperative that", "please"},
+      {"cognitive_load", "it is imperative that you", "please"},
+      {"cognitive_load", "it is imperative that", "it helps if"},
       {"cognitive_load", "in order to", "to"},
       {"cognitive_load", "utilize", "use"},
-      {"cognitive_load", "all of the following", "these steps"},
+      {"cognitive_load", "all of the following steps", "these steps"},
+      {"cognitive_load", "all of the following", "the following"},
       {"cognitive_load", "must be completed", "can be done"},
   };
   return kPatterns;
@@ -49,12 +56,20 @@ HandlerResult RewriteDepressionSensitiveContent(const nlohmann::json& input) {
   const std::string mode = input.at("mode").get<std::string>();
   const std::string domain = input.value("domain", "");
 
-  std::string rewritten = text;
+  // One pass over the original text, so that no gentler phrase is itself rewritten.
+  static const std::vector<WordReplacement>* rules = [] {
+    auto* built = new std::vector<WordReplacement>;
+    for (const Pattern& pattern : Patterns()) built->push_back({pattern.phrase, pattern.gentler});
+    return built;
+  }();
+  std::vector<size_t> counts;
+  const std::string rewritten = ReplaceWordsInOnePass(text, *rules, &counts);
   std::vector<std::string> flags;
   std::vector<std::string> found_phrases;
   int pattern_count = 0;
-  for (const Pattern& pattern : Patterns()) {
-    size_t count = ReplaceAllIgnoringCase(rewritten, pattern.phrase, pattern.gentler);
+  for (size_t i = 0; i < Patterns().size(); ++i) {
+    const Pattern& pattern = Patterns()[i];
+    const size_t count = counts[i];
     if (count == 0) continue;
     pattern_count += static_cast<int>(count);
     flags.push_back(std::string(pattern.category) + ": '" + std::string(pattern.phrase) + "'" +

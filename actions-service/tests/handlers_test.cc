@@ -374,6 +374,61 @@ INSTANTIATE_TEST_SUITE_P(
                       EXPECT_EQ(r.output["review_recommended"], false);
                       EXPECT_TRUE(r.output["safety_flags"].empty());
                     }},
+        HandlerCase{"ImperativeAndStepsReadAsOneSentence",
+                    "rewrite_depression_sensitive_content",
+                    {{"text", "It is imperative that you utilize all of the following steps."}},
+                    [](const ActionResult& r) {
+                      EXPECT_EQ(r.output["result"], "Please use these steps.");
+                      EXPECT_EQ(r.output["safety_flags"],
+                                json({"cognitive_load: 'it is imperative that you'",
+                                      "cognitive_load: 'utilize'",
+                                      "cognitive_load: 'all of the following steps'"}));
+                      EXPECT_EQ(r.output["pattern_count"], 3);
+                    }},
+        HandlerCase{"UrgencyThenImperative",
+                    "rewrite_depression_sensitive_content",
+                    {{"text", "URGENT: it is imperative that you complete all of the following."}},
+                    [](const ActionResult& r) {
+                      EXPECT_EQ(r.output["result"], "Important: please complete the following.");
+                      EXPECT_EQ(
+                          r.output["safety_flags"],
+                          json({"urgency: 'urgent'", "cognitive_load: 'it is imperative that you'",
+                                "cognitive_load: 'all of the following'"}));
+                    }},
+        HandlerCase{"ImperativeWithoutYou",
+                    "rewrite_depression_sensitive_content",
+                    {{"text", "It is imperative that forms are signed."}},
+                    [](const ActionResult& r) {
+                      EXPECT_EQ(r.output["result"], "It helps if forms are signed.");
+                    }},
+        HandlerCase{"FinalWarningRewritten",
+                    "rewrite_depression_sensitive_content",
+                    {{"text", "Final warning: your account is overdue. Act now."}},
+                    [](const ActionResult& r) {
+                      EXPECT_EQ(r.output["result"],
+                                "Reminder: your account is overdue. When you are ready.");
+                      EXPECT_EQ(r.output["safety_flags"],
+                                json({"urgency: 'act now'", "urgency: 'final warning'"}));
+                      EXPECT_EQ(r.output["pattern_count"], 2);
+                      EXPECT_EQ(r.output["review_recommended"], true);
+                    }},
+        HandlerCase{"FinalWarningAudited",
+                    "rewrite_depression_sensitive_content",
+                    {{"text", "This is your final warning."}, {"mode", "audit"}},
+                    [](const ActionResult& r) {
+                      EXPECT_EQ(r.output["result"],
+                                "Found 1 phrase(s) that may weigh on readers living with "
+                                "depression: 'final warning'. Run mode 'rewrite' for gentler "
+                                "wording.");
+                      EXPECT_EQ(r.output["safety_flags"], json({"urgency: 'final warning'"}));
+                    }},
+        HandlerCase{"SeveralPhrasesInOneSentence",
+                    "rewrite_depression_sensitive_content",
+                    {{"text", "Utilize it immediately; this is your final notice."}},
+                    [](const ActionResult& r) {
+                      EXPECT_EQ(r.output["result"], "Use it when you can; this is your reminder.");
+                      EXPECT_EQ(r.output["pattern_count"], 3);
+                    }},
         HandlerCase{"CrisisLanguageFlagged",
                     "rewrite_depression_sensitive_content",
                     {{"text", "Some days there is no point."}, {"mode", "audit"}},

@@ -8,9 +8,12 @@
 #include "common/log.h"
 #include "common/reload_signal.h"
 #include "gateway/actions/action_tools.h"
+#include "gateway/app/backend_watch.h"
 #include "gateway/app/backends.h"
 #include "gateway/catalog/tool_catalog.h"
 #include "gateway/conformance/conformance_fixtures.h"
+#include "gateway/console/console.h"
+#include "gateway/core/gateway_metrics.h"
 #include "gateway/dialects/loaf/loaf_dialect.h"
 #include "gateway/dialects/mcp_stateless/stateless_dialect.h"
 #include "gateway/http/grpc_health_probe.h"
@@ -49,7 +52,10 @@ struct Application::Parts {
   std::unique_ptr<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
   std::vector<std::thread> io_threads;
   std::unique_ptr<ConformanceFixtures> fixtures;
+  std::unique_ptr<console::Console> console;  // outlives the server that routes to it
   std::unique_ptr<http::HttpServer> http_server;
+  std::unique_ptr<http::HttpServer> operator_server;  // --metrics-listen
+  std::unique_ptr<BackendWatch> backend_watch;
   std::unique_ptr<StdioConnection> stdio;
   std::thread stdio_watch;
   std::unique_ptr<ReloadWatcher> reload_on_hup;  // the embedded policy, on SIGHUP
@@ -62,6 +68,28 @@ struct Application::Parts {
     }
   }
 };
+
+namespace {
+
+// The console reads every serial bench (one unnamed bench without --serial-addr NAME=),
+// the session service, and the same health checks as /readyz.
+console::ConsoleOptions ConsoleOptionsFor(const Backends& backends,
+                                          std::chrono::milliseconds deadline) {
+  const BackendChannels& channels = backends.channels();
+  console::ConsoleOptions options;
+  if (const SerialBenches* benches = channels.serial_benches()) {
+    options.serial_benches = std::make_shared<const SerialBenches>(benches->all());
+  } else {
+    options.serial_benches = std::make_shared<const SerialBenches>(std::vector<Bench>{
+        Bench{"", channels.AddressOf(channels.serial_service()), backends.serial_channel()}});
+  }
+  options.session_channel = backends.session_channel();
+  options.health_channels = channels.Labelled();
+  options.call_deadline = std::min<std::chrono::milliseconds>(deadline, std::chrono::seconds(10));
+  return options;
+}
+
+}  // namespace
 
 Application::Application(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {
   if (parts_->loaf) {
@@ -84,6 +112,7 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   auto parts = std::make_unique<Parts>();
   Parts& p = *parts;
   p.options = options;
+  GatewayMetrics::Get();  // every family is listed from the first scrape on
   auto backends = Backends::Start(options.backend);
   if (!backends.ok()) return backends.status();
   p.backends = std::move(*backends);
@@ -123,10 +152,10 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   p.catalog_tools->OnPortTouched(
       [changes = &p.port_changes](const std::string& port) { changes->Touch(port); });
   p.resources->SetPortChanges(&p.port_changes);
-  if (p.backends->channels().serial_benches() == nullptr) {
-    p.port_event_log = std::make_unique<PortEventLog>(p.backends->serial_channel());
-    p.catalog_tools->SetPortEventLog(p.port_event_log.get());
-  }
+  p.port_event_log = std::make_unique<PortEventLog>(p.backends->serial_channel(),
+                                                    p.backends->channels().serial_benches());
+  p.catalog_tools->SetPortEventLog(p.port_event_log.get());
+  p.backend_watch = BackendWatch::Start(p.backends->channels());
   p.session_list_watch = SessionListWatch::Start(
       p.backends->session_channel(), [server] { server->NotifyListChanged(ListKind::kResources); });
   p.port_list_watch = PortListWatch::Start(
@@ -148,10 +177,10 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   // Registered before any connection is served; off unless asked for.
   if (options.conformance_fixtures) p.fixtures = CreateConformanceFixtures(&p.server, p.io);
 
+  // Ready when every backend answers grpc.health.v1 Check (callback API, 2 s deadline).
+  auto readiness =
+      http::GrpcHealthProbe(p.backends->channels().Labelled(), std::chrono::seconds(2));
   if (options.serve_http) {
-    // Ready when every backend answers grpc.health.v1 Check (callback API, 2 s deadline).
-    auto readiness =
-        http::GrpcHealthProbe(p.backends->channels().Labelled(), std::chrono::seconds(2));
     auto started = http::StartHttpFromFlags(p.io, &p.server, readiness, p.stateless.get());
     if (!started.ok()) {
       p.StopIo();
@@ -159,6 +188,20 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
                           "cannot serve HTTP: " + std::string(started.status().message()));
     }
     p.http_server = std::move(*started);
+  }
+  auto operator_started = http::StartOperatorHttpFromFlags(p.io, &p.server, readiness);
+  if (!operator_started.ok()) {
+    p.StopIo();
+    return absl::Status(
+        operator_started.status().code(),
+        "cannot serve metrics: " + std::string(operator_started.status().message()));
+  }
+  p.operator_server = std::move(*operator_started);
+  // The console is served beside /metrics too, so a stdio-only gateway can be browsed.
+  if (p.http_server || p.operator_server) {
+    p.console = std::make_unique<console::Console>(ConsoleOptionsFor(*p.backends, call_deadline));
+    if (p.http_server) p.http_server->SetConsole(p.console.get());
+    if (p.operator_server) p.operator_server->SetConsole(p.console.get());
   }
   if (options.serve_stdio) {
     StdioTransport::Options stdio_options;
@@ -201,6 +244,9 @@ int Application::Run() {
   shutdown_.WaitForNotification();
   if (p.stdio) p.stdio->Interrupt();
   if (p.http_server) p.http_server->Stop();
+  if (p.operator_server) p.operator_server->Stop();
+  if (p.console) p.console->Stop();  // its streams end before the backends go
+  p.backend_watch.reset();
   if (p.stdio) p.stdio->Drain(std::chrono::seconds(10));
   if (p.stdio_watch.joinable()) p.stdio_watch.join();
   p.reload_on_hup.reset();

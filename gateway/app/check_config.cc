@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/check_config.h"
+#include "common/metrics/metrics_flags.h"
 #include "common/tls_flags.h"
 #include "gateway/backends/serial_benches.h"
 #include "gateway/http/http_flags.h"
@@ -68,6 +69,14 @@ absl::Status CheckConfig(BackendOptions* options, bool serve_stdio,
                                   http_options->auth_tokens.empty() ? "" : " with bearer tokens"));
   }
   if (serve_stdio) lines->push_back("MCP on stdio");
+  if (!metrics::MetricsListenFlag().empty()) {
+    auto operator_options = http::OperatorHttpOptionsFromFlags();
+    if (!operator_options.ok()) return operator_options.status();
+    lines->push_back(absl::StrCat(
+        "operator routes (/metrics, /healthz, /readyz) on ", operator_options->host, ":",
+        operator_options->port,
+        operator_options->auth_tokens.empty() ? "" : " (/metrics with bearer tokens)"));
+  }
   return absl::OkStatus();
 }
 

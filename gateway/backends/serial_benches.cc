@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -115,6 +116,46 @@ absl::StatusOr<SerialBenches::Route> SerialBenches::Resolve(const std::string& p
 
 std::string SerialBenches::Qualify(const Bench& bench, const std::string& local_port) {
   return bench.name.empty() ? local_port : bench.name + ":" + local_port;
+}
+
+void SerialBenches::QualifyReply(const Bench& bench, nlohmann::json* reply) {
+  if (!reply->is_object()) return;
+  if (auto it = reply->find("port_name"); it != reply->end() && it->is_string()) {
+    *it = Qualify(bench, it->get<std::string>());
+  }
+  // describe_port's PortDetails.
+  if (auto it = reply->find("port"); it != reply->end() && it->is_object()) {
+    QualifyReply(bench, &*it);
+  }
+  if (auto it = reply->find("ports"); it != reply->end() && it->is_array()) {
+    for (nlohmann::json& port : *it) QualifyReply(bench, &port);
+  }
+  if (auto it = reply->find("open_ports"); it != reply->end() && it->is_array()) {
+    for (nlohmann::json& port : *it) {
+      if (port.is_string()) port = Qualify(bench, port.get<std::string>());
+    }
+  }
+}
+
+absl::Status SerialBenches::QualifyError(const Bench& bench, const std::string& local_port,
+                                         const absl::Status& status) {
+  if (bench.name.empty() || local_port.empty()) return status;
+  std::string text(status.message());
+  const std::string from = "port " + local_port;
+  const std::string to = "port " + bench.name + ":" + local_port;
+  bool changed = false;
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    const size_t end = at + from.size();
+    if (end < text.size() && text[end] != ' ' && text[end] != ':' && text[end] != ',') continue;
+    text.replace(at, from.size(), to);
+    changed = true;
+  }
+  if (!changed) return status;
+  absl::Status qualified(status.code(), text);
+  status.ForEachPayload([&qualified](absl::string_view key, const absl::Cord& value) {
+    qualified.SetPayload(key, value);
+  });
+  return qualified;
 }
 
 }  // namespace labgate::gateway

@@ -6,6 +6,7 @@
 #include <grpcpp/channel.h>
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,13 @@ class SerialBenches {
   absl::StatusOr<Route> Resolve(const std::string& port_name) const;
   // A port as the gateway's clients see it.
   static std::string Qualify(const Bench& bench, const std::string& local_port);
+  // Qualifies the port names in a bench's reply (as JSON): `port_name`, `port.port_name`,
+  // each of `ports` and `open_ports`.
+  static void QualifyReply(const Bench& bench, nlohmann::json* reply);
+  // A bench's error names its ports without the bench ("port loop://x is not open");
+  // the caller knows them as BENCH:PORT, so it says that instead.
+  static absl::Status QualifyError(const Bench& bench, const std::string& local_port,
+                                   const absl::Status& status);
 
  private:
   const Bench* Unnamed() const;

@@ -21,22 +21,6 @@ namespace {
 
 constexpr char kPortField[] = "port_name";
 
-// Port names in a serial reply, as the gateway's clients know them (bench-qualified).
-void QualifyPorts(const Bench& bench, json* reply) {
-  if (!reply->is_object()) return;
-  if (auto it = reply->find(kPortField); it != reply->end() && it->is_string()) {
-    *it = SerialBenches::Qualify(bench, it->get<std::string>());
-  }
-  if (auto it = reply->find("ports"); it != reply->end() && it->is_array()) {
-    for (json& port : *it) QualifyPorts(bench, &port);
-  }
-  if (auto it = reply->find("open_ports"); it != reply->end() && it->is_array()) {
-    for (json& port : *it) {
-      if (port.is_string()) port = SerialBenches::Qualify(bench, port.get<std::string>());
-    }
-  }
-}
-
 // Collects one reply per bench for a listing, then merges them: every bench's ports,
 // and the benches that did not answer instead of a failure.
 struct FanOut {
@@ -48,29 +32,6 @@ struct FanOut {
 };
 
 }  // namespace
-
-// A bench's service names its ports without the bench; the caller knows them as
-// BENCH:PORT, so its errors say that ("port bench2:loop://x is not open").
-static absl::Status QualifyPortInError(const Bench& bench, const std::string& local_port,
-                                       const absl::Status& status) {
-  if (bench.name.empty() || local_port.empty()) return status;
-  std::string text(status.message());
-  const std::string from = "port " + local_port;
-  const std::string to = "port " + bench.name + ":" + local_port;
-  bool changed = false;
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    const size_t end = at + from.size();
-    if (end < text.size() && text[end] != ' ' && text[end] != ':' && text[end] != ',') continue;
-    text.replace(at, from.size(), to);
-    changed = true;
-  }
-  if (!changed) return status;
-  absl::Status qualified(status.code(), text);
-  status.ForEachPayload([&qualified](absl::string_view key, const absl::Cord& value) {
-    qualified.SetPayload(key, value);
-  });
-  return qualified;
-}
 
 std::shared_ptr<PendingCall> ToolInvoker::Call(const ToolBinding& tool,
                                                const nlohmann::json& arguments,
@@ -84,7 +45,7 @@ std::shared_ptr<PendingCall> ToolInvoker::Call(const ToolBinding& tool,
     done(absl::UnavailableError(absl::StrCat("no backend serves ", tool.service_name)));
     return nullptr;
   }
-  return CallChannel(channel, channels_->AddressOf(tool.service_name), tool, arguments, options,
+  return CallChannel(channel, channels_->AddressOf(tool.service_name), "", tool, arguments, options,
                      std::move(done));
 }
 
@@ -98,14 +59,14 @@ std::shared_ptr<PendingCall> ToolInvoker::CallOnBenches(const SerialBenches& ben
     fan_out->done = std::move(done);
     for (const Bench& bench : benches.all()) {
       CallChannel(
-          bench.channel, bench.address, tool, arguments, options,
+          bench.channel, bench.address, bench.name, tool, arguments, options,
           [fan_out, &bench](absl::StatusOr<json> outcome) {
             Done finish;
             json merged;
             {
               std::lock_guard<std::mutex> lock(fan_out->mutex);
               if (outcome.ok()) {
-                QualifyPorts(bench, &*outcome);
+                SerialBenches::QualifyReply(bench, &*outcome);
                 if (auto it = outcome->find("ports"); it != outcome->end()) {
                   for (json& port : *it) fan_out->ports.push_back(std::move(port));
                 }
@@ -144,13 +105,14 @@ std::shared_ptr<PendingCall> ToolInvoker::CallOnBenches(const SerialBenches& ben
   json local = arguments;
   if (!port.empty()) local[kPortField] = route->local_port;
   const Bench* bench = route->bench;
-  return CallChannel(bench->channel, bench->address, tool, local, options,
+  return CallChannel(bench->channel, bench->address, bench->name, tool, local, options,
                      [bench, local_port = route->local_port,
                       done = std::move(done)](absl::StatusOr<json> outcome) {
                        if (outcome.ok()) {
-                         QualifyPorts(*bench, &*outcome);
+                         SerialBenches::QualifyReply(*bench, &*outcome);
                        } else {
-                         outcome = QualifyPortInError(*bench, local_port, outcome.status());
+                         outcome =
+                             SerialBenches::QualifyError(*bench, local_port, outcome.status());
                        }
                        done(std::move(outcome));
                      });
@@ -175,6 +137,7 @@ const grpc::internal::RpcMethod& ToolInvoker::MethodOn(
 
 std::shared_ptr<PendingCall> ToolInvoker::CallChannel(const std::shared_ptr<grpc::Channel>& channel,
                                                       const std::string& address,
+                                                      const std::string& bench,
                                                       const ToolBinding& tool,
                                                       const nlohmann::json& arguments,
                                                       const Options& options, Done done) {
@@ -192,7 +155,7 @@ std::shared_ptr<PendingCall> ToolInvoker::CallChannel(const std::shared_ptr<grpc
   grpc::internal::CallbackUnaryCall<Message, Message>(
       channel.get(), MethodOn(channel, tool), &call->context_, call->request_.get(),
       call->response_.get(),
-      [call, channel, service = &tool.service_name, address,
+      [call, channel, service = &tool.service_name, address, bench, on_answer = options.on_answer,
        done = std::move(done)](grpc::Status status) {
         if (!status.ok()) {
           absl::Status failed = BackendCallStatus(status, channel.get(), *service, address);
@@ -201,10 +164,12 @@ std::shared_ptr<PendingCall> ToolInvoker::CallChannel(const std::shared_ptr<grpc
             if (name.rfind("labgate-", 0) != 0) continue;
             failed.SetPayload(name, absl::Cord(std::string(value.data(), value.size())));
           }
+          if (on_answer) on_answer({*service, bench, failed});
           done(failed);
           return;
         }
         NoteBackendAnswered(*service, address);
+        if (on_answer) on_answer({*service, bench, absl::OkStatus()});
         done(ProtoToJson(*call->response_));
       });
   return call;

@@ -43,11 +43,20 @@ class ToolInvoker {
  public:
   explicit ToolInvoker(const BackendChannels* channels) : channels_(channels) {}
 
+  // How one backend fared with one gRPC call of a tool call.
+  struct Answer {
+    std::string service_name;
+    std::string bench;  // the bench's name, or "" (no benches, or the unnamed bench)
+    absl::Status status;
+  };
   struct Options {
     std::chrono::milliseconds deadline{30000};
     std::string owner;
     // Further request metadata, e.g. a person's answer to a confirmation request.
     std::vector<std::pair<std::string, std::string>> metadata;
+    // Runs (on a gRPC thread, before `done`) for each backend call made: one per tool
+    // call, or one per bench for a listing over several benches. May be empty.
+    std::function<void(const Answer&)> on_answer;
   };
   using Done = std::function<void(absl::StatusOr<nlohmann::json>)>;
 
@@ -64,9 +73,9 @@ class ToolInvoker {
                                              const nlohmann::json& arguments,
                                              const Options& options, Done done);
   std::shared_ptr<PendingCall> CallChannel(const std::shared_ptr<grpc::Channel>& channel,
-                                           const std::string& address, const ToolBinding& tool,
-                                           const nlohmann::json& arguments, const Options& options,
-                                           Done done);
+                                           const std::string& address, const std::string& bench,
+                                           const ToolBinding& tool, const nlohmann::json& arguments,
+                                           const Options& options, Done done);
   // The tool's method registered on `channel`, once: a registered call spares gRPC the
   // per-call work of a method named by a string.
   const grpc::internal::RpcMethod& MethodOn(const std::shared_ptr<grpc::Channel>& channel,

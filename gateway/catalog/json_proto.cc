@@ -94,7 +94,9 @@ absl::Status ReadInteger(const json& value, const std::string& path, T* out) {
     if (!std::isfinite(v) || std::floor(v) != v) {
       return FieldError(path, absl::StrCat("expected an integer, got ", value.dump()));
     }
-    if (v < static_cast<double>(kMin) || v > static_cast<double>(kMax)) {
+    // 2^digits bounds the range from above and, unlike kMax of a 64-bit type (which rounds
+    // up to it), is exact as a double: casting a value at that bound would overflow.
+    if (v < static_cast<double>(kMin) || v >= std::ldexp(1.0, std::numeric_limits<T>::digits)) {
       return FieldError(path, absl::StrCat(value.dump(), " is out of range", range));
     }
     *out = static_cast<T>(v);
@@ -318,8 +320,10 @@ absl::Status ReadMessage(const json& value, Message* message, const std::string&
     const std::string field_path = JoinPath(path, key);
     if (field == nullptr) {
       std::vector<std::string> allowed;
-      for (int i = 0; i < descriptor->field_count(); ++i)
+      allowed.reserve(descriptor->field_count());
+      for (int i = 0; i < descriptor->field_count(); ++i) {
         allowed.push_back(descriptor->field(i)->name());
+      }
       return absl::InvalidArgumentError(absl::StrCat(
           "unknown field '", field_path, "' (allowed: ", absl::StrJoin(allowed, ", "), ")"));
     }

@@ -12,11 +12,11 @@
 
 namespace labgate::gateway {
 
-// Fills `message` from `json`, which must be an object. Unknown fields, wrong types,
+// Fills `message` from `value`, which must be an object. Unknown fields, wrong types,
 // out-of-range numbers and unknown enum spellings give InvalidArgument naming the
 // field path, e.g. "arguments.parity: invalid value 'maybe' (allowed: none, odd, even)".
 // null values leave the field unset.
-absl::Status JsonToProto(const nlohmann::json& json, google::protobuf::Message* message);
+absl::Status JsonToProto(const nlohmann::json& value, google::protobuf::Message* message);
 
 // Prints every field without presence (so defaults are included), fields with
 // presence only when set; proto field names.

@@ -17,7 +17,8 @@ ReplyOnce::ReplyOnce(std::string raw_id, Deliver deliver)
 ReplyOnce::ReplyOnce(ReplyOnce&& other) noexcept
     : raw_id_(std::move(other.raw_id_)),
       deliver_(std::move(other.deliver_)),
-      extras_(std::move(other.extras_)) {
+      extras_(std::move(other.extras_)),
+      trace_(std::move(other.trace_)) {
   other.deliver_ = nullptr;
 }
 
@@ -29,6 +30,7 @@ ReplyOnce& ReplyOnce::operator=(ReplyOnce&& other) noexcept {
     raw_id_ = std::move(other.raw_id_);
     deliver_ = std::move(other.deliver_);
     extras_ = std::move(other.extras_);
+    trace_ = std::move(other.trace_);
     other.deliver_ = nullptr;
   }
   return *this;
@@ -62,7 +64,16 @@ void ReplyOnce::Merge(json& result) const {
 
 void ReplyOnce::Result(json result) {
   Merge(result);
-  Send(jsonrpc::MakeResult(raw_id_, result));
+  RequestOutcome outcome = RequestOutcome::Ok();
+  if (trace_ && result.is_object()) {
+    if (auto it = result.find("isError"); it != result.end() && *it == true) {
+      outcome = RequestOutcome::ToolError();
+    } else if (auto kind = result.find("resultType");
+               kind != result.end() && *kind == "input_required") {
+      outcome = RequestOutcome::InputRequired();
+    }
+  }
+  Send(jsonrpc::MakeResult(raw_id_, result), outcome);
 }
 
 void ReplyOnce::ResultText(absl::string_view result_text) {
@@ -86,15 +97,20 @@ void ReplyOnce::ResultText(absl::string_view result_text) {
     payload.append(result_text.data(), result_text.size());
   }
   payload += "}";
-  Send(std::move(payload));
+  Send(std::move(payload), RequestOutcome::Ok());
 }
 
 void ReplyOnce::Error(int code, absl::string_view message, const json& data) {
-  Send(jsonrpc::MakeError(raw_id_, code, std::string_view(message.data(), message.size()), data));
+  Send(jsonrpc::MakeError(raw_id_, code, std::string_view(message.data(), message.size()), data),
+       RequestOutcome::Error(code));
 }
 
 void ReplyOnce::Fail(const absl::Status& status) {
-  Error(MappingFor(status.code()).jsonrpc_code, std::string(status.message()));
+  const int code = MappingFor(status.code()).jsonrpc_code;
+  Send(jsonrpc::MakeError(raw_id_, code,
+                          std::string_view(status.message().data(), status.message().size())),
+       status.code() == absl::StatusCode::kCancelled ? RequestOutcome{"cancelled", code}
+                                                     : RequestOutcome::Error(code));
 }
 
 void ReplyOnce::Finish(absl::StatusOr<json> outcome) {
@@ -102,11 +118,14 @@ void ReplyOnce::Finish(absl::StatusOr<json> outcome) {
   Fail(outcome.status());
 }
 
-void ReplyOnce::Send(std::string payload) {
+void ReplyOnce::Send(std::string payload, RequestOutcome outcome) {
   assert(deliver_ && "a request was answered twice");
   if (!deliver_) return;
   Deliver deliver = std::move(deliver_);
   deliver_ = nullptr;
+  // Noted before delivery, which may override it (and holds the trace if it needs to).
+  SharedTrace trace = std::move(trace_);
+  if (trace) trace->Answered(outcome);
   deliver(std::move(payload));
 }
 

@@ -1,7 +1,8 @@
 // A request's right to one reply, as in clangd's ReplyOnce. Move-only: whoever holds it owes
-// the client an answer. Answering twice is a bug (a debug assertion; in release the second
-// answer is dropped). A handle dropped unanswered answers -32603, so no request stays in
-// flight forever. Any thread may answer; the dialect's delivery decides where it goes.
+// the client an answer, and tells the request's trace (if any) how it ended. Answering twice is a
+// bug (a debug assertion; in release the second answer is dropped). A handle dropped unanswered
+// answers -32603, so no request stays in flight forever. Any thread may answer; the dialect's
+// delivery decides where it goes.
 #pragma once
 
 #include <memory>
@@ -12,6 +13,7 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "gateway/core/request_trace.h"
 
 namespace labgate::gateway {
 
@@ -32,6 +34,8 @@ class ReplyOnce {
   // Existing members win, `_meta` objects are merged, and an input_required result gets no
   // caching hints (ttlMs, cacheScope).
   void SetResultExtras(nlohmann::json extras);
+  // The request's trace: told the outcome of the answer, whichever way it goes.
+  void SetTrace(SharedTrace trace) { trace_ = std::move(trace); }
 
   void Result(nlohmann::json result);
   // A result whose JSON object text is already serialized, by labgate itself: its top level
@@ -50,12 +54,13 @@ class ReplyOnce {
   explicit operator bool() const { return static_cast<bool>(deliver_); }
 
  private:
-  void Send(std::string payload);
+  void Send(std::string payload, RequestOutcome outcome);
   void Merge(nlohmann::json& result) const;
 
   std::string raw_id_ = "null";
   Deliver deliver_;
   nlohmann::json extras_;  // null: none
+  SharedTrace trace_;
 };
 
 // A ReplyOnce shared by copyable callbacks (std::function); the last copy to go answers

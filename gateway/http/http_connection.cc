@@ -53,8 +53,12 @@ const char* Reason(int status) {
       return "Request Header Fields Too Large";
     case 500:
       return "Internal Server Error";
+    case 502:
+      return "Bad Gateway";
     case 503:
       return "Service Unavailable";
+    case 504:
+      return "Gateway Timeout";
     default:
       return "Status";
   }

@@ -1,11 +1,13 @@
 #include "gateway/http/http_flags.h"
 
 #include <charconv>
+#include <cstdio>
 #include <fstream>
-#include <iostream>
 #include <string_view>
 
 #include "absl/flags/flag.h"
+#include "common/log.h"
+#include "common/metrics/metrics_flags.h"
 #include "gateway/http/http_security.h"
 
 ABSL_FLAG(std::string, http, "",
@@ -17,7 +19,7 @@ ABSL_FLAG(std::string, allowed_origins, "localhost,127.0.0.1,[::1]",
 ABSL_FLAG(std::string, allowed_hosts, "localhost,127.0.0.1,[::1]",
           "Host header values accepted on /mcp: host names (any port) or host:port; * = any");
 ABSL_FLAG(std::string, auth_token_file, "",
-          "File of bearer tokens, one per line; when set, /mcp requires one of them");
+          "File of bearer tokens, one per line; when set, /mcp and /metrics require one of them");
 ABSL_FLAG(int64_t, http_max_body_bytes, 4 * 1024 * 1024, "Largest accepted HTTP request body");
 ABSL_FLAG(int64_t, http_max_connections, 4096, "Most HTTP connections open at once");
 ABSL_FLAG(int64_t, http_max_connections_per_ip, 0,
@@ -66,11 +68,11 @@ absl::Status ParseListenAddress(const std::string& text, HttpOptions* options) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<HttpOptions> HttpOptionsFromFlags() {
+namespace {
+
+// Everything but the address.
+absl::StatusOr<HttpOptions> OptionsFromFlags() {
   HttpOptions options;
-  if (absl::Status status = ParseListenAddress(absl::GetFlag(FLAGS_http), &options); !status.ok()) {
-    return status;
-  }
   options.allowed_origins = SplitList(absl::GetFlag(FLAGS_allowed_origins));
   options.allowed_hosts = SplitList(absl::GetFlag(FLAGS_allowed_hosts));
   if (std::string file = absl::GetFlag(FLAGS_auth_token_file); !file.empty()) {
@@ -107,6 +109,47 @@ absl::StatusOr<HttpOptions> HttpOptionsFromFlags() {
   return options;
 }
 
+absl::Status WritePortFile(const std::string& file, int port) {
+  std::string temp = file + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::trunc);
+    out << port << "\n";
+    if (!out) return absl::UnavailableError("cannot write " + temp);
+  }
+  if (std::rename(temp.c_str(), file.c_str()) != 0) {
+    return absl::UnavailableError("cannot write " + file);
+  }
+  return absl::OkStatus();
+}
+
+std::string ShownHost(const std::string& host) {
+  return host.find(':') != std::string::npos ? "[" + host + "]" : host;
+}
+
+}  // namespace
+
+absl::StatusOr<HttpOptions> HttpOptionsFromFlags() {
+  auto options = OptionsFromFlags();
+  if (!options.ok()) return options.status();
+  if (absl::Status status = ParseListenAddress(absl::GetFlag(FLAGS_http), &*options);
+      !status.ok()) {
+    return status;
+  }
+  return options;
+}
+
+absl::StatusOr<HttpOptions> OperatorHttpOptionsFromFlags() {
+  if (absl::Status valid = metrics::CheckMetricsListenFlag(); !valid.ok()) return valid;
+  auto options = OptionsFromFlags();
+  if (!options.ok()) return options.status();
+  if (absl::Status status = ParseListenAddress(metrics::MetricsListenFlag(), &*options);
+      !status.ok()) {
+    return status;
+  }
+  options->operator_only = true;
+  return options;
+}
+
 absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(
     boost::asio::io_context& io, const McpServer* server, ReadinessProbe readiness,
     stateless::StatelessDialect* stateless_dialect) {
@@ -116,20 +159,26 @@ absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(
   auto http =
       std::make_unique<HttpServer>(io, server, options, std::move(readiness), stateless_dialect);
   if (absl::Status status = http->Start(); !status.ok()) return status;
-  std::string shown_host =
-      options.host.find(':') != std::string::npos ? "[" + options.host + "]" : options.host;
-  std::cerr << "labgate listening on http://" << shown_host << ":" << http->port() << "/mcp"
-            << std::endl;
+  LG_LOG(kInfo) << "labgate listening on http://" << ShownHost(options.host) << ":" << http->port()
+                << "/mcp";
   if (std::string file = absl::GetFlag(FLAGS_http_port_file); !file.empty()) {
-    std::string temp = file + ".tmp";
-    {
-      std::ofstream out(temp, std::ios::trunc);
-      out << http->port() << "\n";
-      if (!out) return absl::UnavailableError("cannot write " + temp);
-    }
-    if (std::rename(temp.c_str(), file.c_str()) != 0) {
-      return absl::UnavailableError("cannot write " + file);
-    }
+    if (absl::Status written = WritePortFile(file, http->port()); !written.ok()) return written;
+  }
+  return http;
+}
+
+absl::StatusOr<std::unique_ptr<HttpServer>> StartOperatorHttpFromFlags(boost::asio::io_context& io,
+                                                                       const McpServer* server,
+                                                                       ReadinessProbe readiness) {
+  if (metrics::MetricsListenFlag().empty()) return std::unique_ptr<HttpServer>();
+  auto options = OperatorHttpOptionsFromFlags();
+  if (!options.ok()) return options.status();
+  auto http = std::make_unique<HttpServer>(io, server, *options, std::move(readiness));
+  if (absl::Status status = http->Start(); !status.ok()) return status;
+  LG_LOG(kInfo) << "labgate metrics on http://" << ShownHost(options->host) << ":" << http->port()
+                << "/metrics";
+  if (absl::Status written = metrics::WriteMetricsPortFile(http->port()); !written.ok()) {
+    return written;
   }
   return http;
 }

@@ -12,13 +12,16 @@ namespace labgate::gateway::http {
 struct HttpOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 0;
+  // Serve only the operator routes (health, readiness, metrics), not MCP: the gateway's
+  // --metrics-listen listener.
+  bool operator_only = false;
   // Host names (any port) or host:port pairs accepted in the Host header; "*" = any.
   std::vector<std::string> allowed_hosts = {"localhost", "127.0.0.1", "[::1]"};
   // Origins accepted in the Origin header: a host name (any scheme and port) or a full
   // origin such as "https://app.example.com"; "*" = any.
   std::vector<std::string> allowed_origins = {"localhost", "127.0.0.1", "[::1]"};
   // Named bearer tokens; each name is a principal. Empty = no authentication: every
-  // loopback client is the one principal `local`.
+  // loopback client is the one principal `local`. When set, /metrics needs one of them too.
   struct NamedToken {
     std::string name;
     std::string token;

@@ -7,7 +7,12 @@
 #include <vector>
 
 #include "common/log.h"
+#include "common/metrics/metrics.h"
 #include "common/status_map.h"
+#include "gateway/console/console.h"
+#include "gateway/console/console_routes.h"
+#include "gateway/core/gateway_metrics.h"
+#include "gateway/core/request_trace.h"
 #include "gateway/http/http_security.h"
 #include "gateway/http/http_session.h"
 #include "gateway/http/stateless_exchange.h"
@@ -58,6 +63,38 @@ HeaderList CorsHeaders(const std::string& origin) {
 }
 
 constexpr int kSessionNotFound = -32001;
+
+// HTTP methods are counted by name; anything else as "other".
+bool IsHttpVerb(const std::string& verb) {
+  return verb == "GET" || verb == "POST" || verb == "DELETE" || verb == "OPTIONS" ||
+         verb == "HEAD" || verb == "PUT" || verb == "PATCH";
+}
+
+// The outcome label of a refusal: its status (a fixed set), or http_error.
+const char* HttpOutcome(int status) {
+  switch (status) {
+    case 400:
+      return "http_400";
+    case 401:
+      return "http_401";
+    case 403:
+      return "http_403";
+    case 404:
+      return "http_404";
+    case 405:
+      return "http_405";
+    case 406:
+      return "http_406";
+    case 415:
+      return "http_415";
+    case 429:
+      return "http_429";
+    case 503:
+      return "http_503";
+    default:
+      return "http_error";
+  }
+}
 
 bool session_id_given(const Request& request) {
   return request.find("mcp-session-id") != request.end();
@@ -156,6 +193,7 @@ void HttpServer::Accept() {
         socket.close(ignored);
       } else {
         connections_->fetch_add(1);
+        GatewayMetrics::Get().http_connections.Get().Increment();
         auto connection = std::make_shared<HttpConnection>(
             std::move(socket), options_,
             [this, alive](std::shared_ptr<HttpConnection> connection, Request request) {
@@ -166,6 +204,7 @@ void HttpServer::Accept() {
             },
             [counter = connections_, peers = peers_, peer] {
               counter->fetch_sub(1);
+              GatewayMetrics::Get().http_connections.Get().Decrement();
               peers->Remove(peer);
             });
         connection->Start();
@@ -178,39 +217,85 @@ void HttpServer::Accept() {
 }
 
 void HttpServer::Route(std::shared_ptr<HttpConnection> connection, Request request) {
-  std::string path = Path(request);
-  if (path == "/health" || path == "/healthz") {
-    if (request.method() != beast_http::verb::get && request.method() != beast_http::verb::head) {
-      return connection->Respond(405, {{"Allow", "GET"}}, "");
-    }
-    if (request.method() == beast_http::verb::head) return connection->Respond(200, {}, "");
-    return connection->Respond(200, {}, R"({"status":"ok"})");
+  // The route table. The operator routes are served on every listener; the MCP endpoint
+  // only where MCP is served (not on an operator listener, --metrics-listen).
+  const std::string path = Path(request);
+  if (path == "/health" || path == "/healthz") return ServeHealth(std::move(connection), request);
+  if (path == "/readyz") return ServeReady(std::move(connection));
+  if (path == "/metrics") return ServeMetrics(std::move(connection), request);
+  if (!options_->operator_only && (path == "/mcp" || path == "/")) {
+    return RouteMcp(std::move(connection), std::move(request));
   }
-  if (path == "/readyz") {
-    if (!readiness_) return connection->Respond(200, {}, R"({"status":"ready"})");
-    return readiness_([connection](bool ready, std::string detail) {
-      nlohmann::json body = {{"status", ready ? "ready" : "unavailable"}, {"detail", detail}};
-      connection->Respond(ready ? 200 : 503, {}, jsonrpc::DumpJson(body));
-    });
+  if (console::Console* console = console_.load(); console && console::IsConsolePath(path)) {
+    return console->Serve(std::move(connection), request, *options_);
   }
-  if (path == "/mcp" || path == "/") return RouteMcp(std::move(connection), std::move(request));
   connection->Respond(404, {}, Error(jsonrpc_code::kInvalidRequest, "no such endpoint: " + path));
+}
+
+void HttpServer::ServeHealth(std::shared_ptr<HttpConnection> connection, const Request& request) {
+  if (request.method() != beast_http::verb::get && request.method() != beast_http::verb::head) {
+    return connection->Respond(405, {{"Allow", "GET"}}, "");
+  }
+  if (request.method() == beast_http::verb::head) return connection->Respond(200, {}, "");
+  connection->Respond(200, {}, R"({"status":"ok"})");
+}
+
+void HttpServer::ServeReady(std::shared_ptr<HttpConnection> connection) {
+  if (!readiness_) return connection->Respond(200, {}, R"({"status":"ready"})");
+  readiness_([connection](bool ready, std::string detail) {
+    nlohmann::json body = {{"status", ready ? "ready" : "unavailable"}, {"detail", detail}};
+    connection->Respond(ready ? 200 : 503, {}, jsonrpc::DumpJson(body));
+  });
+}
+
+void HttpServer::ServeMetrics(std::shared_ptr<HttpConnection> connection, const Request& request) {
+  if (request.method() != beast_http::verb::get && request.method() != beast_http::verb::head) {
+    return Refuse(connection, request, "-", 405, {{"Allow", "GET, HEAD"}},
+                  Error(jsonrpc_code::kInvalidRequest, "Method not allowed"));
+  }
+  // With tokens, the lab's activity is shown only to a holder of one (any principal).
+  if (!options_->auth_tokens.empty() &&
+      !BearerPrincipal(Header(request, beast_http::field::authorization), options_->auth_tokens)) {
+    return RefuseUnauthorized(connection, request);
+  }
+  std::string body = request.method() == beast_http::verb::head ? "" : metrics::Default().Render();
+  connection->Respond(200, {{"Content-Type", metrics::kContentType}}, std::move(body));
+}
+
+void HttpServer::Refuse(const std::shared_ptr<HttpConnection>& connection, const Request& request,
+                        const std::string& principal, int status, HeaderList headers,
+                        std::string body) {
+  const std::string verb(request.method_string().data(), request.method_string().size());
+  RequestTrace({"http", "http", principal, verb, IsHttpVerb(verb), ""})
+      .Answered({HttpOutcome(status), 0});
+  connection->Respond(status, std::move(headers), std::move(body));
+}
+
+void HttpServer::RefuseUnauthorized(const std::shared_ptr<HttpConnection>& connection,
+                                    const Request& request) {
+  const bool presented = !Header(request, beast_http::field::authorization).empty();
+  std::string challenge =
+      presented ? R"(Bearer realm="labgate", error="invalid_token")" : R"(Bearer realm="labgate")";
+  Refuse(connection, request, "-", 401, {{"WWW-Authenticate", challenge}},
+         Error(jsonrpc_code::kInvalidRequest, "Unauthorized"));
 }
 
 void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request request) {
   // DNS-rebinding protection first: a browser page must not reach a local server.
   const std::string origin = Header(request, beast_http::field::origin);
   if (!OriginAllowed(origin, options_->allowed_origins)) {
-    return connection->Respond(403, {}, Error(jsonrpc_code::kInvalidRequest, "Origin not allowed"));
+    return Refuse(connection, request, "-", 403, {},
+                  Error(jsonrpc_code::kInvalidRequest, "Origin not allowed"));
   }
   // A page from an allowed origin may read every answer, errors included (CORS).
   if (!origin.empty()) connection->AddResponseHeaders(CorsHeaders(origin));
   if (request.count(beast_http::field::host) > 1) {
-    return connection->Respond(400, {},
-                               Error(jsonrpc_code::kInvalidRequest, "more than one Host header"));
+    return Refuse(connection, request, "-", 400, {},
+                  Error(jsonrpc_code::kInvalidRequest, "more than one Host header"));
   }
   if (!HostAllowed(Header(request, beast_http::field::host), options_->allowed_hosts)) {
-    return connection->Respond(403, {}, Error(jsonrpc_code::kInvalidRequest, "Host not allowed"));
+    return Refuse(connection, request, "-", 403, {},
+                  Error(jsonrpc_code::kInvalidRequest, "Host not allowed"));
   }
   // A CORS preflight carries no credentials, so it is answered before the token check.
   if (request.method() == beast_http::verb::options) {
@@ -227,13 +312,7 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
   if (!options_->auth_tokens.empty()) {
     auto named =
         BearerPrincipal(Header(request, beast_http::field::authorization), options_->auth_tokens);
-    if (!named) {
-      bool presented = !Header(request, beast_http::field::authorization).empty();
-      std::string challenge = presented ? R"(Bearer realm="labgate", error="invalid_token")"
-                                        : R"(Bearer realm="labgate")";
-      return connection->Respond(401, {{"WWW-Authenticate", challenge}},
-                                 Error(jsonrpc_code::kInvalidRequest, "Unauthorized"));
-    }
+    if (!named) return RefuseUnauthorized(connection, request);
     principal_name = *named;
   }
   std::shared_ptr<Principal> principal = principals_.Get(principal_name);
@@ -241,8 +320,8 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
   auto method = request.method();
   if (method != beast_http::verb::post && method != beast_http::verb::get &&
       method != beast_http::verb::delete_) {
-    return connection->Respond(405, {{"Allow", kMcpMethods}},
-                               Error(jsonrpc_code::kInvalidRequest, "Method not allowed"));
+    return Refuse(connection, request, principal_name, 405, {{"Allow", kMcpMethods}},
+                  Error(jsonrpc_code::kInvalidRequest, "Method not allowed"));
   }
 
   std::string version = Header(request, "mcp-protocol-version");
@@ -259,32 +338,34 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
                      std::move(principal));
   }
   if (!session && !session_id.empty()) {
-    return connection->Respond(404, {}, Error(kSessionNotFound, "Session not found"));
+    return Refuse(connection, request, principal_name, 404, {},
+                  Error(kSessionNotFound, "Session not found"));
   }
   if (!session) {
     // GET and DELETE belong to stateful sessions only; the 2026 era has neither.
-    return connection->Respond(
-        405, {{"Allow", "POST"}},
+    return Refuse(
+        connection, request, principal_name, 405, {{"Allow", "POST"}},
         Error(jsonrpc_code::kInvalidRequest,
               "Method not allowed: GET and DELETE need an Mcp-Session-Id of a stateful session"));
   }
   if (!version.empty() && !IsSupportedProtocolVersion(version)) {
-    return connection->Respond(
-        400, {},
+    return Refuse(
+        connection, request, principal_name, 400, {},
         Error(jsonrpc_code::kInvalidRequest, "Unsupported MCP-Protocol-Version: " + version));
   }
   if (method == beast_http::verb::get) {
     if (!AcceptIncludes(Header(request, beast_http::field::accept), "text/event-stream")) {
-      return connection->Respond(406, {},
-                                 Error(jsonrpc_code::kInvalidRequest,
-                                       "Not Acceptable: Accept must include text/event-stream"));
+      return Refuse(connection, request, principal_name, 406, {},
+                    Error(jsonrpc_code::kInvalidRequest,
+                          "Not Acceptable: Accept must include text/event-stream"));
     }
     std::string last_event_id = Header(request, "last-event-id");
     return asio::post(session->strand(), [session, connection, last_event_id] {
       session->OpenStream(last_event_id, connection);
     });
   }
-  // DELETE
+  // DELETE: the session ends, which is worth a line of its own.
+  RequestTrace({"http", "http", principal_name, "DELETE", true, ""}).Answered(RequestOutcome::Ok());
   {
     std::lock_guard<std::mutex> lock(mutex_);
     sessions_.erase(session->id());
@@ -300,27 +381,27 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
                            std::shared_ptr<Principal> principal) {
   std::string accept = Header(request, beast_http::field::accept);
   if (!AcceptIncludes(accept, "application/json") || !AcceptIncludes(accept, "text/event-stream")) {
-    return connection->Respond(
-        406, {},
+    return Refuse(
+        connection, request, principal->name(), 406, {},
         Error(jsonrpc_code::kInvalidRequest,
               "Not Acceptable: Accept must include application/json and text/event-stream"));
   }
   std::string content_type = Header(request, beast_http::field::content_type);
   if (content_type.rfind("application/json", 0) != 0) {
-    return connection->Respond(
-        415, {},
+    return Refuse(
+        connection, request, principal->name(), 415, {},
         Error(jsonrpc_code::kInvalidRequest, "Unsupported Media Type: use application/json"));
   }
 
   jsonrpc::IncomingMessage message = jsonrpc::ParseMessage(request.body());
   if (message.kind == Kind::kInvalid && legacy::IsEnvelope(message.body)) {
-    return connection->Respond(
-        400, {},
+    return Refuse(
+        connection, request, principal->name(), 400, {},
         Error(jsonrpc_code::kInvalidRequest, "legacy envelope messages are not served over HTTP"));
   }
   if (message.kind == Kind::kInvalid) {
-    return connection->Respond(
-        400, {}, jsonrpc::MakeError(message.raw_id, message.error_code, message.error_message));
+    return Refuse(connection, request, principal->name(), 400, {},
+                  jsonrpc::MakeError(message.raw_id, message.error_code, message.error_message));
   }
   principal->Touch();
   if (stateless_ != nullptr && IsStatelessPost(request, message, session_id_given(request))) {
@@ -328,19 +409,20 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
     return RouteStateless(std::move(connection), request, std::move(message), std::move(principal));
   }
   if (!session && !Header(request, "mcp-session-id").empty()) {
-    return connection->Respond(404, {}, Error(kSessionNotFound, "Session not found"));
+    return Refuse(connection, request, principal->name(), 404, {},
+                  Error(kSessionNotFound, "Session not found"));
   }
   bool initialize = message.kind == Kind::kRequest && message.method == "initialize";
   std::string version = Header(request, "mcp-protocol-version");
   if (!initialize && !version.empty() && !IsSupportedProtocolVersion(version)) {
-    return connection->Respond(
-        400, {},
+    return Refuse(
+        connection, request, principal->name(), 400, {},
         Error(jsonrpc_code::kInvalidRequest, "Unsupported MCP-Protocol-Version: " + version));
   }
   if (!session) {
     if (!initialize) {
-      return connection->Respond(
-          400, {},
+      return Refuse(
+          connection, request, principal->name(), 400, {},
           jsonrpc::MakeError(message.kind == Kind::kRequest ? message.raw_id : "null",
                              jsonrpc_code::kInvalidRequest,
                              "Bad Request: Mcp-Session-Id header is required (send initialize "
@@ -349,8 +431,8 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (sessions_.size() >= options_->max_sessions) {
-        return connection->Respond(503, {{"Retry-After", "5"}},
-                                   Error(jsonrpc_code::kInvalidRequest, "too many sessions"));
+        return Refuse(connection, request, principal->name(), 503, {{"Retry-After", "5"}},
+                      Error(jsonrpc_code::kInvalidRequest, "too many sessions"));
       }
       session = std::make_shared<HttpSession>(NewSessionId(), server_, io_, options_, principal);
       session->Start();
@@ -376,7 +458,7 @@ void HttpServer::RouteStateless(std::shared_ptr<HttpConnection> connection, cons
   const std::string raw_id = message.kind == Kind::kRequest ? message.raw_id : "null";
   auto refuse = [&](std::string payload) {
     const int status = StatelessExchange::StatusFor(payload);
-    connection->Respond(status, {}, std::move(payload));
+    Refuse(connection, request, principal->name(), status, {}, std::move(payload));
   };
   // The order of these checks is the era's: the header must exist, the _meta must be
   // whole, then the two versions must agree, and only then is the version judged.

@@ -1,6 +1,8 @@
 // The Streamable HTTP transport: accepts connections on the gateway's io_context,
-// routes /mcp (and /) to MCP sessions, serves /health, /healthz and /readyz, and
-// expires idle sessions. Nothing here blocks an Asio thread.
+// routes /mcp (and /) to MCP sessions, serves the operator routes (/health, /healthz,
+// /readyz, /metrics, and the console under /console when one is set), and expires idle
+// sessions. With HttpOptions::operator_only it serves the operator routes alone (the
+// gateway's --metrics-listen). Nothing here blocks an Asio thread.
 #pragma once
 
 #include <atomic>
@@ -23,6 +25,10 @@
 #include "gateway/jsonrpc/message.h"
 #include "gateway/mcp/mcp_server.h"
 #include "gateway/principals/principal_registry.h"
+
+namespace labgate::gateway::console {
+class Console;
+}
 
 namespace labgate::gateway::http {
 
@@ -48,10 +54,22 @@ class HttpServer {
   size_t session_count() const;
   size_t connection_count() const { return connections_->load(); }
   PrincipalRegistry& principals() { return principals_; }
+  // Serves /console and /console/api/ with `console` (null: 404); it must outlive the
+  // server.
+  void SetConsole(console::Console* console) { console_.store(console); }
 
  private:
   void Accept();
+  // The route table: every path this server answers, in one place.
   void Route(std::shared_ptr<HttpConnection> connection, Request request);
+  void ServeHealth(std::shared_ptr<HttpConnection> connection, const Request& request);
+  void ServeReady(std::shared_ptr<HttpConnection> connection);
+  void ServeMetrics(std::shared_ptr<HttpConnection> connection, const Request& request);
+  // Answers a request the server turns away before any dialect sees it, with its access line.
+  void Refuse(const std::shared_ptr<HttpConnection>& connection, const Request& request,
+              const std::string& principal, int status, HeaderList headers, std::string body);
+  void RefuseUnauthorized(const std::shared_ptr<HttpConnection>& connection,
+                          const Request& request);
   void RouteMcp(std::shared_ptr<HttpConnection> connection, Request request);
   void RoutePost(std::shared_ptr<HttpConnection> connection, Request request,
                  std::shared_ptr<HttpSession> session, std::shared_ptr<Principal> principal);
@@ -66,6 +84,7 @@ class HttpServer {
   std::shared_ptr<const HttpOptions> options_;
   ReadinessProbe readiness_;
   stateless::StatelessDialect* stateless_;
+  std::atomic<console::Console*> console_{nullptr};
   PrincipalRegistry principals_{"http:"};
   HeaderParamIndex header_params_;
   boost::asio::strand<boost::asio::io_context::executor_type> accept_strand_;

@@ -5,6 +5,8 @@
 
 #include "common/log.h"
 #include "common/status_map.h"
+#include "gateway/core/request_trace.h"
+#include "gateway/mcp/mcp_engine.h"
 
 namespace labgate::gateway::http {
 
@@ -67,17 +69,26 @@ bool HttpSession::Priming() const {
 void HttpSession::HandleRequest(jsonrpc::IncomingMessage message,
                                 std::shared_ptr<HttpConnection> connection) {
   Touch();
+  // A request turned away here never reaches the dialect, so its line is written here.
+  auto refused = [&](RequestOutcome outcome) {
+    RequestTrace(
+        {"mcp", "http", principal_->name(), message.method, IsMcpMethod(message.method), ""})
+        .Answered(outcome);
+  };
   if (closed_.load()) {
+    refused({"http_404", 0});
     return connection->Respond(404, {}, HttpConnection::ErrorBody(-32001, "Session not found"));
   }
   std::string key = RequestKey(message.body["id"]);
   if (posts_.count(key) != 0) {
+    refused(RequestOutcome::Error(jsonrpc_code::kInvalidRequest));
     return connection->Respond(
         200, SessionHeaders(),
         jsonrpc::MakeError(message.raw_id, jsonrpc_code::kInvalidRequest,
                            "request id " + message.raw_id + " is already in use"));
   }
   if (posts_.size() >= options_->max_requests_per_session) {
+    refused({"http_429", 0});
     return connection->Respond(429, SessionHeaders(),
                                jsonrpc::MakeError(message.raw_id, jsonrpc_code::kInvalidRequest,
                                                   "too many requests in flight on this session"));

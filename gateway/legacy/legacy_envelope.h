@@ -5,8 +5,10 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "gateway/actions/action_tools.h"
+#include "gateway/legacy/envelope_check.h"
 
 namespace labgate::gateway::legacy {
 
@@ -14,13 +16,11 @@ inline constexpr size_t kMaxLineBytes = 512 * 1024;
 inline constexpr char kMalformedJson[] = "Malformed JSON request";
 inline constexpr char kTooLarge[] = "Request exceeds maximum size (512 KB)";
 
-// True for a v0.1 envelope: a JSON object with "type" and no "jsonrpc".
-inline bool IsEnvelope(const nlohmann::json& body) {
-  return body.is_object() && body.contains("type") && !body.contains("jsonrpc");
-}
-
 // {"ok":false,"error":text}
 std::string ErrorReply(const std::string& text);
+
+// Whether a reply this file wrote says "ok":true (for the request's trace).
+bool ReplyIsOk(std::string_view reply);
 
 // Validates one envelope and answers it through `reply` (possibly later, from a gRPC
 // thread). `actions` may be null when no actions service is configured.

@@ -1,14 +1,18 @@
 #include "gateway/mcp/mcp_engine.h"
 
 #include <algorithm>
+#include <chrono>
 #include <mutex>
+#include <set>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "common/status_map.h"
+#include "gateway/core/gateway_metrics.h"
 #include "gateway/mcp/invalid_params.h"
 
 namespace labgate::gateway {
@@ -55,11 +59,52 @@ void AnswerPage(std::vector<json> items, const json& params, const std::string& 
   reply.Result(std::move(page));
 }
 
+// Only tools a provider has are counted, so the tool label stays within the catalog.
+// A serialized result (StructuredResult) is always a success.
+void CountToolCall(const std::string& tool, const absl::StatusOr<ToolResult>& outcome,
+                   std::chrono::steady_clock::time_point started) {
+  std::string result = "ok";
+  if (!outcome.ok()) {
+    const std::string_view code = StatusCodeName(outcome.status().code());
+    result = absl::AsciiStrToLower(absl::string_view(code.data(), code.size()));
+  } else if (!outcome->serialized() && outcome->json().is_object() &&
+             outcome->json().value("isError", false)) {
+    result = "tool_error";
+  }
+  GatewayMetrics& families = GatewayMetrics::Get();
+  families.tool_calls.With({tool, result}).Increment();
+  families.tool_call_seconds.With({tool}).Observe(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+}
+
 }  // namespace
 
 std::string StringParam(const json& params, const char* name) {
   if (!params.is_object() || !params.contains(name) || !params[name].is_string()) return "";
   return params[name].get<std::string>();
+}
+
+bool IsMcpMethod(std::string_view method) {
+  static const std::set<std::string_view> kMethods = {"initialize",
+                                                      "ping",
+                                                      "tools/list",
+                                                      "tools/call",
+                                                      "resources/list",
+                                                      "resources/read",
+                                                      "resources/templates/list",
+                                                      "resources/subscribe",
+                                                      "resources/unsubscribe",
+                                                      "prompts/list",
+                                                      "prompts/get",
+                                                      "completion/complete",
+                                                      "logging/setLevel",
+                                                      "server/discover",
+                                                      "subscriptions/listen"};
+  return kMethods.count(method) != 0;
+}
+
+std::string TracedTool(const std::string& method, const json& params) {
+  return method == "tools/call" ? StringParam(params, "name") : std::string();
 }
 
 json McpEngine::ServerCapabilities() {
@@ -135,9 +180,11 @@ void McpEngine::CallTool(const json& params, ReplyOnce reply,
   for (ToolProvider* provider : server_->tools) {
     if (provider->HasTool(name)) {
       auto shared = Share(std::move(reply));
+      const auto started = std::chrono::steady_clock::now();
       return provider->CallTool(name, *arguments, std::move(context),
-                                [shared](absl::StatusOr<ToolResult> outcome) {
+                                [shared, name, started](absl::StatusOr<ToolResult> outcome) {
                                   if (!*shared) return;
+                                  CountToolCall(name, outcome, started);
                                   if (!outcome.ok()) return shared->Fail(outcome.status());
                                   if (outcome->serialized()) {
                                     return shared->ResultText(outcome->text());

@@ -6,6 +6,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "gateway/core/reply_once.h"
 #include "gateway/mcp/mcp_server.h"
@@ -52,5 +53,10 @@ class McpEngine {
 
 // params[name] when it is a string, else "".
 std::string StringParam(const nlohmann::json& params, const char* name);
+
+// For request traces: whether `method` is one labgate answers in either MCP era (others are
+// counted as "other"), and the tool a tools/call names ("" for other methods).
+bool IsMcpMethod(std::string_view method);
+std::string TracedTool(const std::string& method, const nlohmann::json& params);
 
 }  // namespace labgate::gateway

@@ -1,11 +1,16 @@
 #include "gateway/principals/principal.h"
 
+#include "gateway/core/gateway_metrics.h"
+
 namespace labgate::gateway {
 
-Principal::Principal(std::string name, std::string owner_id)
-    : name_(std::move(name)), owner_id_(std::move(owner_id)) {
+Principal::Principal(std::string name, std::string owner_id, const char* transport)
+    : name_(std::move(name)), owner_id_(std::move(owner_id)), transport_(transport) {
   Touch();
+  GatewayMetrics::Get().principals.With({transport_}).Increment();
 }
+
+Principal::~Principal() { GatewayMetrics::Get().principals.With({transport_}).Decrement(); }
 
 void Principal::Hold(const std::string& key, const std::function<std::shared_ptr<void>()>& make) {
   absl::MutexLock lock(&mutex_);

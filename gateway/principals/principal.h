@@ -19,11 +19,14 @@ namespace labgate::gateway {
 class Principal {
  public:
   // `name` is shown to people ("alice", "local", "stdio-1"); `owner_id` is what the
-  // services know it by (the labgate-owner of its serial ports).
-  Principal(std::string name, std::string owner_id);
+  // services know it by (the labgate-owner of its serial ports); `transport` ("stdio" or
+  // "http", a static string) is where it speaks, for logs and metrics.
+  Principal(std::string name, std::string owner_id, const char* transport = "stdio");
+  ~Principal();
 
   const std::string& name() const { return name_; }
   const std::string& owner_id() const { return owner_id_; }
+  const char* transport() const { return transport_; }
 
   // Keeps `make()`'s result (e.g. the serial Lease) until Release(); made once per key.
   void Hold(const std::string& key, const std::function<std::shared_ptr<void>()>& make);
@@ -38,6 +41,7 @@ class Principal {
  private:
   const std::string name_;
   const std::string owner_id_;
+  const char* const transport_;
   mutable absl::Mutex mutex_;
   std::map<std::string, std::shared_ptr<void>> held_ ABSL_GUARDED_BY(mutex_);
   std::atomic<std::chrono::steady_clock::rep> last_active_;

@@ -17,8 +17,9 @@ namespace labgate::gateway {
 
 class PrincipalRegistry {
  public:
-  // Owner ids are `prefix` + name, e.g. "http:alice".
-  explicit PrincipalRegistry(std::string prefix) : prefix_(std::move(prefix)) {}
+  // Owner ids are `prefix` + name, e.g. "http:alice"; the principals speak `transport`.
+  explicit PrincipalRegistry(std::string prefix, const char* transport = "http")
+      : prefix_(std::move(prefix)), transport_(transport) {}
 
   std::shared_ptr<Principal> Get(const std::string& name);
   // Releases what principals idle since before `cutoff` hold; returns how many released.
@@ -27,6 +28,7 @@ class PrincipalRegistry {
 
  private:
   const std::string prefix_;
+  const char* const transport_;
   mutable absl::Mutex mutex_;
   std::map<std::string, std::shared_ptr<Principal>> principals_ ABSL_GUARDED_BY(mutex_);
 };

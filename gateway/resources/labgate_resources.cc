@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gateway/backends/async_calls.h"
+#include "gateway/backends/serial_stubs.h"
 #include "gateway/catalog/json_proto.h"
 #include "gateway/resources/update_coalescer.h"
 #include "labgate/actions/v1/actions.grpc.pb.h"
@@ -22,20 +23,8 @@ using nlohmann::json;
 
 struct LabgateResources::Stubs {
   std::unique_ptr<session_v1::SessionService::Stub> session;
-  std::unique_ptr<serial_v1::SerialService::Stub> serial;
   std::unique_ptr<actions_v1::ActionsService::Stub> actions;
-  const SerialBenches* benches = nullptr;
-  std::vector<std::unique_ptr<serial_v1::SerialService::Stub>> bench_serial;  // per bench
-
-  // The serial stub that serves `port` and the name it knows the port by.
-  absl::StatusOr<std::pair<serial_v1::SerialService::Stub*, std::string>> SerialFor(
-      const std::string& port) const {
-    if (benches == nullptr) return std::make_pair(serial.get(), port);
-    auto route = benches->Resolve(port);
-    if (!route.ok()) return route.status();
-    const size_t index = static_cast<size_t>(route->bench - benches->all().data());
-    return std::make_pair(bench_serial[index].get(), route->local_port);
-  }
+  std::unique_ptr<SerialStubs> serial;  // the one serial service, or each bench
 };
 
 namespace {
@@ -119,14 +108,8 @@ std::string PercentEncode(const std::string& text) {
 LabgateResources::LabgateResources(ResourceChannels channels, std::chrono::milliseconds deadline)
     : stubs_(std::make_unique<Stubs>()), deadline_(deadline) {
   stubs_->session = session_v1::SessionService::NewStub(channels.session);
-  stubs_->serial = serial_v1::SerialService::NewStub(channels.serial);
+  stubs_->serial = std::make_unique<SerialStubs>(channels.serial, channels.benches);
   stubs_->actions = actions_v1::ActionsService::NewStub(channels.actions);
-  stubs_->benches = channels.benches;
-  if (channels.benches != nullptr) {
-    for (const Bench& bench : channels.benches->all()) {
-      stubs_->bench_serial.push_back(serial_v1::SerialService::NewStub(bench.channel));
-    }
-  }
 }
 
 // Every bench's ListPortsExtended, merged with bench-qualified names; benches that do not
@@ -140,11 +123,12 @@ void LabgateResources::ReadBenchPorts(const std::string& uri, JsonDone done) {
     JsonDone done;
   };
   auto merge = std::make_shared<Merge>();
-  merge->pending = stubs_->bench_serial.size();
+  const SerialBenches* benches = stubs_->serial->benches();
+  merge->pending = benches->all().size();
   merge->done = std::move(done);
-  for (size_t i = 0; i < stubs_->bench_serial.size(); ++i) {
-    const Bench* bench = &stubs_->benches->all()[i];
-    auto* stub = stubs_->bench_serial[i].get();
+  for (size_t i = 0; i < benches->all().size(); ++i) {
+    const Bench* bench = &benches->all()[i];
+    auto* stub = stubs_->serial->bench(i);
     Unary<serial_v1::ListPortsExtendedResponse>(
         serial_v1::ListPortsExtendedRequest(), deadline_,
         [stub](auto* c, auto* rq, auto* rs, auto cb) {
@@ -252,9 +236,11 @@ void LabgateResources::ReadResource(const std::string& uri, std::shared_ptr<Requ
         },
         AsContents<session_v1::ExportSessionResponse>(uri, std::move(done)));
   }
-  if (uri == kPorts && stubs_->benches != nullptr) return ReadBenchPorts(uri, std::move(done));
+  if (uri == kPorts && stubs_->serial->benches() != nullptr) {
+    return ReadBenchPorts(uri, std::move(done));
+  }
   if (uri == kPorts) {
-    auto* stub = stubs_->serial.get();
+    auto* stub = stubs_->serial->serial();
     return Unary<serial_v1::ListPortsExtendedResponse>(
         serial_v1::ListPortsExtendedRequest(), deadline_,
         [stub](auto* c, auto* rq, auto* rs, auto cb) {
@@ -263,17 +249,28 @@ void LabgateResources::ReadResource(const std::string& uri, std::shared_ptr<Requ
         AsContents<serial_v1::ListPortsExtendedResponse>(uri, std::move(done)));
   }
   if (absl::StartsWith(uri, kPortPrefix)) {
-    auto target = stubs_->SerialFor(PercentDecode(uri.substr(sizeof(kPortPrefix) - 1)));
+    auto target = stubs_->serial->For(PercentDecode(uri.substr(sizeof(kPortPrefix) - 1)));
     if (!target.ok()) return done(target.status());
     serial_v1::DescribePortRequest request;
-    request.set_port_name(target->second);
-    auto* stub = target->first;
+    request.set_port_name(target->local_port);
+    auto* stub = target->stub;
     return Unary<serial_v1::DescribePortResponse>(
         request, deadline_,
         [stub](auto* c, auto* rq, auto* rs, auto cb) {
           stub->async()->DescribePort(c, rq, rs, std::move(cb));
         },
-        AsContents<serial_v1::DescribePortResponse>(uri, std::move(done)));
+        [uri, bench = target->bench, local_port = target->local_port,
+         done = std::move(done)](absl::StatusOr<serial_v1::DescribePortResponse> response) {
+          // A bench's port reads as the client names it, in the contents and in errors.
+          if (!response.ok()) {
+            return done(bench == nullptr
+                            ? response.status()
+                            : SerialBenches::QualifyError(*bench, local_port, response.status()));
+          }
+          json port = ProtoToJson(*response);
+          if (bench != nullptr) SerialBenches::QualifyReply(*bench, &port);
+          done(JsonContents(uri, port));
+        });
   }
   if (absl::StartsWith(uri, kActionPrefix)) {
     actions_v1::GetActionRequest request;
@@ -317,11 +314,11 @@ std::shared_ptr<void> LabgateResources::SubscribeResource(const std::string& uri
   }
   if (absl::StartsWith(uri, kPortPrefix)) {
     const std::string port = PercentDecode(uri.substr(sizeof(kPortPrefix) - 1));
-    auto target = stubs_->SerialFor(port);
+    auto target = stubs_->serial->For(port);
     if (!target.ok()) return nullptr;
     serial_v1::SubscribeRequest request;
-    request.set_port_name(target->second);
-    auto* stub = target->first;
+    request.set_port_name(target->local_port);
+    auto* stub = target->stub;
     auto coalescer = UpdateCoalescer::Create(kPortUpdateInterval, std::move(updated));
     struct Subscription {
       std::shared_ptr<UpdateCoalescer> coalescer;
@@ -362,16 +359,16 @@ void LabgateResources::CompleteResourceArgument(const std::string& template_uri,
           done(WithPrefix(std::move(ids), value));
         });
   }
-  if (argument == "port_name" && stubs_->benches != nullptr) {
+  if (argument == "port_name" && stubs_->serial->benches() != nullptr) {
     // With benches, a port starts with its bench: offer "BENCH:loop://" for each.
     std::vector<std::string> names;
-    for (const Bench& bench : stubs_->benches->all()) {
+    for (const Bench& bench : stubs_->serial->benches()->all()) {
       names.push_back(SerialBenches::Qualify(bench, "loop://"));
     }
     return done(WithPrefix(std::move(names), value));
   }
   if (argument == "port_name") {
-    auto* stub = stubs_->serial.get();
+    auto* stub = stubs_->serial->serial();
     return Unary<serial_v1::ListPortsResponse>(
         serial_v1::ListPortsRequest(), deadline_,
         [stub](auto* c, auto* rq, auto* rs, auto cb) {

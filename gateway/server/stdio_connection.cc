@@ -5,6 +5,7 @@
 
 #include "common/log.h"
 #include "common/status_map.h"
+#include "gateway/core/request_trace.h"
 #include "gateway/dialects/loaf/loaf_protocol.h"
 #include "gateway/jsonrpc/message.h"
 #include "gateway/legacy/legacy_envelope.h"
@@ -77,6 +78,8 @@ void StdioConnection::OnFrame(Frame frame) {
   }
   if (message.kind == Kind::kInvalid && message.error_code == jsonrpc_code::kParseError &&
       spoke_legacy_.load()) {
+    RequestTrace({"envelope", "stdio", principal_->name(), "", false, ""})
+        .Answered(RequestOutcome::Error(0));
     return Write(
         framing,
         legacy::ErrorReply(frame.payload.size() > legacy::kMaxLineBytes ? legacy::kTooLarge
@@ -96,8 +99,10 @@ void StdioConnection::OnFrame(Frame frame) {
   // A stateful ping touches no session state; answering it here saves two hand-offs. (With
   // nothing in flight its id cannot clash with a request's.)
   if (message.kind == Kind::kRequest && message.method == "ping" && Idle(false)) {
-    return Write(framing, jsonrpc::MakeResult(message.raw_id, nlohmann::json::object()),
-                 Idle(false));
+    RequestTrace trace({"mcp", "stdio", principal_->name(), "ping", true, ""});
+    Write(framing, jsonrpc::MakeResult(message.raw_id, nlohmann::json::object()), Idle(false));
+    trace.Answered(RequestOutcome::Ok());
+    return;
   }
   auto handle = [session = session_, message = std::move(message), framing]() mutable {
     session->Handle(std::move(message), framing);
@@ -116,14 +121,27 @@ void StdioConnection::HandleLegacy(const Frame& frame, const nlohmann::json& env
   spoke_legacy_.store(true);
   const Framing framing = frame.framing;
   if (frame.payload.size() > legacy::kMaxLineBytes) {
+    RequestTrace({"envelope", "stdio", principal_->name(), "", false, ""})
+        .Answered(RequestOutcome::Error(0));
     return Write(framing, legacy::ErrorReply(legacy::kTooLarge), Idle(false));
   }
   auto token = std::make_shared<InFlightCounter::Token>(InFlightCounter::Enter(in_flight_));
-  legacy::HandleEnvelope(envelope, dialects_.legacy_actions,
-                         [this, token, framing](std::string reply) {
-                           Write(framing, std::move(reply), Idle(/*answering=*/true));
-                           token->Release();
-                         });
+  const std::string type = envelope.value("type", nlohmann::json()).is_string()
+                               ? envelope["type"].get<std::string>()
+                               : std::string();
+  std::string action;
+  if (type == "invoke" && envelope.contains("payload") && envelope["payload"].is_object() &&
+      envelope["payload"].value("action", nlohmann::json()).is_string()) {
+    action = envelope["payload"]["action"].get<std::string>();
+  }
+  auto trace = RequestTrace::Start({"envelope", "stdio", principal_->name(), type,
+                                    type == "list_actions" || type == "invoke", action});
+  legacy::HandleEnvelope(
+      envelope, dialects_.legacy_actions, [this, token, framing, trace](std::string reply) {
+        trace->Answered(legacy::ReplyIsOk(reply) ? RequestOutcome::Ok() : RequestOutcome::Error(0));
+        Write(framing, std::move(reply), Idle(/*answering=*/true));
+        token->Release();
+      });
 }
 
 void StdioConnection::HandleLoaf(const jsonrpc::IncomingMessage& message, Framing framing) {
@@ -133,11 +151,22 @@ void StdioConnection::HandleLoaf(const jsonrpc::IncomingMessage& message, Framin
     Write(framing, std::move(payload), Idle(/*answering=*/true));
     token->Release();
   });
+  const nlohmann::json method = message.body.value("method", nlohmann::json());
+  const std::string name = method.is_string() ? method.get<std::string>() : std::string();
+  reply.SetTrace(RequestTrace::Start(
+      {"loaf", "stdio", principal_->name(), name, loaf::KnowsMethod(name), ""}));
   loaf_->Handle(message, framing, std::move(reply));
 }
 
 void StdioConnection::OnFrameError(const FrameError& error) {
   LG_LOG(kWarning) << "stdio: " << error.message;
+  // A frame that could not be read is answered like a request, and traced like one.
+  RequestTrace trace(
+      {spoke_legacy_.load() ? "envelope" : "mcp", "stdio", principal_->name(), "", false, ""});
+  trace.Answered(spoke_legacy_.load() ? RequestOutcome::Error(0)
+                 : error.kind == FrameError::Kind::kTooLarge
+                     ? RequestOutcome::Error(jsonrpc_code::kInvalidRequest)
+                     : RequestOutcome::Error(jsonrpc_code::kParseError));
   if (spoke_legacy_.load()) {
     return Write(
         error.framing,

@@ -104,11 +104,12 @@ CallNotices NoticesForCall(const std::string& tool, const std::string& service_n
 }
 
 std::optional<LogNotice> BackendHealth::Observe(const std::string& service_name,
+                                                const std::string& bench,
                                                 const absl::Status& status) {
   const bool unreachable = IsUnreachable(status);
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    bool& was = unreachable_[service_name];
+    bool& was = unreachable_[{service_name, bench}];
     if (was == unreachable) return std::nullopt;
     // A failure of another kind says nothing about reachability either way.
     if (!unreachable && !status.ok()) return std::nullopt;
@@ -116,6 +117,7 @@ std::optional<LogNotice> BackendHealth::Observe(const std::string& service_name,
   }
   json data = {{"event", unreachable ? "backend_unreachable" : "backend_recovered"},
                {"service", service_name}};
+  if (!bench.empty()) data["bench"] = bench;
   if (unreachable) data["error"] = std::string(status.message());
   return LogNotice{McpLogLevel::kWarning, "gateway", std::move(data)};
 }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -40,14 +41,16 @@ CallNotices NoticesForCall(const std::string& tool, const std::string& service_n
 
 // Remembers which backends were last found unreachable, so that the first failure says
 // so (warning) and the first success after it says it recovered (warning too: the
-// client may have retried or given up in between). Thread-safe.
+// client may have retried or given up in between). Each bench of the serial service
+// (`bench`, its name; "" for the unnamed one or none) is a backend of its own. Thread-safe.
 class BackendHealth {
  public:
-  std::optional<LogNotice> Observe(const std::string& service_name, const absl::Status& status);
+  std::optional<LogNotice> Observe(const std::string& service_name, const std::string& bench,
+                                   const absl::Status& status);
 
  private:
   std::mutex mutex_;
-  std::map<std::string, bool> unreachable_;
+  std::map<std::pair<std::string, std::string>, bool> unreachable_;  // (service, bench)
 };
 
 }  // namespace labgate::gateway

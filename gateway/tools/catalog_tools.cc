@@ -41,9 +41,7 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
     const std::string& owner = context->owner();
     context->HoldForPrincipal("serial-lease", [this, &owner] { return leases_->Acquire(owner); });
   }
-  ToolInvoker::Options options;
-  options.deadline = deadline_;
-  options.owner = context->owner();
+  const ToolInvoker::Options options = CallOptions(context);
   context->Progress(0, 1, "calling " + name);
   // Writes may come back asking for a person's approval (write_confirmation.h).
   const bool confirmable = tool->takes_data && serial;
@@ -55,10 +53,7 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
       [this, tool, confirmable, kept, started, context,
        done = std::move(done)](absl::StatusOr<json> outcome) mutable {
         if (confirmable && !outcome.ok() && NeedsConfirmation(outcome.status())) {
-          ToolInvoker::Options retry;
-          retry.deadline = deadline_;
-          retry.owner = context->owner();
-          ConfirmAndRetry(outcome.status(), *tool, *kept, invoker_, std::move(retry), context,
+          ConfirmAndRetry(outcome.status(), *tool, *kept, invoker_, CallOptions(context), context,
                           [this, tool, kept, started, context,
                            done = std::move(done)](absl::StatusOr<json> retried) {
                             Finish(*tool, *kept, started, context, std::move(retried), done);
@@ -74,6 +69,20 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
   if (call) context->OnCancel([call] { call->Cancel(); });
 }
 
+ToolInvoker::Options CatalogTools::CallOptions(const std::shared_ptr<RequestContext>& context) {
+  ToolInvoker::Options options;
+  options.deadline = deadline_;
+  options.owner = context->owner();
+  // Each backend asked (each bench, for a listing over several) says whether it is
+  // reachable; a retry after a person's confirmation asks again.
+  options.on_answer = [this, context](const ToolInvoker::Answer& answer) {
+    if (auto health = health_.Observe(answer.service_name, answer.bench, answer.status)) {
+      context->Log(health->level, health->logger, health->data);
+    }
+  };
+  return options;
+}
+
 void CatalogTools::Finish(const ToolBinding& tool, const json& arguments,
                           std::chrono::steady_clock::time_point started,
                           const std::shared_ptr<RequestContext>& context,
@@ -82,9 +91,6 @@ void CatalogTools::Finish(const ToolBinding& tool, const json& arguments,
   const CallNotices notices = NoticesForCall(tool.name, tool.service_name, arguments, outcome,
                                              std::chrono::duration_cast<std::chrono::microseconds>(
                                                  std::chrono::steady_clock::now() - started));
-  if (auto health = health_.Observe(tool.service_name, outcome.status())) {
-    context->Log(health->level, health->logger, health->data);
-  }
   for (const LogNotice& log : notices.logs) context->Log(log.level, log.logger, log.data);
   if (notices.ports_changed && port_events_ != nullptr) {
     if (tool.name == "open_port") {

@@ -41,6 +41,8 @@ class CatalogTools final : public ToolProvider {
   void SetPortEventLog(PortEventLog* port_events) { port_events_ = port_events; }
 
  private:
+  // The backend call's deadline, owner and reachability reports, for a call or its retry.
+  ToolInvoker::Options CallOptions(const std::shared_ptr<RequestContext>& context);
   // Logs, notices and the result of a finished call.
   void Finish(const ToolBinding& tool, const nlohmann::json& arguments,
               std::chrono::steady_clock::time_point started,

@@ -8,10 +8,6 @@ namespace labgate::gateway {
 namespace serial_v1 = labgate::serial::v1;
 using nlohmann::json;
 
-struct PortEventLog::Stub {
-  std::unique_ptr<serial_v1::SerialService::Stub> serial;
-};
-
 std::optional<LogNotice> PortEventMapper::Map(int type, const std::string& port,
                                               const std::string& reason) {
   auto info = [&](const char* event, const std::string& why) {
@@ -43,19 +39,20 @@ std::optional<LogNotice> PortEventMapper::Map(int type, const std::string& port,
   }
 }
 
-PortEventLog::PortEventLog(std::shared_ptr<grpc::Channel> serial)
-    : stub_(std::make_unique<Stub>()) {
-  if (serial != nullptr) stub_->serial = serial_v1::SerialService::NewStub(serial);
-}
+PortEventLog::PortEventLog(const std::shared_ptr<grpc::Channel>& serial,
+                           const SerialBenches* benches)
+    : stubs_(serial, benches) {}
 
 PortEventLog::~PortEventLog() = default;
 
 void PortEventLog::Follow(const std::string& owner, const std::string& port,
                           RequestContext::LogSink log) {
-  if (stub_->serial == nullptr || port.empty() || !log) return;
+  if (port.empty() || !log) return;
+  auto target = stubs_.For(port);
+  if (!target.ok()) return;
   serial_v1::SubscribeRequest request;
-  request.set_port_name(port);
-  auto* stub = stub_->serial.get();
+  request.set_port_name(target->local_port);  // the bench's own name for it
+  auto* stub = target->stub;
   std::shared_ptr<SharedMapper> mapper;
   {
     // A port opened again (after its device was lost) keeps what its follow knew, so that
@@ -70,12 +67,13 @@ void PortEventLog::Follow(const std::string& owner, const std::string& port,
              grpc::ClientReadReactor<serial_v1::PortEvent>* reactor) {
         stub->async()->Subscribe(call, req, reactor);
       },
-      [mapper, log = std::move(log)](const serial_v1::PortEvent& event) {
+      [mapper, port, log = std::move(log)](const serial_v1::PortEvent& event) {
         std::optional<LogNotice> notice;
         {
-          // The replaced stream and its successor may deliver at the same time.
+          // The replaced stream and its successor may deliver at the same time. The log
+          // names the port as the client does, not as its bench does.
           std::lock_guard<std::mutex> lock(mapper->mutex);
-          notice = mapper->mapper.Map(event.type(), event.port_name(), event.reason());
+          notice = mapper->mapper.Map(event.type(), port, event.reason());
         }
         if (notice) log(notice->level, notice->logger, notice->data);
       });

@@ -1,8 +1,9 @@
 // Logs what happens to a port after the call that opened it: the device lost, the device
-// back (its port opened again). The serial service's Subscribe stream for the port is
-// followed for the principal that opened it, and its events are logged to the session that
-// opened it (RequestContext::LaterLog). The 2026 era has no stream once the request is
-// answered: its logs are request-scoped and may not travel on subscriptions/listen. (An
+// back (its port opened again). The Subscribe stream of the serial service that serves the
+// port (its bench, with several) is followed for the principal that opened it, and its
+// events are logged to the session that opened it (RequestContext::LaterLog), naming the
+// port as that session does (BENCH:PORT with benches). The 2026 era has no stream once the request
+// is answered: its logs are request-scoped and may not travel on subscriptions/listen. (An
 // auto-close is logged by the read that caused it, in both eras: call_notices.h.)
 #pragma once
 
@@ -14,6 +15,7 @@
 #include <optional>
 #include <string>
 
+#include "gateway/backends/serial_stubs.h"
 #include "gateway/mcp/providers.h"
 #include "gateway/tools/call_notices.h"
 
@@ -33,17 +35,17 @@ class PortEventMapper {
 
 class PortEventLog {
  public:
-  // `serial` is the one serial service's channel; null (several benches) logs nothing.
-  explicit PortEventLog(std::shared_ptr<grpc::Channel> serial);
+  // `serial` is the one serial service's channel; with `benches` (may be null; must
+  // outlive this) each port is followed on its own bench instead.
+  PortEventLog(const std::shared_ptr<grpc::Channel>& serial, const SerialBenches* benches);
   ~PortEventLog();
 
-  // Follows `port` for `owner` from now on, logging to `log`. A later Follow of the same
-  // port by the same owner replaces the stream and the sink but keeps what was known (a
-  // lost device). A follow holds no client alive; it ends with Unfollow or this object.
+  // Follows `port` (as the client names it) for `owner` from now on, logging to `log`. A
+  // later Follow of the same port by the same owner replaces the stream and the sink but
+  // keeps what was known (a lost device). A follow holds no client alive; it ends with
+  // Unfollow or this object. A port that no bench serves is not followed.
   void Follow(const std::string& owner, const std::string& port, RequestContext::LogSink log);
   void Unfollow(const std::string& owner, const std::string& port);
-
-  struct Stub;
 
  private:
   struct SharedMapper {
@@ -54,7 +56,7 @@ class PortEventLog {
     std::shared_ptr<SharedMapper> mapper;
     std::shared_ptr<void> stream;  // releasing it cancels the Subscribe stream
   };
-  std::unique_ptr<Stub> stub_;
+  SerialStubs stubs_;
   std::mutex mutex_;
   std::map<std::string, Followed> followed_;  // owner + '\n' + port
 };

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/confirmation_secret.h"
 #include "common/service_host.h"
+#include "serial-service/serial_metrics.h"
 #include "serial-service/serial_service.h"
 #include "serial-service/tests/serial_test_client.h"
 
@@ -105,7 +106,48 @@ class PolicyServiceTest : public ::testing::Test {
   std::unique_ptr<SerialClient> alice_, robot_;
 };
 
+TEST_F(PolicyServiceTest, StatusReportsTheRuleThatAppliesToEachPort) {
+  v1::GetStatusResponse psu;
+  ASSERT_TRUE(alice_->Status("loop://psu2", &psu).ok());
+  ASSERT_TRUE(psu.has_policy());
+  EXPECT_EQ(psu.policy().source(), policy_file_);
+  EXPECT_EQ(psu.policy().match(), "loop://psu*");
+  EXPECT_TRUE(psu.policy().allowed());
+  EXPECT_FALSE(psu.policy().read_only());
+  EXPECT_EQ(psu.policy().max_baud(), 115200);
+  EXPECT_EQ(psu.policy().max_writes_per_s(), 3);
+  ASSERT_EQ(psu.policy().deny_rules_size(), 1);
+  EXPECT_EQ(psu.policy().deny_rules(0), "no-reset");
+  ASSERT_EQ(psu.policy().confirm_rules_size(), 1);
+  EXPECT_EQ(psu.policy().confirm_rules(0), "output-on");
+
+  v1::GetStatusResponse meter;
+  ASSERT_TRUE(alice_->Status("loop://meter", &meter).ok());
+  EXPECT_TRUE(meter.policy().read_only());
+  EXPECT_FALSE(meter.policy().has_max_baud());
+
+  v1::GetStatusResponse locked;
+  ASSERT_TRUE(alice_->Status("loop://locked", &locked).ok());
+  EXPECT_EQ(locked.policy().match(), "loop://locked");
+  EXPECT_FALSE(locked.policy().allowed());
+
+  v1::GetStatusResponse unmatched;
+  ASSERT_TRUE(alice_->Status("/dev/ttyS9", &unmatched).ok());
+  EXPECT_EQ(unmatched.policy().match(), "") << "no rule matches";
+  EXPECT_FALSE(unmatched.policy().allowed());
+}
+
+uint64_t Confirmations(const char* outcome) {
+  return SerialMetrics::Get().policy_confirmations.With({outcome}).value();
+}
+uint64_t Refusals(const char* action) {
+  return SerialMetrics::Get().policy_refusals.With({action}).value();
+}
+
 TEST_F(PolicyServiceTest, ADirectWriteMatchingAConfirmRuleIsRefusedAndCannotConfirmItself) {
+  const uint64_t requested = Confirmations("requested");
+  const uint64_t approved_before = Confirmations("approved");
+  const uint64_t declined_before = Confirmations("declined");
   ASSERT_TRUE(alice_->Open("loop://psu", 9600).ok());
   std::multimap<std::string, std::string> trailers;
   grpc::Status refused = WriteWith(*alice_, "loop://psu", "OUTP ON", "", &trailers);
@@ -145,6 +187,10 @@ TEST_F(PolicyServiceTest, ADirectWriteMatchingAConfirmRuleIsRefusedAndCannotConf
       WriteWith(*alice_, "loop://psu", "OUTP ON", declined_id + ":accept:" + ConfirmationSecret());
   EXPECT_EQ(late.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_EQ(Pending(*alice_, "loop://psu"), "");
+  // Every hold is counted, and each person's answer once.
+  EXPECT_GE(Confirmations("requested"), requested + 4);
+  EXPECT_EQ(Confirmations("approved"), approved_before + 1);
+  EXPECT_EQ(Confirmations("declined"), declined_before + 1);
 }
 
 TEST_F(PolicyServiceTest, AConfirmExemptOwnerWritesDirectly) {
@@ -156,6 +202,9 @@ TEST_F(PolicyServiceTest, AConfirmExemptOwnerWritesDirectly) {
 }
 
 TEST_F(PolicyServiceTest, DenyReadOnlyRateLimitAllowAndBaud) {
+  const uint64_t opens = Refusals("open");
+  const uint64_t reconfigures = Refusals("reconfigure");
+  const uint64_t writes = Refusals("write");
   grpc::Status locked = alice_->Open("loop://locked", 9600);
   EXPECT_EQ(locked.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_TRUE(absl::StrContains(locked.error_message(), "not allowed")) << locked.error_message();
@@ -195,6 +244,10 @@ TEST_F(PolicyServiceTest, DenyReadOnlyRateLimitAllowAndBaud) {
   EXPECT_LE(accepted, 3);
   EXPECT_EQ(limited.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_TRUE(absl::StrContains(limited.error_message(), "writes per second"));
+  // labgate_serial_policy_refusals_total counts each refusal by what was refused.
+  EXPECT_EQ(Refusals("open"), opens + 3);
+  EXPECT_EQ(Refusals("reconfigure"), reconfigures + 1);
+  EXPECT_GE(Refusals("write"), writes + 4);  // read_only write and query, *RST, the rate
 }
 
 TEST_F(PolicyServiceTest, ReloadTakesTheNewFileAndKeepsTheOldOnABadOne) {

@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "common/service_host.h"
 #include "serial-service/loopback_port.h"
+#include "serial-service/serial_metrics.h"
 #include "serial-service/serial_service.h"
 #include "serial-service/tests/serial_test_client.h"
 #include "serial-service/tests/test_util.h"
@@ -91,6 +92,43 @@ TEST_F(InProcessServiceTest, IdleAutoCloseWithTheInjectedClock) {
   EXPECT_EQ(metrics.state(), v1::PORT_STATE_CLOSED);
   EXPECT_EQ(metrics.idle_close_count(), 1);
   ASSERT_TRUE(client_->Open(request).ok());
+}
+
+// The service's metric families follow what its ports do (the process-wide registry, so
+// the figures are read as differences).
+TEST_F(InProcessServiceTest, MetricsFollowOpensClosesBytesTimeoutsAndAutoCloses) {
+  SerialMetrics& m = SerialMetrics::Get();
+  const double open = m.open_ports.Get().value();
+  const uint64_t tx = m.bytes.With({"tx"}).value();
+  const uint64_t rx = m.bytes.With({"rx"}).value();
+  const uint64_t timeouts = m.read_timeouts.Get().value();
+  const uint64_t auto_closes = m.auto_closes.Get().value();
+  ASSERT_TRUE(client_->Open("loop://m1", 9600).ok());
+  EXPECT_EQ(m.open_ports.Get().value(), open + 1);
+  v1::OpenPortRequest idle;
+  idle.set_port_name("loop://m2");
+  idle.set_baud_rate(9600);
+  idle.set_idle_disconnect_ms(1000);
+  ASSERT_TRUE(client_->Open(idle).ok());
+  EXPECT_EQ(m.open_ports.Get().value(), open + 2);
+
+  ASSERT_TRUE(client_->Write("loop://m1", "abcd").ok());
+  v1::ReadResponse read;
+  ASSERT_TRUE(client_->Read("loop://m1", 100, &read).ok());
+  EXPECT_EQ(read.data(), "abcd");
+  EXPECT_EQ(m.bytes.With({"tx"}).value(), tx + 4);
+  EXPECT_EQ(m.bytes.With({"rx"}).value(), rx + 4);
+  ASSERT_TRUE(client_->Read("loop://m1", 0, &read).ok());
+  EXPECT_TRUE(read.timed_out());
+  EXPECT_EQ(m.read_timeouts.Get().value(), timeouts + 1);
+
+  clock_.Advance(1000);
+  ASSERT_TRUE(client_->Read("loop://m2", 0, &read).ok());
+  EXPECT_EQ(read.event(), "auto_close");
+  EXPECT_EQ(m.auto_closes.Get().value(), auto_closes + 1);
+  EXPECT_EQ(m.open_ports.Get().value(), open + 1);
+  ASSERT_TRUE(client_->Close("loop://m1").ok());
+  EXPECT_EQ(m.open_ports.Get().value(), open);
 }
 
 TEST_F(InProcessServiceTest, ValidationErrorsNameTheField) {
@@ -206,6 +244,66 @@ TEST(SubscribeFlowControlTest, ASlowSubscriberLosesChunksNotTheService) {
   events->Finish().IgnoreError();
   (*service)->Shutdown();
   (*host)->Shutdown(std::chrono::seconds(2));
+}
+
+TEST_F(InProcessServiceTest, StatusNamesTheOwnerOfAnOpenPortAndNoPolicyWithoutOne) {
+  v1::GetStatusResponse status;
+  ASSERT_TRUE(client_->Status("loop://owned", &status).ok());
+  EXPECT_EQ(status.owner(), "") << "closed: nobody holds it";
+  ASSERT_TRUE(client_->Open("loop://owned", 9600).ok());
+  SerialClient bob(host_->InProcessChannel(), "bob");
+  ASSERT_TRUE(bob.Status("loop://owned", &status).ok());
+  EXPECT_EQ(status.owner(), "alice");
+  EXPECT_FALSE(status.owned_by_caller());
+  EXPECT_FALSE(status.has_policy());
+  ASSERT_TRUE(client_->Close("loop://owned").ok());
+  ASSERT_TRUE(bob.Status("loop://owned", &status).ok());
+  EXPECT_EQ(status.owner(), "");
+}
+
+// A subscriber that asks for writes sees them (with their bytes) beside what the port
+// receives; one that does not ask sees only what is received.
+TEST_F(InProcessServiceTest, SubscribersThatAskSeeWhatIsWritten) {
+  ASSERT_TRUE(client_->Open("loop://tx", 9600).ok());
+  auto subscribe = [this](bool include_writes, grpc::ClientContext* context) {
+    v1::SubscribeRequest request;
+    request.set_port_name("loop://tx");
+    request.set_include_writes(include_writes);
+    context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+    return client_->stub()->Subscribe(context, request);
+  };
+  grpc::ClientContext with_context, without_context;
+  auto with = subscribe(true, &with_context);
+  auto without = subscribe(false, &without_context);
+  v1::PortEvent event;
+  ASSERT_TRUE(with->Read(&event));
+  EXPECT_EQ(event.type(), v1::PortEvent::TYPE_OPENED);
+  ASSERT_TRUE(without->Read(&event));
+  EXPECT_EQ(event.type(), v1::PortEvent::TYPE_OPENED);
+
+  // Both streams are registered once their first event arrived, so nothing below is missed.
+  ASSERT_TRUE(client_->Write("", "ping").ok());
+  std::string written, received;
+  while (received.size() < 4 && with->Read(&event)) {
+    if (event.type() == v1::PortEvent::TYPE_WRITTEN) written += event.data();
+    if (event.type() == v1::PortEvent::TYPE_DATA) received += event.data();
+  }
+  EXPECT_EQ(written, "ping");
+  EXPECT_EQ(received, "ping");
+  received.clear();
+  while (received.size() < 4 && without->Read(&event)) {
+    EXPECT_NE(event.type(), v1::PortEvent::TYPE_WRITTEN);
+    if (event.type() == v1::PortEvent::TYPE_DATA) received += event.data();
+  }
+  EXPECT_EQ(received, "ping");
+  with_context.TryCancel();
+  without_context.TryCancel();
+  while (with->Read(&event)) {
+  }
+  while (without->Read(&event)) {
+  }
+  with->Finish().IgnoreError();
+  without->Finish().IgnoreError();
 }
 
 TEST_F(InProcessServiceTest, ShutdownEndsStreamsAndRefusesCalls) {

@@ -10,6 +10,7 @@
 #include "session-service/store/migrations.h"
 #include "session-service/store/sqlite_read_ops.h"
 #include "session-service/store/sqlite_write_ops.h"
+#include "session-service/store/store_metrics.h"
 #include "session-service/store/validation.h"
 
 namespace labgate::session {
@@ -92,6 +93,7 @@ class AppendRequest : public WriteRequest {
     if (!status.ok()) return done_(status);
     // A replay stored nothing, so watchers have nothing new to hear.
     if (!result_.replayed) {
+      StoreMetrics::Get().appends.Get().Increment();
       events.Publish({SessionEventRecord::Type::kAppended, result_.session, result_.message});
     }
     done_(std::move(result_.message));
@@ -165,7 +167,21 @@ SqliteSessionStore::SqliteSessionStore(std::string database_path,
       commit_gap_min_us_(std::max<int64_t>(1, options.commit_gap_min_us)),
       writer_connection_(std::move(writer)),
       readers_(std::move(readers)) {
+  StoreMetrics::Get();
+  ReportDatabaseSize();
   writer_thread_ = std::thread([this] { WriterLoop(); });
+}
+
+void SqliteSessionStore::ReportDatabaseSize() {
+  // Several stores in one process (tests) each add their own share.
+  std::error_code error;
+  double bytes = 0;
+  for (const std::string& path : {database_path_, database_path_ + "-wal"}) {
+    const auto size = std::filesystem::file_size(path, error);
+    if (!error) bytes += static_cast<double>(size);
+  }
+  StoreMetrics::Get().database_bytes.Get().Add(bytes - reported_bytes_);
+  reported_bytes_ = bytes;
 }
 
 SqliteSessionStore::~SqliteSessionStore() { Shutdown(); }
@@ -180,6 +196,8 @@ void SqliteSessionStore::Shutdown() {
   if (writer_thread_.joinable()) writer_thread_.join();
   readers_.Shutdown();
   writer_connection_.reset();  // closing the last connection checkpoints the WAL
+  StoreMetrics::Get().database_bytes.Get().Add(-reported_bytes_);
+  reported_bytes_ = 0;
 }
 
 WriterStats SqliteSessionStore::writer_stats() const {
@@ -291,6 +309,11 @@ void SqliteSessionStore::CommitBatch(std::deque<std::unique_ptr<WriteRequest>>& 
           static_cast<uint64_t>(duration_cast<microseconds>(committed - executed).count());
     }
     committed_transactions_.fetch_add(1);
+    StoreMetrics& families = StoreMetrics::Get();
+    families.commit_batch.Get().Observe(static_cast<double>(batch.size()));
+    families.commit_seconds.Get().Observe(
+        std::chrono::duration<double>(committed - executed).count());
+    ReportDatabaseSize();
   } else {
     LG_LOG(kWarning) << "session store: batch of " << batch.size()
                      << " writes failed: " << std::string(transaction.message());

@@ -96,6 +96,8 @@ class SqliteSessionStore : public SessionStore {
   // delay policy expects more writes to join the next batch.
   void DelayCommit(std::unique_lock<std::mutex>& lock);
   void CommitBatch(std::deque<std::unique_ptr<WriteRequest>>& batch);
+  // Brings labgate_session_database_bytes up to date (the writer thread, or before it runs).
+  void ReportDatabaseSize();
 
   const std::string database_path_;
   const size_t max_batch_;
@@ -115,7 +117,8 @@ class SqliteSessionStore : public SessionStore {
   size_t outstanding_ ABSL_GUARDED_BY(mu_) = 0;
   std::chrono::steady_clock::time_point last_arrival_ ABSL_GUARDED_BY(mu_);
   double arrival_gap_us_ ABSL_GUARDED_BY(mu_) = 0;  // moving average of inter-arrival time
-  double commit_us_ = 0;  // moving average of BEGIN..COMMIT; writer thread only
+  double commit_us_ = 0;       // moving average of BEGIN..COMMIT; writer thread only
+  double reported_bytes_ = 0;  // this store's share of the database size gauge; likewise
   mutable std::mutex stats_mu_;
   WriterStats stats_ ABSL_GUARDED_BY(stats_mu_);
   std::mutex shutdown_mu_;

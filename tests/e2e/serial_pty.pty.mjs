@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { callOk } from './lib/harness.mjs';
+import { BIN, callOk, startService } from './lib/harness.mjs';
 import { callError, eventually, embeddedGateway } from './lib/serial_helpers.mjs';
 
 const INSTRUMENT_ID = 'LABGATE,SIM-PTY,0001,1.0';
@@ -212,9 +212,46 @@ test('pty: device drop-off is UNAVAILABLE "device disconnected", and the port re
   }
 });
 
-// The client that opened a port hears, as MCP logs at info under "serial", its device drop
-// off (noticed by the serial service with no call of the client's: the gateway follows the
-// port's events) and come back once the port is opened again.
+// The client that opened `port` (as it names it) hears, as MCP logs at info under
+// "serial", its device drop off (noticed by the serial service with no call of the
+// client's: the gateway follows the port's events) and come back once the port is opened
+// again; each exactly once.
+async function expectDeviceLostAndBack(client, logs, port) {
+  const seen = (event) => logs.filter((p) => p.logger === 'serial' && p.data?.event === event && p.data?.port_name === port);
+  const settings = { port_name: port, baud_rate: 115200, terminator: '\n', timeout_ms: 2000 };
+  await client.setLoggingLevel('info');
+  assert.equal((await callOk(client, 'open_port', settings)).port_name, port);
+  await callOk(client, 'write', { port_name: port, data: '*IDN?' });
+  assert.equal((await callOk(client, 'read', { port_name: port })).data, INSTRUMENT_ID);
+  assert.deepEqual(seen('device_lost'), []);
+
+  // The instrument drops off; the client makes no call until it is told.
+  await callOk(client, 'write', { port_name: port, data: 'DROP' });
+  const [lost] = await eventually(() => seen('device_lost').length > 0 && seen('device_lost'),
+    'the device_lost log', 15000);
+  assert.equal(lost.level, 'info');
+  assert.equal(lost.data.reason, 'device disconnected');
+  assert.equal((await callOk(client, 'status', { port_name: port })).status, 'error');
+  assert.deepEqual(seen('device_back'), [], 'not back before the port is open again');
+
+  // The harness brings the instrument back (--reconnect-ms); the client opens the port again.
+  await eventually(async () => {
+    const result = await client.callTool({ name: 'open_port', arguments: settings });
+    return !result.isError;
+  }, `${port} to open again once its instrument is back`, 15000);
+  const [back] = await eventually(() => seen('device_back').length > 0 && seen('device_back'),
+    'the device_back log', 15000);
+  assert.equal(back.level, 'info');
+  await callOk(client, 'write', { port_name: port, data: '*IDN?' });
+  assert.equal((await callOk(client, 'read', { port_name: port })).data, INSTRUMENT_ID);
+  assert.equal((await callOk(client, 'close', { port_name: port })).status, 'closed');
+  assert.equal(seen('device_lost').length, 1, JSON.stringify(logs));
+  assert.equal(seen('device_back').length, 1, JSON.stringify(logs));
+  // Port events name the port only as the client does.
+  const events = logs.filter((p) => ['device_lost', 'device_back'].includes(p.data?.event));
+  assert.equal(events.length, 2, JSON.stringify(logs));
+}
+
 test('pty: the opener hears "device_lost" and "device_back" log notifications', async () => {
   const logs = [];
   const gateway = await embeddedGateway([], {
@@ -222,40 +259,33 @@ test('pty: the opener hears "device_lost" and "device_back" log notifications', 
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logs.push(n.params));
     },
   });
-  const { client } = gateway;
-  const [port] = DEVICES;
-  const seen = (event) => logs.filter((p) => p.logger === 'serial' && p.data?.event === event && p.data?.port_name === port);
-  const settings = { port_name: port, baud_rate: 115200, terminator: '\n', timeout_ms: 2000 };
   try {
-    await client.setLoggingLevel('info');
-    await callOk(client, 'open_port', settings);
-    await callOk(client, 'write', { port_name: port, data: '*IDN?' });
-    assert.equal((await callOk(client, 'read', { port_name: port })).data, INSTRUMENT_ID);
-    assert.deepEqual(seen('device_lost'), []);
-
-    // The instrument drops off; the client makes no call until it is told.
-    await callOk(client, 'write', { port_name: port, data: 'DROP' });
-    const [lost] = await eventually(() => seen('device_lost').length > 0 && seen('device_lost'),
-      'the device_lost log', 15000);
-    assert.equal(lost.level, 'info');
-    assert.equal(lost.data.reason, 'device disconnected');
-    assert.equal((await callOk(client, 'status', { port_name: port })).status, 'error');
-    assert.deepEqual(seen('device_back'), [], 'not back before the port is open again');
-
-    // The harness brings the instrument back (--reconnect-ms); the client opens the port again.
-    await eventually(async () => {
-      const result = await client.callTool({ name: 'open_port', arguments: settings });
-      return !result.isError;
-    }, `${port} to open again once its instrument is back`, 15000);
-    const [back] = await eventually(() => seen('device_back').length > 0 && seen('device_back'),
-      'the device_back log', 15000);
-    assert.equal(back.level, 'info');
-    await callOk(client, 'write', { port_name: port, data: '*IDN?' });
-    assert.equal((await callOk(client, 'read', { port_name: port })).data, INSTRUMENT_ID);
-    assert.equal((await callOk(client, 'close', { port_name: port })).status, 'closed');
-    assert.equal(seen('device_lost').length, 1, JSON.stringify(logs));
-    assert.equal(seen('device_back').length, 1, JSON.stringify(logs));
+    await expectDeviceLostAndBack(gateway.client, logs, DEVICES[0]);
   } finally {
     await gateway.close();
+  }
+});
+
+// Two benches (two labgate-serial processes, which share this harness's devices): the
+// port is bench2's, the logs name it bench2:<device>, and bench1 never touches it.
+test('pty through a bench: the opener of bench2:<device> hears "device_lost" and "device_back" by that name', async () => {
+  const bench1 = await startService(BIN.serial);
+  const bench2 = await startService(BIN.serial);
+  const logs = [];
+  let gateway;
+  try {
+    gateway = await embeddedGateway(
+      ['--serial-addr', `bench1=${bench1.address}`, '--serial-addr', `bench2=${bench2.address}`], {
+        setup(client) {
+          client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logs.push(n.params));
+        },
+      });
+    await expectDeviceLostAndBack(gateway.client, logs, `bench2:${DEVICES[0]}`);
+    assert.ok(bench2.stderr().includes(`opened ${DEVICES[0]}`), bench2.stderr());
+    assert.ok(!bench1.stderr().includes(DEVICES[0]), bench1.stderr());
+  } finally {
+    await gateway?.close();
+    await bench1.stop();
+    await bench2.stop();
   }
 });

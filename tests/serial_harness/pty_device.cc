@@ -104,13 +104,22 @@ absl::StatusOr<std::unique_ptr<PtyDevice>> PtyDevice::Create(InstrumentMode mode
   absl::StatusOr<std::string> path = AcquireDevicePath();
   if (!path.ok()) return path.status();
   std::unique_ptr<PtyDevice> device(new PtyDevice(*path, mode));
+  // /dev/null lies under every pty bound here: while one pty is swapped for the next, the
+  // path opens as no serial port at all, never as the real /dev/ttyN (a console).
+  if (mount("/dev/null", device->path_.c_str(), nullptr, MS_BIND, nullptr) != 0) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot bind-mount /dev/null over ", device->path_, ": ", std::strerror(errno),
+                     " (the pty serial harness needs root in a private mount namespace)"));
+  }
+  device->placeholder_bound_ = true;
   if (absl::Status status = device->Attach(); !status.ok()) return status;  // releases path
   return device;
 }
 
 PtyDevice::~PtyDevice() {
   Disconnect();
-  umount2(path_.c_str(), MNT_DETACH);
+  if (pty_bound_) umount2(path_.c_str(), MNT_DETACH);
+  if (placeholder_bound_) umount2(path_.c_str(), MNT_DETACH);
   ReleaseDevicePath(path_);
 }
 
@@ -125,7 +134,9 @@ absl::Status PtyDevice::Attach() {
   // child would keep the pty alive after Disconnect(), so the port would see no hang-up.
   fcntl(master, F_SETFD, FD_CLOEXEC);
   fcntl(slave, F_SETFD, FD_CLOEXEC);
-  umount2(path_.c_str(), MNT_DETACH);  // a previous pty bound here, if any
+  // The previous pty, if any, goes first: a mount over its deleted pts node would fail.
+  if (pty_bound_) umount2(path_.c_str(), MNT_DETACH);
+  pty_bound_ = false;
   if (mount(slave_name, path_.c_str(), nullptr, MS_BIND, nullptr) != 0) {
     const int error = errno;
     close(master);
@@ -134,6 +145,7 @@ absl::Status PtyDevice::Attach() {
         absl::StrCat("cannot bind-mount ", slave_name, " over ", path_, ": ", std::strerror(error),
                      " (the pty serial harness needs root in a private mount namespace)"));
   }
+  pty_bound_ = true;
   master_fd_ = master;
   slave_fd_ = slave;
   stop_ = false;

@@ -92,6 +92,8 @@ class PtyDevice {
   std::atomic<int64_t> stalled_until_ms_{0};
   int master_fd_ = -1;
   int slave_fd_ = -1;
+  bool placeholder_bound_ = false;  // /dev/null over path_, under the pty
+  bool pty_bound_ = false;
   std::thread thread_;
   std::string line_;                // instrument thread only
   std::string line_ending_ = "\n";  // instrument thread only: answers end like the command

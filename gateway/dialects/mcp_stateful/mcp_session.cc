@@ -7,6 +7,7 @@
 #include "common/log.h"
 #include "common/status_map.h"
 #include "gateway/core/cancel_signal.h"
+#include "gateway/core/gateway_metrics.h"
 #include "gateway/mcp/invalid_params.h"
 #include "gateway/mcp/list_changed.h"
 #include "gateway/mcp/protocol_version.h"
@@ -115,7 +116,14 @@ McpSession::McpSession(const McpServer* server, boost::asio::any_io_executor str
       principal_(std::move(principal)),
       in_flight_count_(in_flight ? std::move(in_flight) : InFlightCounter::Create()) {}
 
-McpSession::~McpSession() = default;
+McpSession::~McpSession() {
+  if (counted_) GatewayMetrics::Get().mcp_sessions.With({principal_->transport()}).Decrement();
+}
+
+SharedTrace McpSession::Trace(const std::string& method, const json& params) const {
+  return RequestTrace::Start({"mcp", principal_->transport(), principal_->name(), method,
+                              IsMcpMethod(method), TracedTool(method, params)});
+}
 
 void McpSession::Register() {
   list_listener_ = server_->hub->Listen([weak = weak_from_this()](ListKind kind) {
@@ -146,6 +154,7 @@ void McpSession::Deliver(const std::string& key, std::string payload) {
   bool cancelled;
   Framing framing;
   InFlightCounter::Token token;
+  SharedTrace trace;
   std::shared_ptr<Context> context;  // let go of outside the lock
   {
     absl::MutexLock lock(&mutex_);
@@ -154,9 +163,11 @@ void McpSession::Deliver(const std::string& key, std::string payload) {
     cancelled = it->second.cancelled;
     framing = it->second.framing;
     token = std::move(it->second.token);
+    trace = std::move(it->second.trace);
     context = std::move(it->second.context);
     in_flight_.erase(it);
   }
+  if ((cancelled || closed_) && trace) trace->Override(RequestOutcome::Cancelled());
   // Counted until sent, so that a drain waits for the write too.
   if (!cancelled && !closed_) {
     OutboundMessage message;
@@ -191,9 +202,12 @@ void McpSession::Handle(jsonrpc::IncomingMessage message, Framing framing) {
   }
   using Kind = jsonrpc::IncomingMessage::Kind;
   switch (message.kind) {
-    case Kind::kInvalid:
+    case Kind::kInvalid: {
+      // Answered at once; its trace (method unknown) is written as it goes.
+      Trace(message.method, json())->Answered(RequestOutcome::Error(message.error_code));
       return Send(jsonrpc::MakeError(message.raw_id, message.error_code, message.error_message), "",
                   true);
+    }
     case Kind::kRequest:
       return HandleRequest(message, framing);
     case Kind::kNotification:
@@ -205,6 +219,12 @@ void McpSession::Handle(jsonrpc::IncomingMessage message, Framing framing) {
 
 void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message, Framing framing) {
   std::string key = RequestKey(message.body["id"]);
+  const std::string& method = message.method;
+  const json* params_ptr = nullptr;
+  if (auto it = message.body.find("params"); it != message.body.end()) params_ptr = &*it;
+  static const json kNoParams = json::object();
+  const json& params = params_ptr != nullptr ? *params_ptr : kNoParams;
+  SharedTrace trace = Trace(method, params);
   bool taken;
   {
     absl::MutexLock lock(&mutex_);
@@ -213,10 +233,12 @@ void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message, Framing 
       InFlight& entry = in_flight_[key];
       entry.framing = framing;
       entry.token = InFlightCounter::Enter(in_flight_count_);
+      entry.trace = trace;
     }
   }
   if (taken) {
     // Not entered in flight: answered here, in the framing it came in.
+    trace->Answered(RequestOutcome::Error(code::kInvalidRequest));
     OutboundMessage busy;
     busy.payload =
         jsonrpc::MakeError(message.raw_id, code::kInvalidRequest,
@@ -224,12 +246,9 @@ void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message, Framing 
     busy.framing = framing;
     return outbound_->Send(std::move(busy));
   }
-  const json* params_ptr = nullptr;
-  if (auto it = message.body.find("params"); it != message.body.end()) params_ptr = &*it;
-  static const json kNoParams = json::object();
-  const json& params = params_ptr != nullptr ? *params_ptr : kNoParams;
   principal_->Touch();
   ReplyOnce reply = MakeReply(message.raw_id, key);
+  reply.SetTrace(std::move(trace));
   // Only handlers that run provider code get a context (it copies per-request state).
   auto make_context = [&]() -> std::shared_ptr<RequestContext> {
     json progress_token;
@@ -243,7 +262,6 @@ void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message, Framing 
     return context;
   };
 
-  const std::string& method = message.method;
   if (method == "ping") return reply.Result(json::object());
   if (method == "initialize") return Initialize(params, std::move(reply));
   if (!initialized_) {
@@ -307,6 +325,10 @@ void McpSession::Initialize(const json& params, ReplyOnce reply) {
     client_capabilities_ = params["capabilities"];
   }
   initialized_ = true;
+  if (!counted_) {
+    counted_ = true;
+    GatewayMetrics::Get().mcp_sessions.With({principal_->transport()}).Increment();
+  }
   reply.Result({
       {"protocolVersion", protocol_version_},
       {"capabilities", McpEngine::ServerCapabilities()},
@@ -412,6 +434,10 @@ void McpSession::NotifyListChanged(ListKind kind) {
 
 void McpSession::Close() {
   if (closed_.exchange(true)) return;
+  if (counted_) {
+    counted_ = false;
+    GatewayMetrics::Get().mcp_sessions.With({principal_->transport()}).Decrement();
+  }
   std::vector<std::shared_ptr<Context>> contexts;
   {
     absl::MutexLock lock(&mutex_);

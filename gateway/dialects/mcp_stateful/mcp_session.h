@@ -82,6 +82,7 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
     bool cancelled = false;
     Framing framing = Framing::kNewline;
     InFlightCounter::Token token;
+    SharedTrace trace;  // told when the reply is suppressed
   };
 
   struct ClientRequest {
@@ -95,6 +96,8 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
 
   // The reply handle of request `key`: delivered through run_send, once, unless cancelled.
   ReplyOnce MakeReply(const std::string& raw_id, const std::string& key);
+  // The trace of a request with `method`; "mcp" dialect, on the principal's transport.
+  SharedTrace Trace(const std::string& method, const nlohmann::json& params) const;
   void Deliver(const std::string& key, std::string payload);
   // Runs `fn` through run_send while the session lives and is open.
   void OnSend(std::function<void(McpSession&)> fn);
@@ -126,6 +129,7 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   std::shared_ptr<Outbound> outbound_;
   std::shared_ptr<Principal> principal_;
   std::atomic<bool> initialized_{false};
+  bool counted_ = false;  // in labgate_mcp_sessions (strand only)
   std::atomic<bool> closed_{false};
   std::string protocol_version_;
   nlohmann::json client_capabilities_ = nlohmann::json::object();

@@ -194,11 +194,13 @@ class StatelessDialect::Context final : public RequestContext {
 
   // The answer to send instead of the handler's, if it still needs something from the
   // client: a -32021 error or an input_required result. Empty: the handler's answer stands.
+  // `outcome` says what the replacement is.
   std::string Override(const std::string& raw_id, const RequestStateCodec& codec,
                        const std::string& method, const std::string& target,
-                       const json& server_info) {
+                       const json& server_info, RequestOutcome* outcome) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!missing_capabilities_.empty()) {
+      *outcome = RequestOutcome::Error(kMissingClientCapability);
       std::string names;
       for (const auto& [name, value] : missing_capabilities_.items()) {
         (void)value;
@@ -209,6 +211,7 @@ class StatelessDialect::Context final : public RequestContext {
                                 {{"requiredCapabilities", missing_capabilities_}});
     }
     if (pending_.empty()) return "";
+    *outcome = RequestOutcome::InputRequired();
     json answers = answers_.is_object() ? answers_ : json::object();
     json state = {{"v", 1},      {"p", principal_->owner_id()},       {"m", method},
                   {"t", target}, {"exp", NowMs() + kStateLifetimeMs}, {"a", std::move(answers)}};
@@ -271,24 +274,35 @@ void StatelessDialect::Handle(const jsonrpc::IncomingMessage& message, Framing f
   const json params_for_state = message.body.value("params", json::object());
   const std::string target = TargetOf(params_for_state);
   const json server_info = engine_.ServerInfo();
-  ReplyOnce reply(
-      message.raw_id, [this, outbound, key, framing, call, calls, token, context_slot,
-                       raw_id = message.raw_id, method, target, server_info](std::string payload) {
-        calls->Remove(key, call.get());
-        if (call->cancelled()) return;  // the client said it no longer wants it
-        if (*context_slot) {
-          std::string replaced =
-              (*context_slot)->Override(raw_id, state_codec_, method, target, server_info);
-          if (!replaced.empty()) payload = std::move(replaced);
-        }
-        OutboundMessage out;
-        out.payload = std::move(payload);
-        out.related_request = key;
-        out.is_response = true;
-        out.framing = framing;
-        outbound->Send(std::move(out));
-        token->Release();
-      });
+  SharedTrace trace =
+      RequestTrace::Start({"mcp-2026", principal->transport(), principal->name(), method,
+                           IsMcpMethod(method), TracedTool(method, params_for_state)});
+  ReplyOnce reply(message.raw_id, [this, outbound, key, framing, call, calls, token, context_slot,
+                                   raw_id = message.raw_id, method, target, server_info,
+                                   trace](std::string payload) {
+    calls->Remove(key, call.get());
+    if (call->cancelled()) {  // the client said it no longer wants it
+      trace->Override(RequestOutcome::Cancelled());
+      return;
+    }
+    if (*context_slot) {
+      RequestOutcome outcome;
+      std::string replaced =
+          (*context_slot)->Override(raw_id, state_codec_, method, target, server_info, &outcome);
+      if (!replaced.empty()) {
+        payload = std::move(replaced);
+        trace->Override(outcome);
+      }
+    }
+    OutboundMessage out;
+    out.payload = std::move(payload);
+    out.related_request = key;
+    out.is_response = true;
+    out.framing = framing;
+    outbound->Send(std::move(out));
+    token->Release();
+  });
+  reply.SetTrace(std::move(trace));
 
   static const json kNoParams = json::object();
   const json& params = message.body.contains("params") ? message.body["params"] : kNoParams;

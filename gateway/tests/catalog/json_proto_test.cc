@@ -10,7 +10,6 @@ namespace {
 
 using labgate::testing::DataBits;
 using labgate::testing::Everything;
-using labgate::testing::FlowControl;
 using nlohmann::json;
 using ::testing::HasSubstr;
 
@@ -103,6 +102,16 @@ TEST(JsonToProtoTest, WrongTypesNameTheField) {
   EXPECT_THAT(ErrorOf({{"blob", "!!not base64!!"}}), HasSubstr("base64"));
   EXPECT_THAT(ErrorOf(json::array()), HasSubstr("must be an object"));
   EXPECT_THAT(ErrorOf({{"choice_text", "a"}, {"choice_number", 1}}), HasSubstr("only one"));
+}
+
+TEST(JsonToProtoTest, IntegralFloatsBeyondA64BitRangeAreRefusedNotOverflowed) {
+  // 2^63, one past int64's maximum (found by fuzz_json_proto: the cast was undefined).
+  EXPECT_THAT(ErrorOf({{"big", 9223372036854775808.0}}), HasSubstr("out of range"));
+  EXPECT_THAT(ErrorOf({{"big", -9223372036854777856.0}}), HasSubstr("out of range"));
+  EXPECT_EQ(Parse({{"big", 9223372036854774784.0}}).big(), 9223372036854774784LL);
+  EXPECT_EQ(Parse({{"big", -9223372036854775808.0}}).big(), INT64_MIN);
+  EXPECT_THAT(ErrorOf({{"baud_rate", 4294967296.0}}), HasSubstr("out of range"));
+  EXPECT_EQ(Parse({{"baud_rate", 4294967295.0}}).baud_rate(), 4294967295u);
 }
 
 TEST(JsonToProtoTest, NullLeavesAFieldUnsetAndIntegralFloatsAreIntegers) {

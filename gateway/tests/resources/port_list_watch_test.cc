@@ -11,15 +11,16 @@
 #include <mutex>
 #include <string>
 
-#include "common/service_host.h"
 #include "gateway/backends/open_streams.h"
+#include "gateway/tests/serial_bench.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
-#include "serial-service/serial_service.h"
 
 namespace labgate::gateway {
 namespace {
 
 namespace pb = labgate::serial::v1;
+using testing::ChannelTo;
+using testing::SerialBench;
 constexpr auto kWait = std::chrono::seconds(20);
 
 // Counts changes and lets a test wait for a count.
@@ -43,33 +44,6 @@ class Changes {
   std::mutex mutex_;
   std::condition_variable changed_;
   int count_ = 0;
-};
-
-// A labgate serial service on 127.0.0.1, which can stop and start again on the same port.
-class SerialBench {
- public:
-  void Start(int port = 0) {
-    auto service = labgate::serial::CreateSerialService(labgate::serial::SerialServiceOptions{});
-    ASSERT_TRUE(service.ok()) << service.status();
-    service_ = std::move(*service);
-    auto host = ServiceHost::Start("127.0.0.1:" + std::to_string(port), {service_.get()});
-    ASSERT_TRUE(host.ok()) << host.status();
-    host_ = std::move(*host);
-  }
-  void Stop() {
-    if (!service_) return;
-    service_->Shutdown();
-    host_->Shutdown(std::chrono::seconds(2));
-    host_.reset();
-    service_.reset();
-  }
-  ~SerialBench() { Stop(); }
-  int port() const { return host_->port(); }
-  std::string address() const { return "127.0.0.1:" + std::to_string(port()); }
-
- private:
-  std::unique_ptr<labgate::serial::SerialGrpcService> service_;
-  std::unique_ptr<ServiceHost> host_;
 };
 
 // A direct gRPC caller with an owner id of its own.
@@ -115,10 +89,6 @@ class Caller {
   std::unique_ptr<pb::SerialService::Stub> stub_;
   std::string owner_;
 };
-
-std::shared_ptr<grpc::Channel> ChannelTo(const std::string& address) {
-  return grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
-}
 
 TEST(PortListWatchTest, OnlyCurrentStateIsNotAChange) {
   EXPECT_FALSE(ChangesPortList(pb::PortEvent::TYPE_OPENED, "current state"));

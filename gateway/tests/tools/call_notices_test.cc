@@ -98,21 +98,43 @@ TEST(BackendHealthTest, WarnsOnceWhenUnreachableAndOnceWhenRecovered) {
   BackendHealth health;
   const absl::Status down =
       absl::UnavailableError("the serial service at 127.0.0.1:1 is not reachable");
-  EXPECT_FALSE(health.Observe(kSerial, absl::OkStatus()).has_value());
-  auto first = health.Observe(kSerial, down);
+  EXPECT_FALSE(health.Observe(kSerial, "", absl::OkStatus()).has_value());
+  auto first = health.Observe(kSerial, "", down);
   ASSERT_TRUE(first.has_value());
   EXPECT_EQ(first->level, McpLogLevel::kWarning);
   EXPECT_EQ(first->logger, "gateway");
   EXPECT_EQ(first->data["event"], "backend_unreachable");
-  EXPECT_FALSE(health.Observe(kSerial, down).has_value());
+  EXPECT_FALSE(health.Observe(kSerial, "", down).has_value());
   // Another failure says nothing about reachability.
-  EXPECT_FALSE(health.Observe(kSerial, absl::NotFoundError("x")).has_value());
+  EXPECT_FALSE(health.Observe(kSerial, "", absl::NotFoundError("x")).has_value());
   // Other services are tracked apart.
-  EXPECT_FALSE(health.Observe(kSession, absl::OkStatus()).has_value());
-  auto recovered = health.Observe(kSerial, absl::OkStatus());
+  EXPECT_FALSE(health.Observe(kSession, "", absl::OkStatus()).has_value());
+  auto recovered = health.Observe(kSerial, "", absl::OkStatus());
   ASSERT_TRUE(recovered.has_value());
   EXPECT_EQ(recovered->data["event"], "backend_recovered");
-  EXPECT_FALSE(health.Observe(kSerial, absl::OkStatus()).has_value());
+  EXPECT_FALSE(health.Observe(kSerial, "", absl::OkStatus()).has_value());
+}
+
+// Benches of one serial service are backends of their own: one bench's answer says
+// nothing about another's reachability, and the log names the bench.
+TEST(BackendHealthTest, EachBenchIsTrackedApartAndNamed) {
+  BackendHealth health;
+  const absl::Status down =
+      absl::UnavailableError("serial service at 127.0.0.1:2 is not reachable");
+  auto lost = health.Observe(kSerial, "lab-b", down);
+  ASSERT_TRUE(lost.has_value());
+  EXPECT_EQ(lost->data, (json{{"event", "backend_unreachable"},
+                              {"service", kSerial},
+                              {"bench", "lab-b"},
+                              {"error", "serial service at 127.0.0.1:2 is not reachable"}}));
+  EXPECT_FALSE(health.Observe(kSerial, "lab-a", absl::OkStatus()).has_value())
+      << "another bench's success is no recovery";
+  EXPECT_FALSE(health.Observe(kSerial, "", absl::OkStatus()).has_value())
+      << "nor is the unnamed bench's";
+  auto back = health.Observe(kSerial, "lab-b", absl::OkStatus());
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->data,
+            (json{{"event", "backend_recovered"}, {"service", kSerial}, {"bench", "lab-b"}}));
 }
 
 }  // namespace

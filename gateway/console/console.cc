@@ -1,0 +1,139 @@
+#include "gateway/console/console.h"
+
+#include <boost/beast/http/verb.hpp>
+
+#include "gateway/console/console_access.h"
+#include "gateway/console/console_page.h"
+#include "gateway/console/console_replies.h"
+#include "gateway/console/console_routes.h"
+#include "gateway/http/grpc_health_probe.h"
+
+namespace labgate::gateway::console {
+
+namespace beast_http = boost::beast::http;
+using nlohmann::json;
+
+namespace {
+
+// The page loads nothing from anywhere: its script and style are inline, and it talks
+// only to this origin.
+constexpr char kPageSecurityPolicy[] =
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "img-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'";
+
+std::string Target(const http::Request& request) {
+  return std::string(request.target().data(), request.target().size());
+}
+
+std::string PathOf(const std::string& target) { return target.substr(0, target.find('?')); }
+
+}  // namespace
+
+Console::Console(ConsoleOptions options)
+    : options_(std::move(options)),
+      ports_(options_.serial_benches, options_.call_deadline),
+      sessions_(options_.session_channel, options_.call_deadline),
+      relays_(std::make_shared<RelayRegistry>(options_.max_streams)) {}
+
+Console::~Console() { Stop(); }
+
+void Console::Stop() { relays_->StopAll(); }
+
+void Console::Serve(std::shared_ptr<http::HttpConnection> connection, const http::Request& request,
+                    const http::HttpOptions& http_options) {
+  if (request.method() == beast_http::verb::head) {
+    return connection->Respond(405, {{"Allow", "GET"}}, "");  // a HEAD answer has no body
+  }
+  const std::string path = PathOf(Target(request));
+  const bool api = IsApiPath(path);
+  Access access = CheckAccess(request, http_options, /*needs_token=*/api);
+  if (!access.allowed) {
+    return RespondError(connection, access.status, access.error, std::move(access.headers));
+  }
+  // Read-only: nothing but GET, on the page and the API alike.
+  if (request.method() != beast_http::verb::get) {
+    return RespondError(connection, 405, "Method not allowed: the console is read-only (GET)",
+                        {{"Allow", "GET"}});
+  }
+  if (!api) {
+    if (ParseRoute(path).endpoint != Endpoint::kPage) {
+      return RespondError(connection, 404, "no such console page: " + path);
+    }
+    const std::string_view page = ConsolePage();
+    return connection->Respond(200,
+                               {{"Content-Type", "text/html; charset=utf-8"},
+                                {"Content-Security-Policy", kPageSecurityPolicy},
+                                {"X-Content-Type-Options", "nosniff"},
+                                {"Referrer-Policy", "no-referrer"},
+                                {"Cache-Control", "no-store"}},
+                               std::string(page));
+  }
+  ServeApi(std::move(connection), request, access.principal, !http_options.auth_tokens.empty());
+}
+
+void Console::ServeApi(std::shared_ptr<http::HttpConnection> connection,
+                       const http::Request& request, const std::string& principal, bool tokens) {
+  const std::string target = Target(request);
+  const std::string path = PathOf(target);
+  const Route route = ParseRoute(path);
+  const std::map<std::string, std::string> query = ParseQuery(target);
+  auto answer_json = [connection](absl::StatusOr<json> body) {
+    if (!body.ok()) return RespondStatus(connection, body.status());
+    RespondJson(connection, 200, *body);
+  };
+  switch (route.endpoint) {
+    case Endpoint::kWhoami:
+      return RespondJson(connection, 200, {{"principal", principal}, {"tokens", tokens}});
+    case Endpoint::kPorts:
+      return ports_.List(answer_json);
+    case Endpoint::kPort:
+      return ports_.Describe(route.port, answer_json);
+    case Endpoint::kPortEvents:
+      return ports_.Relay(connection, route.port, relays_);
+    case Endpoint::kSessions:
+      return sessions_.List(query, answer_json);
+    case Endpoint::kSession:
+      return sessions_.Transcript(route.session_id, query, answer_json);
+    case Endpoint::kSessionExport: {
+      auto format = query.find("format");
+      return sessions_.Export(
+          route.session_id, format == query.end() ? "json" : format->second,
+          [connection](absl::StatusOr<ExportedSession> exported) {
+            if (!exported.ok()) {
+              const bool too_large =
+                  exported.status().code() == absl::StatusCode::kResourceExhausted;
+              return RespondError(connection, too_large ? 413 : HttpStatusOf(exported.status()),
+                                  std::string(exported.status().message()));
+            }
+            connection->Respond(
+                200,
+                {{"Content-Type", exported->content_type},
+                 {"Content-Disposition", "attachment; filename=\"" + exported->file_name + "\""},
+                 {"Cache-Control", "no-store"}},
+                std::move(exported->body));
+          });
+    }
+    case Endpoint::kSessionEvents:
+      return sessions_.Relay(connection, route.session_id, relays_);
+    case Endpoint::kBackends:
+      return http::CheckBackends(
+          options_.health_channels, std::chrono::seconds(2),
+          [connection](std::vector<http::BackendHealth> all) {
+            json backends = json::array();
+            bool ready = true;
+            for (const http::BackendHealth& backend : all) {
+              ready = ready && backend.serving;
+              backends.push_back(
+                  {{"name", backend.name}, {"serving", backend.serving}, {"state", backend.state}});
+            }
+            RespondJson(connection, 200, {{"backends", std::move(backends)}, {"ready", ready}});
+          });
+    case Endpoint::kPage:
+    case Endpoint::kUnknown:
+      break;
+  }
+  RespondError(connection, 404, "no such console endpoint: " + path);
+}
+
+}  // namespace labgate::gateway::console

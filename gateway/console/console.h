@@ -1,0 +1,58 @@
+// The operator's console: GET /console (one self-contained page, embedded at build time)
+// and its read-only JSON/SSE API under /console/api/, fed by the same gRPC APIs the
+// tools use (serial ListPorts/GetStatus/GetMetrics/Subscribe, session ListSessions/
+// GetSession/ListMessages/FeatureIndex/WatchSession, grpc.health.v1). Access follows
+// /mcp: Origin and Host allow-lists, and with tokens a bearer token on every API call.
+// Nothing here writes to an instrument; every endpoint answers GET only.
+#pragma once
+
+#include <grpcpp/channel.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "gateway/backends/serial_benches.h"
+#include "gateway/console/port_views.h"
+#include "gateway/console/session_views.h"
+#include "gateway/console/sse_relay.h"
+#include "gateway/http/http_connection.h"
+#include "gateway/http/http_options.h"
+
+namespace labgate::gateway::console {
+
+struct ConsoleOptions {
+  // Every serial bench; one unnamed bench when the gateway has a single serial service.
+  std::shared_ptr<const SerialBenches> serial_benches;
+  std::shared_ptr<grpc::Channel> session_channel;
+  // Each backend's channel by the name an operator knows it by (BackendChannels::Labelled).
+  std::map<std::string, std::shared_ptr<grpc::Channel>> health_channels;
+  std::chrono::milliseconds call_deadline{10000};
+  // SSE streams open at once; more get 503.
+  size_t max_streams = 256;
+};
+
+class Console {
+ public:
+  explicit Console(ConsoleOptions options);
+  ~Console();
+
+  // Serves a request for /console or a path under it (console_routes.h IsConsolePath).
+  void Serve(std::shared_ptr<http::HttpConnection> connection, const http::Request& request,
+             const http::HttpOptions& http_options);
+  // Ends every open stream (its client gets an "end" event); later ones get 503.
+  void Stop();
+  size_t open_streams() const { return relays_->open(); }
+
+ private:
+  void ServeApi(std::shared_ptr<http::HttpConnection> connection, const http::Request& request,
+                const std::string& principal, bool tokens);
+
+  ConsoleOptions options_;
+  PortViews ports_;
+  SessionViews sessions_;
+  std::shared_ptr<RelayRegistry> relays_;
+};
+
+}  // namespace labgate::gateway::console

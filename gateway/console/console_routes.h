@@ -1,0 +1,47 @@
+// Which console endpoint a request path names, and the query of its target. Pure
+// functions, so the URL rules are tested on their own.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace labgate::gateway::console {
+
+enum class Endpoint {
+  kPage,           // /console, /console/
+  kWhoami,         // /console/api/whoami
+  kPorts,          // /console/api/ports
+  kPort,           // /console/api/ports/{port}
+  kPortEvents,     // /console/api/ports/{port}/events
+  kSessions,       // /console/api/sessions
+  kSession,        // /console/api/sessions/{id}
+  kSessionExport,  // /console/api/sessions/{id}/export
+  kSessionEvents,  // /console/api/sessions/{id}/events
+  kBackends,       // /console/api/backends
+  kUnknown,        // anything else under /console
+};
+
+struct Route {
+  Endpoint endpoint = Endpoint::kUnknown;
+  std::string port;        // kPort, kPortEvents: percent-decoded ("loop://x", "lab-a:/dev/ttyS0")
+  std::string session_id;  // kSession*
+};
+
+// True for /console and every path under /console/.
+bool IsConsolePath(std::string_view path);
+// True for the JSON and SSE endpoints (everything under /console/api/), which need a token
+// when tokens are configured.
+bool IsApiPath(std::string_view path);
+
+// `path` is the request target without its query, still percent-encoded.
+Route ParseRoute(std::string_view path);
+
+// The query of a request target: "/x?a=1&b=x%2Fy&c" -> {a: "1", b: "x/y", c: ""}; '+' is
+// a space. No '?': empty.
+std::map<std::string, std::string> ParseQuery(std::string_view target);
+
+// Percent-decoding; a malformed escape is kept as it is.
+std::string PercentDecode(std::string_view text, bool plus_is_space = false);
+
+}  // namespace labgate::gateway::console

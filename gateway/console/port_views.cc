@@ -1,0 +1,311 @@
+#include "gateway/console/port_views.h"
+
+#include <algorithm>
+#include <mutex>
+#include <optional>
+
+#include "gateway/backends/async_calls.h"
+#include "gateway/catalog/json_proto.h"
+#include "gateway/console/console_replies.h"
+
+namespace labgate::gateway::console {
+
+namespace serial_v1 = labgate::serial::v1;
+using nlohmann::json;
+
+namespace {
+
+// "TYPE_AUTO_CLOSE" -> "auto_close".
+std::string EventTypeName(serial_v1::PortEvent::Type type) {
+  std::string name = serial_v1::PortEvent::Type_Name(type);
+  if (name.rfind("TYPE_", 0) == 0) name = name.substr(5);
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return name;
+}
+
+json PortJson(const Bench& bench, const std::string& local_name,
+              const serial_v1::GetStatusResponse& status,
+              const absl::StatusOr<serial_v1::GetMetricsResponse>& metrics) {
+  json port = {
+      {"name", SerialBenches::Qualify(bench, local_name)},
+      {"bench", bench.name},
+      {"local_name", local_name},
+      {"state",
+       EnumValueJsonName(serial_v1::PortState_descriptor()->FindValueByNumber(status.status()))},
+      {"owner", status.owner()},
+      {"session_id", nullptr},
+      {"settings", nullptr},
+      {"policy", nullptr}};
+  if (status.has_settings()) {
+    port["settings"] = ProtoToJson(status.settings());
+    if (status.settings().has_session_id() && !status.settings().session_id().empty()) {
+      port["session_id"] = status.settings().session_id();
+    }
+  }
+  if (status.has_policy()) port["policy"] = ProtoToJson(status.policy());
+  json counters = {{"records_pending", status.records_pending()},
+                   {"records_lost", status.records_lost()}};
+  if (metrics.ok()) {
+    counters["bytes_read_total"] = metrics->bytes_read_total();
+    counters["bytes_written_total"] = metrics->bytes_written_total();
+    counters["idle_close_count"] = metrics->idle_close_count();
+    counters["open_duration_ms"] = metrics->open_duration_ms();
+    counters["last_activity_ms"] = metrics->last_activity_ms();
+    counters["timeout_streak"] = metrics->timeout_streak();
+  } else {
+    port["metrics_error"] = std::string(metrics.status().message());
+  }
+  port["counters"] = std::move(counters);
+  return port;
+}
+
+}  // namespace
+
+json PortEventJson(const serial_v1::PortEvent& event, const std::string& qualified_name) {
+  json out = {{"type", EventTypeName(event.type())},
+              {"port", qualified_name},
+              {"timestamp_ms", event.timestamp_ms()}};
+  if (event.type() == serial_v1::PortEvent::TYPE_DATA ||
+      event.type() == serial_v1::PortEvent::TYPE_WRITTEN) {
+    out["data"] = event.data();
+    out["encoding"] =
+        EnumValueJsonName(serial_v1::Encoding_descriptor()->FindValueByNumber(event.encoding()));
+    if (event.dropped_bytes() > 0) out["dropped_bytes"] = event.dropped_bytes();
+  }
+  if (!event.reason().empty()) out["reason"] = event.reason();
+  if (event.type() == serial_v1::PortEvent::TYPE_AUTO_CLOSE) {
+    out["idle_ms"] = event.idle_ms();
+    out["idle_close_count"] = event.idle_close_count();
+  }
+  return out;
+}
+
+class PortViews::Impl : public std::enable_shared_from_this<PortViews::Impl> {
+ public:
+  struct BenchStub {
+    const Bench* bench;
+    std::unique_ptr<serial_v1::SerialService::Stub> stub;
+  };
+
+  Impl(std::shared_ptr<const SerialBenches> benches, std::chrono::milliseconds deadline)
+      : benches_(std::move(benches)), deadline_(deadline) {
+    for (const Bench& bench : benches_->all()) {
+      stubs_.push_back({&bench, serial_v1::SerialService::NewStub(bench.channel)});
+    }
+  }
+
+  using NamesDone = std::function<void(absl::StatusOr<std::vector<std::string>>)>;
+  void ListNames(const BenchStub& bench, NamesDone done) const {
+    Unary<serial_v1::ListPortsResponse>(
+        serial_v1::ListPortsRequest(), deadline_,
+        [stub = bench.stub.get()](auto* context, auto* request, auto* response, auto callback) {
+          stub->async()->ListPorts(context, request, response, std::move(callback));
+        },
+        [done = std::move(done)](absl::StatusOr<serial_v1::ListPortsResponse> listed) {
+          if (!listed.ok()) return done(listed.status());
+          std::vector<std::string> names;
+          for (const auto& port : listed->ports()) names.push_back(port.port_name());
+          done(std::move(names));
+        });
+  }
+
+  void FetchPort(const BenchStub& bench, const std::string& local_name, JsonDone done) const {
+    struct Pending {
+      std::mutex mutex;
+      int left = 2;
+      std::optional<absl::StatusOr<serial_v1::GetStatusResponse>> status;
+      std::optional<absl::StatusOr<serial_v1::GetMetricsResponse>> metrics;
+      JsonDone done;
+    };
+    auto pending = std::make_shared<Pending>();
+    pending->done = std::move(done);
+    auto finish = [self = shared_from_this(), pending, bench = bench.bench, local_name] {
+      const absl::StatusOr<serial_v1::GetStatusResponse>& status = *pending->status;
+      if (!status.ok()) return pending->done(status.status());
+      pending->done(PortJson(*bench, local_name, *status, *pending->metrics));
+    };
+    serial_v1::GetStatusRequest status_request;
+    status_request.set_port_name(local_name);
+    Unary<serial_v1::GetStatusResponse>(
+        status_request, deadline_,
+        [stub = bench.stub.get()](auto* context, auto* request, auto* response, auto callback) {
+          stub->async()->GetStatus(context, request, response, std::move(callback));
+        },
+        [pending, finish](absl::StatusOr<serial_v1::GetStatusResponse> status) {
+          std::unique_lock<std::mutex> lock(pending->mutex);
+          pending->status = std::move(status);
+          if (--pending->left == 0) {
+            lock.unlock();
+            finish();
+          }
+        });
+    serial_v1::GetMetricsRequest metrics_request;
+    metrics_request.set_port_name(local_name);
+    Unary<serial_v1::GetMetricsResponse>(
+        metrics_request, deadline_,
+        [stub = bench.stub.get()](auto* context, auto* request, auto* response, auto callback) {
+          stub->async()->GetMetrics(context, request, response, std::move(callback));
+        },
+        [pending, finish](absl::StatusOr<serial_v1::GetMetricsResponse> metrics) {
+          std::unique_lock<std::mutex> lock(pending->mutex);
+          pending->metrics = std::move(metrics);
+          if (--pending->left == 0) {
+            lock.unlock();
+            finish();
+          }
+        });
+  }
+
+  void List(JsonDone done) const {
+    struct Gathered {
+      std::mutex mutex;
+      size_t left = 0;
+      std::vector<json> bench_entries;             // per bench, in bench order
+      std::vector<std::vector<json>> bench_ports;  // per bench, in name order
+      bool truncated = false;
+      JsonDone done;
+    };
+    auto gathered = std::make_shared<Gathered>();
+    gathered->left = stubs_.size();
+    gathered->bench_entries.resize(stubs_.size());
+    gathered->bench_ports.resize(stubs_.size());
+    gathered->done = std::move(done);
+    if (stubs_.empty())
+      return gathered->done(
+          json{{"ports", json::array()}, {"benches", json::array()}, {"truncated", false}});
+    auto bench_done = [gathered] {
+      std::unique_lock<std::mutex> lock(gathered->mutex);
+      if (--gathered->left != 0) return;
+      json ports = json::array();
+      for (auto& list : gathered->bench_ports) {
+        for (auto& port : list) ports.push_back(std::move(port));
+      }
+      json answer = {{"ports", std::move(ports)},
+                     {"benches", std::move(gathered->bench_entries)},
+                     {"truncated", gathered->truncated}};
+      lock.unlock();
+      gathered->done(std::move(answer));
+    };
+    for (size_t i = 0; i < stubs_.size(); ++i) {
+      const BenchStub& bench = stubs_[i];
+      ListNames(bench, [self = shared_from_this(), gathered, bench_done, i,
+                        &bench](absl::StatusOr<std::vector<std::string>> names) {
+        json entry = {{"name", bench.bench->name},
+                      {"address", bench.bench->address},
+                      {"reachable", names.ok()}};
+        if (!names.ok()) entry["error"] = std::string(names.status().message());
+        {
+          std::lock_guard<std::mutex> lock(gathered->mutex);
+          gathered->bench_entries[i] = std::move(entry);
+        }
+        if (!names.ok() || names->empty()) return bench_done();
+        if (names->size() > kMaxPortsPerBench) {
+          names->resize(kMaxPortsPerBench);
+          std::lock_guard<std::mutex> lock(gathered->mutex);
+          gathered->truncated = true;
+        }
+        struct PortsLeft {
+          std::mutex mutex;
+          size_t left;
+          std::vector<json> ports;
+        };
+        auto left = std::make_shared<PortsLeft>();
+        left->left = names->size();
+        left->ports.resize(names->size());
+        for (size_t j = 0; j < names->size(); ++j) {
+          const std::string name = (*names)[j];
+          self->FetchPort(
+              bench, name,
+              [self, gathered, bench_done, left, i, j, &bench, name](absl::StatusOr<json> port) {
+                json entry = port.ok() ? std::move(*port)
+                                       : json{{"name", SerialBenches::Qualify(*bench.bench, name)},
+                                              {"bench", bench.bench->name},
+                                              {"local_name", name},
+                                              {"error", std::string(port.status().message())}};
+                std::unique_lock<std::mutex> lock(left->mutex);
+                left->ports[j] = std::move(entry);
+                if (--left->left != 0) return;
+                std::vector<json> ports = std::move(left->ports);
+                lock.unlock();
+                {
+                  std::lock_guard<std::mutex> gathered_lock(gathered->mutex);
+                  gathered->bench_ports[i] = std::move(ports);
+                }
+                bench_done();
+              });
+        }
+      });
+    }
+  }
+
+  using FoundDone = std::function<void(absl::StatusOr<std::pair<const BenchStub*, std::string>>)>;
+  void Find(const std::string& port_name, FoundDone done) const {
+    absl::StatusOr<SerialBenches::Route> route = benches_->Resolve(port_name);
+    if (!route.ok()) return done(absl::NotFoundError(route.status().message()));
+    const BenchStub* bench = nullptr;
+    for (const BenchStub& candidate : stubs_) {
+      if (candidate.bench == route->bench) bench = &candidate;
+    }
+    if (bench == nullptr) return done(absl::NotFoundError("no such port: " + port_name));
+    ListNames(*bench, [self = shared_from_this(), bench, local = route->local_port, port_name,
+                       done = std::move(done)](absl::StatusOr<std::vector<std::string>> names) {
+      if (!names.ok()) return done(names.status());
+      if (std::find(names->begin(), names->end(), local) == names->end()) {
+        return done(absl::NotFoundError("no such port: " + port_name));
+      }
+      done(std::make_pair(bench, local));
+    });
+  }
+
+  void Describe(const std::string& port_name, JsonDone done) const {
+    Find(port_name, [self = shared_from_this(), done = std::move(done)](
+                        absl::StatusOr<std::pair<const BenchStub*, std::string>> found) {
+      if (!found.ok()) return done(found.status());
+      self->FetchPort(*found->first, found->second, std::move(done));
+    });
+  }
+
+  void Relay(std::shared_ptr<http::HttpConnection> connection, const std::string& port_name,
+             std::shared_ptr<RelayRegistry> relays) const {
+    Find(port_name, [self = shared_from_this(), connection, port_name,
+                     relays](absl::StatusOr<std::pair<const BenchStub*, std::string>> found) {
+      if (!found.ok()) return RespondStatus(connection, found.status());
+      serial_v1::SubscribeRequest request;
+      request.set_port_name(found->second);
+      request.set_encoding(serial_v1::ENCODING_TEXT);
+      request.set_include_writes(true);
+      const std::string qualified = SerialBenches::Qualify(*found->first->bench, found->second);
+      RelayStream<serial_v1::PortEvent>(
+          relays, connection, std::move(request),
+          [self, stub = found->first->stub.get()](auto* context, auto* request, auto* reactor) {
+            stub->async()->Subscribe(context, request, reactor);
+          },
+          [qualified](const serial_v1::PortEvent& event) {
+            return PortEventJson(event, qualified);
+          });
+    });
+  }
+
+ private:
+  std::shared_ptr<const SerialBenches> benches_;
+  std::chrono::milliseconds deadline_;
+  std::vector<BenchStub> stubs_;
+};
+
+PortViews::PortViews(std::shared_ptr<const SerialBenches> benches,
+                     std::chrono::milliseconds deadline)
+    : impl_(std::make_shared<const Impl>(std::move(benches), deadline)) {}
+
+void PortViews::List(JsonDone done) const { impl_->List(std::move(done)); }
+
+void PortViews::Describe(const std::string& port_name, JsonDone done) const {
+  impl_->Describe(port_name, std::move(done));
+}
+
+void PortViews::Relay(std::shared_ptr<http::HttpConnection> connection,
+                      const std::string& port_name, std::shared_ptr<RelayRegistry> relays) const {
+  impl_->Relay(std::move(connection), port_name, std::move(relays));
+}
+
+}  // namespace labgate::gateway::console

@@ -1,0 +1,51 @@
+// The console's view of the serial ports: every bench's ListPorts, and for each port its
+// GetStatus (state, owner, bound session, settings, policy) and GetMetrics (counters);
+// and a port's Subscribe stream (received data, what is written, events) relayed as SSE.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "gateway/backends/serial_benches.h"
+#include "gateway/console/sse_relay.h"
+#include "gateway/http/http_connection.h"
+#include "labgate/serial/v1/serial.grpc.pb.h"
+
+namespace labgate::gateway::console {
+
+// A bench lists at most this many ports; the answer then says "truncated".
+inline constexpr size_t kMaxPortsPerBench = 256;
+
+class PortViews {
+ public:
+  // `benches`: every serial service, the unnamed one included (its ports keep their names).
+  PortViews(std::shared_ptr<const SerialBenches> benches, std::chrono::milliseconds deadline);
+
+  using JsonDone = std::function<void(absl::StatusOr<nlohmann::json>)>;
+  // {"ports": [...], "benches": [{"name", "address", "reachable", "error"}], "truncated"}.
+  void List(JsonDone done) const;
+  // One port's entry; NOT_FOUND when its bench does not list it.
+  void Describe(const std::string& port_name, JsonDone done) const;
+  // Relays the port's events to `connection` as SSE (404 JSON for a port its bench does
+  // not list).
+  void Relay(std::shared_ptr<http::HttpConnection> connection, const std::string& port_name,
+             std::shared_ptr<RelayRegistry> relays) const;
+
+ private:
+  // Shared with the calls in flight, which may complete after the console is gone.
+  class Impl;
+  std::shared_ptr<const Impl> impl_;
+};
+
+// A Subscribe event as the console streams it: {"type": "data"|"written"|"opened"|...,
+// "port", "data", "encoding", "dropped_bytes", "reason", "timestamp_ms"}; `port` is the
+// name the clients know (with its bench).
+nlohmann::json PortEventJson(const labgate::serial::v1::PortEvent& event,
+                             const std::string& qualified_name);
+
+}  // namespace labgate::gateway::console
