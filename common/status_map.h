@@ -11,15 +11,25 @@
 
 namespace labgate {
 
-// JSON-RPC 2.0 and MCP error codes used by the gateway.
+// Every JSON-RPC 2.0 and MCP error code labgate sends; code elsewhere names them, never
+// writes the number.
 namespace jsonrpc_code {
+// JSON-RPC 2.0.
 inline constexpr int kParseError = -32700;
 inline constexpr int kInvalidRequest = -32600;
 inline constexpr int kMethodNotFound = -32601;
 inline constexpr int kInvalidParams = -32602;
 inline constexpr int kInternalError = -32603;
-inline constexpr int kResourceNotFound = -32002;  // MCP resources/read
+// MCP, both eras.
+inline constexpr int kResourceNotFound = -32002;  // resources/read (before 2026-07-28)
 inline constexpr int kRequestTimeout = -32001;    // a server-to-client request timed out
+// Streamable HTTP: an unknown, expired or terminated Mcp-Session-Id (HTTP 404). The same
+// number as kRequestTimeout; the two never meet on one wire.
+inline constexpr int kSessionNotFound = -32001;
+// The 2026-07-28 era.
+inline constexpr int kHeaderMismatch = -32020;              // MCP-* headers vs the body
+inline constexpr int kMissingClientCapability = -32021;     // the request needs one not declared
+inline constexpr int kUnsupportedProtocolVersion = -32022;  // _meta names a version not served
 }  // namespace jsonrpc_code
 
 struct StatusMapping {

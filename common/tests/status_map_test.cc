@@ -29,6 +29,21 @@ TEST(StatusMapTest, ProtocolErrorsUseJsonRpcCodes) {
   EXPECT_FALSE(MappingFor(absl::StatusCode::kInvalidArgument).retryable);
 }
 
+// The numbers clients see on the wire (JSON-RPC 2.0, MCP, and the 2026-07-28 era).
+TEST(StatusMapTest, NamedCodesHaveTheirWireValues) {
+  EXPECT_EQ(jsonrpc_code::kParseError, -32700);
+  EXPECT_EQ(jsonrpc_code::kInvalidRequest, -32600);
+  EXPECT_EQ(jsonrpc_code::kMethodNotFound, -32601);
+  EXPECT_EQ(jsonrpc_code::kInvalidParams, -32602);
+  EXPECT_EQ(jsonrpc_code::kInternalError, -32603);
+  EXPECT_EQ(jsonrpc_code::kResourceNotFound, -32002);
+  EXPECT_EQ(jsonrpc_code::kRequestTimeout, -32001);
+  EXPECT_EQ(jsonrpc_code::kSessionNotFound, -32001);
+  EXPECT_EQ(jsonrpc_code::kHeaderMismatch, -32020);
+  EXPECT_EQ(jsonrpc_code::kMissingClientCapability, -32021);
+  EXPECT_EQ(jsonrpc_code::kUnsupportedProtocolVersion, -32022);
+}
+
 TEST(StatusMapTest, ToolErrorTextNamesTheCodeAndKeepsTheMessage) {
   EXPECT_EQ(ToolErrorText(absl::NotFoundError("session 'x' not found")),
             "NOT_FOUND: session 'x' not found");

@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_map.h"
 #include "gateway/dialects/mcp_stateless/request_meta.h"
 
 namespace labgate::gateway::http {
@@ -18,7 +19,7 @@ std::optional<std::string> HeaderValue(const Request& request, std::string_view 
 }
 
 std::string Mismatch(const jsonrpc::IncomingMessage& message, const std::string& text) {
-  return jsonrpc::MakeError(message.raw_id, stateless::kHeaderMismatch,
+  return jsonrpc::MakeError(message.raw_id, jsonrpc_code::kHeaderMismatch,
                             absl::StrCat("Header mismatch: ", text));
 }
 

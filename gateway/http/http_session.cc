@@ -77,7 +77,8 @@ void HttpSession::HandleRequest(jsonrpc::IncomingMessage message,
   };
   if (closed_.load()) {
     refused({"http_404", 0});
-    return connection->Respond(404, {}, HttpConnection::ErrorBody(-32001, "Session not found"));
+    return connection->Respond(
+        404, {}, HttpConnection::ErrorBody(jsonrpc_code::kSessionNotFound, "Session not found"));
   }
   std::string key = RequestKey(message.body["id"]);
   if (posts_.count(key) != 0) {
@@ -113,7 +114,8 @@ void HttpSession::HandleOther(jsonrpc::IncomingMessage message,
                               std::shared_ptr<HttpConnection> connection) {
   Touch();
   if (closed_.load()) {
-    return connection->Respond(404, {}, HttpConnection::ErrorBody(-32001, "Session not found"));
+    return connection->Respond(
+        404, {}, HttpConnection::ErrorBody(jsonrpc_code::kSessionNotFound, "Session not found"));
   }
   session_->Handle(std::move(message));
   connection->Respond(202, SessionHeaders(), "");
@@ -250,7 +252,8 @@ void HttpSession::OpenStream(std::string last_event_id,
                              std::shared_ptr<HttpConnection> connection) {
   Touch();
   if (closed_.load()) {
-    return connection->Respond(404, {}, HttpConnection::ErrorBody(-32001, "Session not found"));
+    return connection->Respond(
+        404, {}, HttpConnection::ErrorBody(jsonrpc_code::kSessionNotFound, "Session not found"));
   }
   if (!last_event_id.empty()) {
     if (auto event = ParseEventId(last_event_id)) {
@@ -272,7 +275,8 @@ void HttpSession::Close() {
   for (auto& [id, stream] : streams_) Detach(*stream, /*end=*/true);
   for (auto& [key, post] : posts_) {
     if (post.connection && !post.stream) {
-      post.connection->Respond(404, {}, HttpConnection::ErrorBody(-32001, "Session terminated"));
+      post.connection->Respond(
+          404, {}, HttpConnection::ErrorBody(jsonrpc_code::kSessionNotFound, "Session terminated"));
       attached_--;
     }
   }

@@ -200,13 +200,13 @@ class StatelessDialect::Context final : public RequestContext {
                        const json& server_info, RequestOutcome* outcome) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!missing_capabilities_.empty()) {
-      *outcome = RequestOutcome::Error(kMissingClientCapability);
+      *outcome = RequestOutcome::Error(jsonrpc_code::kMissingClientCapability);
       std::string names;
       for (const auto& [name, value] : missing_capabilities_.items()) {
         (void)value;
         absl::StrAppend(&names, names.empty() ? "" : ", ", name);
       }
-      return jsonrpc::MakeError(raw_id, kMissingClientCapability,
+      return jsonrpc::MakeError(raw_id, jsonrpc_code::kMissingClientCapability,
                                 absl::StrCat("this request needs the client capability: ", names),
                                 {{"requiredCapabilities", missing_capabilities_}});
     }
