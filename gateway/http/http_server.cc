@@ -537,7 +537,7 @@ void HttpServer::ScheduleSweep() {
 
 void HttpServer::Sweep() {
   principals_.ReleaseIdle(std::chrono::steady_clock::now() - options_->port_idle_release);
-  auto cutoff = std::chrono::steady_clock::now() - options_->session_idle_timeout;
+  auto cutoff = options_->clock() - options_->session_idle_timeout;
   std::vector<std::shared_ptr<HttpSession>> expired;
   {
     std::lock_guard<std::mutex> lock(mutex_);

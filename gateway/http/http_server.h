@@ -52,6 +52,10 @@ class HttpServer {
   // Stops accepting and ends every session (their open streams end).
   void Stop();
   size_t session_count() const;
+  // Expires the sessions idle past --session-idle-timeout-ms (by options.clock) and releases
+  // the serial ports of principals idle past --port-idle-release-ms. A timer runs it every
+  // quarter of the shorter of the two (at most 30 s); tests call it after moving the clock.
+  void Sweep();
   size_t connection_count() const { return connections_->load(); }
   PrincipalRegistry& principals() { return principals_; }
   // Serves /console and /console/api/ with `console` (null: 404); it must outlive the
@@ -77,7 +81,6 @@ class HttpServer {
                       jsonrpc::IncomingMessage message, std::shared_ptr<Principal> principal);
   std::shared_ptr<HttpSession> FindSession(const std::string& id) const;
   void ScheduleSweep();
-  void Sweep();
 
   boost::asio::io_context& io_;
   const McpServer* server_;

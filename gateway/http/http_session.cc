@@ -51,9 +51,7 @@ void HttpSession::Start() {
   streams_[0] = standalone_;
 }
 
-void HttpSession::Touch() {
-  last_active_.store(std::chrono::steady_clock::now().time_since_epoch().count());
-}
+void HttpSession::Touch() { last_active_.store(options_->clock().time_since_epoch().count()); }
 
 bool HttpSession::IdleSince(std::chrono::steady_clock::time_point since) const {
   return attached_.load() == 0 && last_active_.load() < since.time_since_epoch().count();
