@@ -7,7 +7,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/confirmation_secret.h"
+#include "common/grpc_finish.h"
 #include "common/log.h"
+#include "common/secret_compare.h"
 #include "common/status_map.h"
 #include "serial-service/data_encoding.h"
 #include "serial-service/libserialport_backend.h"
@@ -32,23 +34,7 @@ std::string OwnerOf(grpc::CallbackServerContext* context) {
 }
 
 grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* context, const absl::Status& status) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(ToGrpcStatus(status));
-  return reactor;
-}
-
-// The completion of a port operation: a failure finishes the call with its status; a value
-// is written into the response by `fill`, and the call finishes OK.
-template <typename T, typename Fill>
-std::function<void(absl::StatusOr<T>)> FinishWith(grpc::ServerUnaryReactor* reactor, Fill fill) {
-  return [reactor, fill = std::move(fill)](absl::StatusOr<T> outcome) mutable {
-    if (!outcome.ok()) {
-      reactor->Finish(ToGrpcStatus(outcome.status()));
-      return;
-    }
-    fill(*outcome);
-    reactor->Finish(grpc::Status::OK);
-  };
+  return FinishNow(context, status);
 }
 
 // A gateway's answer to a confirmation request: metadata "<id>:<decision>:<secret>".
@@ -65,7 +51,8 @@ std::optional<Confirmation> ConfirmationOf(grpc::CallbackServerContext* context)
   const std::string value(it->second.data(), it->second.size());
   const size_t first = value.find(':');
   const size_t second = first == std::string::npos ? first : value.find(':', first + 1);
-  if (second == std::string::npos || value.substr(second + 1) != ConfirmationSecret()) {
+  if (second == std::string::npos ||
+      !SecretEquals(value.substr(second + 1), ConfirmationSecret())) {
     return std::nullopt;
   }
   return Confirmation{value.substr(0, first), value.substr(first + 1, second - first - 1)};
