@@ -10,7 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "common/status_map.h"
+#include "common/grpc_status.h"
 
 namespace labgate {
 

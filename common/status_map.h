@@ -1,9 +1,10 @@
 // The one error vocabulary (DESIGN decision 6). Components return absl::Status;
 // this table says what each code becomes on gRPC, in JSON-RPC and in an MCP tool result.
+// It needs no gRPC: the conversions to and from grpc::Status that read it are in
+// common/grpc_status.h, so the protocol layers that only speak JSON-RPC stay free of gRPC.
 #pragma once
 
-#include <grpcpp/support/status.h>
-
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,7 +35,7 @@ inline constexpr int kUnsupportedProtocolVersion = -32022;  // _meta names a ver
 
 struct StatusMapping {
   absl::StatusCode code;
-  grpc::StatusCode grpc_code;
+  int grpc_code;  // a grpc::StatusCode
   // Used when the failure is a protocol error rather than a tool result.
   int jsonrpc_code;
   // True when retrying later may succeed (backend down, deadline, lock).
@@ -42,9 +43,8 @@ struct StatusMapping {
 };
 
 const StatusMapping& MappingFor(absl::StatusCode code);
-
-grpc::Status ToGrpcStatus(const absl::Status& status);
-absl::Status FromGrpcStatus(const grpc::Status& status);
+// The absl code of a gRPC status code (a grpc::StatusCode's value); nullopt when unknown.
+std::optional<absl::StatusCode> FromGrpcCode(int grpc_code);
 
 // "NOT_FOUND", "INVALID_ARGUMENT", ...
 std::string_view StatusCodeName(absl::StatusCode code);

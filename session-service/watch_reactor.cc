@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/status_map.h"
+#include "common/grpc_status.h"
 #include "session-service/proto_convert.h"
 
 namespace labgate::session {

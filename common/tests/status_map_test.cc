@@ -2,8 +2,18 @@
 
 #include <gtest/gtest.h>
 
+#include "common/grpc_status.h"
+
 namespace labgate {
 namespace {
+
+TEST(StatusMapTest, AGrpcCodeOutsideTheTableIsUnknown) {
+  absl::Status status = FromGrpcStatus(grpc::Status(static_cast<grpc::StatusCode>(99), "odd"));
+  EXPECT_EQ(status.code(), absl::StatusCode::kUnknown);
+  EXPECT_EQ(std::string(status.message()), "odd");
+  EXPECT_EQ(FromGrpcCode(99), std::nullopt);
+  EXPECT_EQ(FromGrpcCode(5), absl::StatusCode::kNotFound);
+}
 
 TEST(StatusMapTest, EveryCodeRoundTripsThroughGrpc) {
   for (int code = 0; code <= 16; ++code) {

@@ -3,6 +3,7 @@
 #include <grpcpp/client_context.h>
 
 #include "absl/strings/str_cat.h"
+#include "common/grpc_status.h"
 #include "common/log.h"
 #include "common/status_map.h"
 #include "gateway/backends/unreachable.h"

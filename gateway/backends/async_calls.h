@@ -12,7 +12,7 @@
 #include <mutex>
 
 #include "absl/status/statusor.h"
-#include "common/status_map.h"
+#include "common/grpc_status.h"
 #include "gateway/backends/open_streams.h"
 
 namespace labgate::gateway {

@@ -6,8 +6,8 @@
 #include <mutex>
 #include <set>
 
+#include "common/grpc_status.h"
 #include "common/log.h"
-#include "common/status_map.h"
 #include "gateway/backends/backend_channels.h"
 
 namespace labgate::gateway {
