@@ -14,12 +14,8 @@ ABSL_FLAG(std::string, contracts_dir, "",
           "Directory of contract *.json files to use instead of the built-in contracts");
 
 int main(int argc, char** argv) {
-  labgate::ServiceConfig config = labgate::BeginService(
-      argc, argv,
-      "labgate-actions [--listen HOST:PORT] [--port-file FILE] [--contracts-dir DIR] [--tls-cert "
-      "FILE --tls-key FILE [--tls-client-ca FILE]] [--metrics-listen HOST:PORT] [--log-format "
-      "json] [--check-config]",
-      FLAGS_listen);
+  labgate::ServiceConfig config =
+      labgate::BeginService(argc, argv, "labgate-actions", "[--contracts-dir DIR]", FLAGS_listen);
   if (!config.status.ok()) {
     if (labgate::CheckConfigRequested()) {
       return labgate::FinishCheckConfig("labgate-actions", config.lines, config.status);

@@ -13,12 +13,22 @@ ABSL_FLAG(std::string, port_file, "",
 
 namespace labgate {
 
-ServiceConfig BeginService(int argc, char** argv, const std::string& usage,
-                           const absl::Flag<std::string>& listen, bool reload_on_hup) {
+std::string ServiceUsage(const std::string& program, const std::string& own_flags) {
+  return absl::StrCat(program, " [--listen HOST:PORT] [--port-file FILE] ", own_flags,
+                      own_flags.empty() ? "" : " ",
+                      "[--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] "
+                      "[--metrics-listen HOST:PORT] [--log-level LEVEL] [--log-format json] "
+                      "[--check-config]");
+}
+
+ServiceConfig BeginService(int argc, char** argv, const std::string& program,
+                           const std::string& own_flags, const absl::Flag<std::string>& listen,
+                           bool reload_on_hup) {
   BlockShutdownSignals();
   if (reload_on_hup) BlockReloadSignal();
   SkipMutexDeadlockDetection();
-  const std::vector<std::string> positional = ParseFlags(argc, argv, usage);
+  const std::vector<std::string> positional =
+      ParseFlags(argc, argv, ServiceUsage(program, own_flags));
   ServiceConfig config =
       CheckServiceFlags(absl::GetFlag(listen), absl::GetFlag(FLAGS_log_level), positional);
   config.listen = absl::GetFlag(listen);

@@ -12,10 +12,16 @@
 namespace labgate {
 
 // Blocks SIGTERM/SIGINT (and SIGHUP when `reload_on_hup`) before any thread starts, parses
-// argv (hyphenated names, --help with `usage`) and checks the flags every service has:
-// --listen (given as the binary's flag), --log-level, stray arguments, TLS and metrics.
-ServiceConfig BeginService(int argc, char** argv, const std::string& usage,
-                           const absl::Flag<std::string>& listen, bool reload_on_hup = false);
+// argv (hyphenated names, --help) and checks the flags every service has: --listen (given as
+// the binary's flag), --log-level, stray arguments, TLS and metrics. `own_flags` is the
+// usage of the binary's other flags, e.g. "[--data-dir DIR]"; --help shows it among the
+// shared ones.
+ServiceConfig BeginService(int argc, char** argv, const std::string& program,
+                           const std::string& own_flags, const absl::Flag<std::string>& listen,
+                           bool reload_on_hup = false);
+
+// The usage line BeginService gives --help.
+std::string ServiceUsage(const std::string& program, const std::string& own_flags);
 
 // "HOST:PORT" of `listen` with the port replaced by the one bound.
 std::string BoundAddress(const std::string& listen, int port);

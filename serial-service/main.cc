@@ -35,10 +35,7 @@ constexpr char kServiceName[] = "labgate.serial.v1.SerialService";
 
 int main(int argc, char** argv) {
   labgate::ServiceConfig config = labgate::BeginService(
-      argc, argv,
-      "labgate-serial [--listen HOST:PORT] [--port-file FILE] [--tls-cert FILE --tls-key FILE "
-      "[--tls-client-ca FILE]] [--session-addr HOST:PORT [--tls-ca FILE]] [--policy FILE] "
-      "[--metrics-listen HOST:PORT] [--log-format json] [--check-config]",
+      argc, argv, "labgate-serial", "[--session-addr HOST:PORT [--tls-ca FILE]] [--policy FILE]",
       FLAGS_listen, /*reload_on_hup=*/true);
   if (const std::string policy = absl::GetFlag(FLAGS_policy);
       !policy.empty() && config.status.ok()) {

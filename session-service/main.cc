@@ -31,12 +31,8 @@ std::string DataDir() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  labgate::ServiceConfig config = labgate::BeginService(
-      argc, argv,
-      "labgate-session [--listen HOST:PORT] [--port-file FILE] [--data-dir DIR] [--tls-cert FILE "
-      "--tls-key FILE [--tls-client-ca FILE]] [--metrics-listen HOST:PORT] [--log-format json] "
-      "[--check-config]",
-      FLAGS_listen);
+  labgate::ServiceConfig config =
+      labgate::BeginService(argc, argv, "labgate-session", "[--data-dir DIR]", FLAGS_listen);
   labgate::session::SessionServiceOptions options;
   options.data_dir = DataDir();
   if (config.status.ok()) {

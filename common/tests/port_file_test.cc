@@ -46,6 +46,15 @@ TEST(PortFileTest, UnwritablePlaceIsAnErrorNamingTheFile) {
   EXPECT_NE(status.message().find("no-such-dir"), absl::string_view::npos);
 }
 
+TEST(ServiceUsageTest, TheBinarysOwnFlagsSitAmongTheSharedOnes) {
+  EXPECT_EQ(ServiceUsage("labgate-session", "[--data-dir DIR]"),
+            "labgate-session [--listen HOST:PORT] [--port-file FILE] [--data-dir DIR] "
+            "[--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]] [--metrics-listen HOST:PORT] "
+            "[--log-level LEVEL] [--log-format json] [--check-config]");
+  EXPECT_EQ(ServiceUsage("x", "").find("x [--listen HOST:PORT] [--port-file FILE] [--tls-cert"),
+            0u);
+}
+
 TEST(BoundAddressTest, ReplacesThePortOfTheListenAddress) {
   EXPECT_EQ(BoundAddress("127.0.0.1:0", 41000), "127.0.0.1:41000");
   EXPECT_EQ(BoundAddress("[::1]:0", 5), "[::1]:5");
