@@ -10,17 +10,18 @@
 #include <chrono>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "actions-service/actions_service.h"
-#include "common/service_host.h"
+#include "gateway/tests/eventually.h"
+#include "gateway/tests/loopback_server.h"
 #include "gateway/tests/request_context.h"
 
 namespace labgate::gateway {
 namespace {
 
 using nlohmann::json;
+using testing::ChannelTo;
 using testing::Outcome;
 using testing::RecordingRequest;
 
@@ -31,39 +32,12 @@ constexpr char kInvalidText[] =
     "missing or empty; Required field 'risk_level' is missing or empty";
 
 // The real actions service with its built-in contracts, served over TCP.
-class ActionsServer {
+class ActionsServer : public testing::LoopbackServer<labgate::actions::ActionsGrpcService> {
  public:
-  void Start(int port = 0) {
-    auto service = labgate::actions::CreateActionsService({});
-    ASSERT_TRUE(service.ok()) << service.status();
-    service_ = std::move(*service);
-    auto host = ServiceHost::Start("127.0.0.1:" + std::to_string(port), {service_.get()});
-    ASSERT_TRUE(host.ok()) << host.status();
-    host_ = std::move(*host);
-  }
-  void Stop() {
-    if (!host_) return;
-    service_->Shutdown();
-    host_->Shutdown(std::chrono::seconds(2));
-    host_.reset();
-    service_.reset();
-  }
-  ~ActionsServer() { Stop(); }
-  int port() const { return host_->port(); }
-  std::string address() const { return "127.0.0.1:" + std::to_string(port()); }
-
- private:
-  std::unique_ptr<labgate::actions::ActionsGrpcService> service_;
-  std::unique_ptr<ServiceHost> host_;
+  ActionsServer()
+      : LoopbackServer([] { return labgate::actions::CreateActionsService({}); },
+                       [](labgate::actions::ActionsGrpcService& service) { service.Shutdown(); }) {}
 };
-
-std::shared_ptr<grpc::Channel> ChannelTo(const std::string& address) {
-  grpc::ChannelArguments args;
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
-}
 
 class ActionToolsTest : public ::testing::Test {
  protected:
@@ -212,10 +186,7 @@ TEST(ActionToolsDownTest, ADownServiceIsNamedAndPickedUpWhenItComesBack) {
   EXPECT_EQ(down.status().message(), "actions service at " + address + " is not reachable");
 
   server.Start(port);
-  const auto deadline = std::chrono::steady_clock::now() + testing::kWait;
-  while (changes.load() == 0 && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  EXPECT_TRUE(testing::Eventually([&] { return changes.load() > 0; }));
   EXPECT_EQ(changes.load(), 1);
   EXPECT_EQ(tools.ListTools().size(), 10u);
   tools.Stop();

@@ -4,12 +4,13 @@
 #include "gateway/app/application.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <future>
 #include <string>
 #include <thread>
+
+#include "gateway/tests/temp_dir.h"
 
 namespace labgate::gateway {
 namespace {
@@ -17,18 +18,12 @@ namespace {
 class ApplicationTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "labgate-app-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
     options_.backend.data_dir = dir_;
     options_.serve_stdio = false;
     options_.serve_http = false;
   }
-  void TearDown() override {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
-  std::string dir_;
+  testing::TempDir temp_;
+  const std::string& dir_ = temp_.path();
   ApplicationOptions options_;
 };
 

@@ -5,10 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <functional>
-#include <thread>
 
 #include "gateway/core/gateway_metrics.h"
+#include "gateway/tests/eventually.h"
 #include "gateway/tests/serial_bench.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 
@@ -18,14 +17,7 @@ namespace {
 using testing::ChannelTo;
 using testing::SerialBench;
 
-bool Eventually(const std::function<bool()>& condition) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return true;
-}
+using testing::Eventually;
 
 TEST(BackendWatchTest, UpFollowsTheBackendAndItsReturnCountsAReconnect) {
   SerialBench bench;

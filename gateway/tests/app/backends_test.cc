@@ -4,12 +4,12 @@
 
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <memory>
 #include <string>
 
+#include "gateway/tests/temp_dir.h"
 #include "labgate/actions/v1/actions.grpc.pb.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 #include "labgate/session/v1/session.grpc.pb.h"
@@ -30,17 +30,8 @@ std::unique_ptr<grpc::ClientContext> Context() {
 
 class BackendsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "labgate-backends-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
-  std::string dir_;
+  testing::TempDir temp_;
+  const std::string& dir_ = temp_.path();
 };
 
 TEST_F(BackendsTest, EmbeddedServicesAnswerInProcess) {

@@ -3,12 +3,13 @@
 #include "gateway/app/check_config.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
+
+#include "gateway/tests/temp_dir.h"
 
 namespace labgate::gateway {
 namespace {
@@ -17,17 +18,9 @@ using Lines = std::vector<std::string>;
 
 class CheckConfigTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern = (std::filesystem::temp_directory_path() / "labgate-cfg-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-    options_.data_dir = dir_;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
-  std::string dir_;
+  void SetUp() override { options_.data_dir = dir_; }
+  testing::TempDir temp_;
+  const std::string& dir_ = temp_.path();
   BackendOptions options_;
 };
 

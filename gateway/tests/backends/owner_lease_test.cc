@@ -8,9 +8,9 @@
 #include <chrono>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "gateway/tests/eventually.h"
 #include "gateway/tests/serial_bench.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 
@@ -19,6 +19,7 @@ namespace {
 
 namespace pb = labgate::serial::v1;
 using testing::ChannelTo;
+using testing::Eventually;
 using testing::SerialBench;
 constexpr auto kWait = std::chrono::seconds(30);
 
@@ -50,16 +51,6 @@ class OwnerLeaseTest : public ::testing::Test {
     grpc::Status status = stub_->GetStatus(As("observer").get(), pb::GetStatusRequest(), &response);
     EXPECT_TRUE(status.ok()) << status.error_message();
     return {response.open_ports().begin(), response.open_ports().end()};
-  }
-  // Waits (generously) until `done` holds.
-  template <typename Condition>
-  bool Eventually(Condition done) {
-    const auto deadline = std::chrono::steady_clock::now() + kWait;
-    while (!done()) {
-      if (std::chrono::steady_clock::now() > deadline) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    return true;
   }
 
   SerialBench bench_;

@@ -5,9 +5,7 @@
 #include "gateway/prompts/labgate_prompts.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +14,7 @@
 #include "common/service_host.h"
 #include "gateway/tests/request_context.h"
 #include "gateway/tests/serial_bench.h"
+#include "gateway/tests/temp_dir.h"
 #include "labgate/session/v1/session.grpc.pb.h"
 #include "session-service/session_service.h"
 
@@ -43,11 +42,7 @@ constexpr char kGuidedText[] =
 class LabgatePromptsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "labgate-prompts-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    data_dir_ = pattern;
-    auto session = labgate::session::CreateSessionService({data_dir_});
+    auto session = labgate::session::CreateSessionService({data_dir_.path()});
     ASSERT_TRUE(session.ok()) << session.status();
     session_ = std::move(*session);
     auto actions = labgate::actions::CreateActionsService({});
@@ -75,8 +70,6 @@ class LabgatePromptsTest : public ::testing::Test {
       host_->Shutdown(std::chrono::seconds(2));
       session_->Shutdown();
     }
-    std::error_code ignored;
-    std::filesystem::remove_all(data_dir_, ignored);
   }
 
   absl::StatusOr<json> Get(const std::string& name, const json& arguments) {
@@ -106,7 +99,7 @@ class LabgatePromptsTest : public ::testing::Test {
     return created.session().id();
   }
 
-  std::string data_dir_;
+  testing::TempDir data_dir_;
   std::unique_ptr<labgate::session::SessionGrpcService> session_;
   std::unique_ptr<labgate::actions::ActionsGrpcService> actions_;
   std::unique_ptr<ServiceHost> host_;

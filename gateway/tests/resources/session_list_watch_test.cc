@@ -5,18 +5,17 @@
 
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <atomic>
 #include <chrono>
-#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
 #include <thread>
 
-#include "common/service_host.h"
-#include "gateway/tests/serial_bench.h"
+#include "gateway/tests/eventually.h"
+#include "gateway/tests/loopback_server.h"
+#include "gateway/tests/temp_dir.h"
 #include "labgate/session/v1/session.grpc.pb.h"
 #include "session-service/session_service.h"
 
@@ -25,56 +24,20 @@ namespace {
 
 namespace session_v1 = labgate::session::v1;
 
-bool Eventually(const std::function<bool()>& condition) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return true;
-}
+using testing::Eventually;
 
-class SessionServer {
+// The real session service on its own data dir.
+class SessionServer : public testing::LoopbackServer<labgate::session::SessionGrpcService> {
  public:
-  explicit SessionServer(std::string dir) : dir_(std::move(dir)) {}
-  void Start(int port = 0) {
-    auto service = labgate::session::CreateSessionService({dir_});
-    ASSERT_TRUE(service.ok()) << service.status();
-    service_ = std::move(*service);
-    auto host = ServiceHost::Start("127.0.0.1:" + std::to_string(port), {service_.get()});
-    ASSERT_TRUE(host.ok()) << host.status();
-    host_ = std::move(*host);
-  }
-  void Stop() {
-    if (!host_) return;
-    service_->FinishWatchStreams();
-    host_->Shutdown(std::chrono::seconds(2));
-    service_->Shutdown();
-    host_.reset();
-    service_.reset();
-  }
-  ~SessionServer() { Stop(); }
-  int port() const { return host_->port(); }
-  std::string address() const { return "127.0.0.1:" + std::to_string(port()); }
-
- private:
-  std::string dir_;
-  std::unique_ptr<labgate::session::SessionGrpcService> service_;
-  std::unique_ptr<ServiceHost> host_;
+  explicit SessionServer(const std::string& dir)
+      : LoopbackServer(
+            [dir] { return labgate::session::CreateSessionService({dir}); },
+            [](labgate::session::SessionGrpcService& service) { service.FinishWatchStreams(); },
+            [](labgate::session::SessionGrpcService& service) { service.Shutdown(); }) {}
 };
 
 class SessionListWatchTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / "labgate-session-watch-XXXXXX").string();
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
-  }
   static std::string Create(session_v1::SessionService::Stub* stub, const std::string& device) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
@@ -85,7 +48,8 @@ class SessionListWatchTest : public ::testing::Test {
     EXPECT_TRUE(stub->CreateSession(&context, request, &response).ok());
     return response.session().id();
   }
-  std::string dir_;
+  testing::TempDir temp_;
+  const std::string& dir_ = temp_.path();
 };
 
 TEST_F(SessionListWatchTest, EachCreatedOrClosedSessionIsAChange) {

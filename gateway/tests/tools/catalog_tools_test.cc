@@ -11,9 +11,9 @@
 #include <mutex>
 #include <regex>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "gateway/tests/eventually.h"
 #include "gateway/tests/request_context.h"
 #include "gateway/tests/serial_bench.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
@@ -111,11 +111,7 @@ TEST_F(CatalogToolsTest, ACallAnswersAResultAndTheLeaseOutlivesIt) {
 
   // The principal goes: its lease ends and the service closes its port.
   alice->ReleaseHeld();
-  const auto deadline = std::chrono::steady_clock::now() + testing::kWait;
-  while (!OpenPorts().empty() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  EXPECT_TRUE(OpenPorts().empty());
+  EXPECT_TRUE(testing::Eventually([&] { return OpenPorts().empty(); }));
 }
 
 TEST_F(CatalogToolsTest, AFailureIsAnErrorResultNamingItsCode) {
