@@ -14,13 +14,8 @@ namespace labgate::serial {
 std::shared_ptr<ManagedPort> ManagedPort::Create(std::string name, std::string owner,
                                                  std::unique_ptr<SerialPort> backend,
                                                  PortSettings settings, PortEnvironment env) {
-  std::shared_ptr<ManagedPort> port(new ManagedPort(
+  return std::shared_ptr<ManagedPort>(new ManagedPort(
       std::move(name), std::move(owner), std::move(backend), std::move(settings), std::move(env)));
-  ManagedPort* raw = port.get();
-  // The idle hook may use `raw`: worker_ is destroyed (and joined) before any other member.
-  port->worker_ = std::make_unique<PortWorker>(
-      "serial-port", [raw] { return raw->PollForSubscribers(); }, raw->env_.poll_period_ms);
-  return port;
 }
 
 ManagedPort::ManagedPort(std::string name, std::string owner, std::unique_ptr<SerialPort> backend,
@@ -29,7 +24,16 @@ ManagedPort::ManagedPort(std::string name, std::string owner, std::unique_ptr<Se
       owner_(std::move(owner)),
       env_(std::move(env)),
       backend_(std::move(backend)),
-      settings_(std::move(settings)) {}
+      settings_(std::move(settings)),
+      // The idle hook may use `this`: worker_ is destroyed (and joined) before any other
+      // member.
+      worker_(
+          "serial-port",
+          [this] {
+            worker_.AssertInPlace();
+            return PollForSubscribers();
+          },
+          env_.poll_period_ms) {}
 
 ManagedPort::~ManagedPort() {
   // A port is normally closed before it goes; if not, it is no longer open either way.
@@ -60,13 +64,18 @@ PortSnapshot ManagedPort::Snapshot() const {
 }
 
 void ManagedPort::Open(std::function<void(absl::Status)> done) {
-  worker_->Post([self = shared_from_this(), done = std::move(done)] { done(self->DoOpen()); });
+  worker_.Post([self = shared_from_this(), done = std::move(done)] {
+    self->worker_.AssertInPlace();
+    done(self->DoOpen());
+  });
 }
 
 void ManagedPort::Reconfigure(PortSettings settings,
                               std::function<void(absl::StatusOr<PortSettings>)> done) {
-  worker_->Post([self = shared_from_this(), settings = std::move(settings),
-                 done = std::move(done)] { done(self->DoReconfigure(settings)); });
+  worker_.Post([self = shared_from_this(), settings = std::move(settings), done = std::move(done)] {
+    self->worker_.AssertInPlace();
+    done(self->DoReconfigure(settings));
+  });
 }
 
 void ManagedPort::Write(std::string bytes, bool text_mode, int64_t timeout_ms,
@@ -76,7 +85,8 @@ void ManagedPort::Write(std::string bytes, bool text_mode, int64_t timeout_ms,
   int64_t written_inline = 0;
   bool inline_not_recorded = false;
   bool finished = false;
-  const bool ran_inline = worker_->TryRunInline([&] {
+  const bool ran_inline = worker_.TryRunInline([&] {
+    worker_.AssertInPlace();
     if (text_mode) AppendTerminator(&bytes);
     absl::StatusOr<WriteResult> wrote = DoWrite(bytes, /*timeout_ms=*/0);
     if (!wrote.ok() || wrote->bytes_written == static_cast<int64_t>(bytes.size())) {
@@ -91,8 +101,9 @@ void ManagedPort::Write(std::string bytes, bool text_mode, int64_t timeout_ms,
   bytes.erase(0, static_cast<size_t>(written_inline));
   // The terminator is added where the write starts, under the settings of that moment.
   const bool append_terminator = text_mode && !ran_inline;
-  worker_->Post([self = shared_from_this(), bytes = std::move(bytes), append_terminator, timeout_ms,
-                 written_inline, inline_not_recorded, done = std::move(done)]() mutable {
+  worker_.Post([self = shared_from_this(), bytes = std::move(bytes), append_terminator, timeout_ms,
+                written_inline, inline_not_recorded, done = std::move(done)]() mutable {
+    self->worker_.AssertInPlace();
     if (append_terminator) self->AppendTerminator(&bytes);
     absl::StatusOr<WriteResult> wrote = self->DoWrite(bytes, timeout_ms);
     if (wrote.ok()) {
@@ -113,7 +124,8 @@ void ManagedPort::Read(ReadParams params, std::function<void(absl::StatusOr<Read
         .count();
   };
   bool finished = false;
-  worker_->TryRunInline([&] {
+  worker_.TryRunInline([&] {
+    worker_.AssertInPlace();
     std::optional<absl::StatusOr<ReadResult>> result = DoRead(params, /*may_wait=*/false);
     if (!result.has_value()) return;
     finished = true;
@@ -121,7 +133,8 @@ void ManagedPort::Read(ReadParams params, std::function<void(absl::StatusOr<Read
     done(*std::move(result));
   });
   if (finished) return;
-  worker_->Post([self = shared_from_this(), params, elapsed_ms, done = std::move(done)] {
+  worker_.Post([self = shared_from_this(), params, elapsed_ms, done = std::move(done)] {
+    self->worker_.AssertInPlace();
     absl::StatusOr<ReadResult> result = *self->DoRead(params, /*may_wait=*/true);
     self->RecordReply(&result, elapsed_ms(), nullptr);
     done(std::move(result));
@@ -132,8 +145,9 @@ void ManagedPort::Query(std::string bytes, bool text_mode, ReadParams params,
                         std::function<void(absl::StatusOr<QueryResult>)> done) {
   // The reply must be waited for, so the whole query runs on the worker, where no other
   // call can come between its write and its read.
-  worker_->Post([self = shared_from_this(), bytes = std::move(bytes), text_mode,
-                 params = std::move(params), done = std::move(done)]() mutable {
+  worker_.Post([self = shared_from_this(), bytes = std::move(bytes), text_mode,
+                params = std::move(params), done = std::move(done)]() mutable {
+    self->worker_.AssertInPlace();
     const auto started = std::chrono::steady_clock::now();
     if (text_mode) self->AppendTerminator(&bytes);
     absl::StatusOr<WriteResult> wrote = self->DoWrite(bytes, params.timeout_ms);
@@ -159,7 +173,8 @@ void ManagedPort::Query(std::string bytes, bool text_mode, ReadParams params,
 
 void ManagedPort::Close(std::string reason, std::function<void(std::string)> done) {
   close_requested_ = true;  // a read in progress gives up within kReadSliceMs
-  worker_->Post([self = shared_from_this(), reason = std::move(reason), done = std::move(done)] {
+  worker_.Post([self = shared_from_this(), reason = std::move(reason), done = std::move(done)] {
+    self->worker_.AssertInPlace();
     std::string result = self->DoClose(reason);
     if (done) done(std::move(result));
   });

@@ -122,7 +122,7 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   // Records a policy decision about this port in its bound session, if any.
   void RecordEvent(std::string text) { Record("event", std::move(text)); }
   // A subscriber arrived: start polling the device for it.
-  void WakeForSubscribers() { worker_->Wake(); }
+  void WakeForSubscribers() { worker_.Wake(); }
   // `done` gets "closed" or "already closed". A read in progress on the port ends
   // with ABORTED within kReadSliceMs instead of running out its timeout.
   void Close(std::string reason, std::function<void(std::string)> done);
@@ -131,40 +131,51 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   ManagedPort(std::string name, std::string owner, std::unique_ptr<SerialPort> backend,
               PortSettings settings, PortEnvironment env);
 
-  absl::Status DoOpen();
-  absl::StatusOr<PortSettings> DoReconfigure(const PortSettings& settings);
-  void AppendTerminator(std::string* bytes) const;
+  // The Do* methods, and everything that touches the device or pending_, run in the
+  // worker's place (a task, the idle hook, or an inline attempt).
+  absl::Status DoOpen() ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<PortSettings> DoReconfigure(const PortSettings& settings)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  void AppendTerminator(std::string* bytes) const ABSL_LOCKS_EXCLUDED(mu_);
   // A timeout of 0 writes only what the device takes at once.
-  absl::StatusOr<WriteResult> DoWrite(const std::string& bytes, int64_t timeout_ms);
+  absl::StatusOr<WriteResult> DoWrite(const std::string& bytes, int64_t timeout_ms)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
   // Without `may_wait`, nullopt when the read would have to wait for the device.
-  std::optional<absl::StatusOr<ReadResult>> DoRead(const ReadParams& params, bool may_wait);
-  std::string DoClose(const std::string& reason);
+  std::optional<absl::StatusOr<ReadResult>> DoRead(const ReadParams& params, bool may_wait)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  std::string DoClose(const std::string& reason) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // The idle hook: false when there is nothing to poll for.
-  bool PollForSubscribers();
+  bool PollForSubscribers() ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
 
-  // Worker only.
-  absl::Status CheckUsable() const;
+  absl::Status CheckUsable() const ABSL_LOCKS_EXCLUDED(mu_);
   // Reads once from the device into pending_; false with `status` on failure.
-  absl::StatusOr<size_t> Receive(int64_t timeout_ms);
-  void EnterError(const absl::Status& cause);
-  void CloseBackend(PortState new_state);
-  void Publish(PortEventRecord::Type type, std::string data = "", std::string reason = "");
-  ReadResult Take(size_t count, size_t consumed, bool timed_out);
-  // Records I/O of a bound port, in I/O order (callers hold the worker's place). True
-  // when recorded or when the port is not bound.
+  absl::StatusOr<size_t> Receive(int64_t timeout_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void EnterError(const absl::Status& cause) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void CloseBackend(PortState new_state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void Publish(PortEventRecord::Type type, std::string data = "", std::string reason = "")
+      ABSL_LOCKS_EXCLUDED(mu_);
+  ReadResult Take(size_t count, size_t consumed, bool timed_out)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  // Records I/O of a bound port, in I/O order (callers hold the worker's place, except
+  // for policy events, which have no I/O order to keep). True when recorded or when the
+  // port is not bound.
   bool Record(const std::string& direction, std::string bytes,
-              std::optional<int64_t> latency_ms = std::nullopt);
+              std::optional<int64_t> latency_ms = std::nullopt) ABSL_LOCKS_EXCLUDED(mu_);
   bool RecordTo(const std::string& session_id, const std::string& direction, std::string bytes,
                 std::optional<int64_t> latency_ms);
   // Records what a read or query returned.
-  void RecordReply(absl::StatusOr<ReadResult>* result, int64_t latency_ms,
-                   const char* silent_event);
+  void RecordReply(absl::StatusOr<ReadResult>* result, int64_t latency_ms, const char* silent_event)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_);
 
   const std::string name_;
   const std::string owner_;
   const PortEnvironment env_;
-  std::unique_ptr<SerialPort> backend_;  // the worker's (or an inline attempt's)
-  std::string pending_;                  // likewise: received, not yet read
+  std::unique_ptr<SerialPort> backend_ ABSL_GUARDED_BY(worker_);
+  std::string pending_ ABSL_GUARDED_BY(worker_);  // received, not yet read
   std::atomic<bool> close_requested_{false};
 
   mutable absl::Mutex mu_;
@@ -177,8 +188,9 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   int64_t timeout_streak_ ABSL_GUARDED_BY(mu_) = 0;
   std::string backend_name_ ABSL_GUARDED_BY(mu_);
 
-  // Last member: destroyed first, so its thread has stopped before the rest goes.
-  std::unique_ptr<PortWorker> worker_;
+  // Last member: destroyed first, so its thread has stopped before the rest goes; and
+  // constructed last, so its thread (whose idle hook uses the members) starts after them.
+  PortWorker worker_;
 };
 
 }  // namespace labgate::serial

@@ -9,9 +9,14 @@
 #include <string>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
+
 namespace labgate::serial {
 
-class PortWorker {
+// The worker is also a capability for the thread-safety analysis: "running in the worker's
+// place" (a task, the idle hook, or an inline attempt). State only that code may touch is
+// ABSL_GUARDED_BY the worker, and code that runs there begins with AssertInPlace().
+class ABSL_LOCKABLE PortWorker {
  public:
   using Task = std::function<void()>;
 
@@ -35,6 +40,9 @@ class PortWorker {
   // False, without running it, when the worker is busy. `attempt` must not block or
   // post to this worker and wait.
   bool TryRunInline(const std::function<void()>& attempt);
+
+  // Tells the analysis that the caller runs in the worker's place; debug builds check it.
+  void AssertInPlace() const ABSL_ASSERT_EXCLUSIVE_LOCK();
 
  private:
   struct State;

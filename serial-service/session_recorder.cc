@@ -5,6 +5,9 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/log.h"
 #include "serial-service/data_encoding.h"
 #include "serial-service/serial_metrics.h"
@@ -59,12 +62,12 @@ SessionRecorder::SessionRecorder(RecorderOptions options)
 
 SessionRecorder::~SessionRecorder() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stop_ = true;
   }
-  wake_.notify_all();
+  wake_.SignalAll();
   thread_.join();
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   std::map<std::string, int64_t> left;
   for (const Queued& queued : queue_) ++left[queued.record.port_name];
   SerialMetrics::Get().recording_queue_depth.Get().Add(-static_cast<double>(queue_.size()));
@@ -79,33 +82,36 @@ SessionRecorder::~SessionRecorder() {
 
 void SessionRecorder::SetChannel(std::shared_ptr<grpc::Channel> channel) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stub_ = channel ? std::shared_ptr<session::v1::SessionService::Stub>(
                           session::v1::SessionService::NewStub(std::move(channel)))
                     : nullptr;
   }
-  wake_.notify_all();
+  wake_.SignalAll();
 }
 
 void SessionRecorder::Drain(std::chrono::milliseconds grace) {
-  std::unique_lock<std::mutex> lock(mu_);
-  drained_.wait_for(lock, grace, [this] { return queue_.empty() || stub_ == nullptr; });
+  const absl::Time deadline = absl::Now() + absl::FromChrono(grace);
+  absl::MutexLock lock(&mu_);
+  while (!queue_.empty() && stub_ != nullptr) {
+    if (drained_.WaitWithDeadline(&mu_, deadline)) break;  // timed out
+  }
 }
 
 bool SessionRecorder::enabled() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return stub_ != nullptr;
 }
 
 bool SessionRecorder::Enqueue(IoRecord record) {
-  std::unique_lock<std::mutex> lock(mu_);
+  absl::ReleasableMutexLock lock(&mu_);
   PortCounts& counts = counts_[record.port_name];
   if (stub_ == nullptr || queue_.size() >= options_.queue_limit) {
     const int64_t lost = ++counts.lost;
     SerialMetrics::Get().recording_lost.Get().Increment();
     const char* why =
         stub_ == nullptr ? "no session service (--session-addr)" : "the recording queue is full";
-    lock.unlock();
+    lock.Release();
     // Logged once per port and then every 1000, so a full queue does not flood stderr.
     if (lost == 1 || lost % 1000 == 0) {
       LG_LOG(kWarning) << "record of " << record.port_name << " lost: " << why << " (" << lost
@@ -117,13 +123,13 @@ bool SessionRecorder::Enqueue(IoRecord record) {
   SerialMetrics::Get().recording_queue_depth.Get().Increment();
   queue_.push_back(
       {std::move(record), absl::StrCat("labgate-serial/", instance_, "/", next_sequence_++)});
-  lock.unlock();
-  wake_.notify_one();
+  lock.Release();
+  wake_.Signal();
   return true;
 }
 
 SessionRecorder::PortCounts SessionRecorder::CountsFor(const std::string& port_name) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   auto it = counts_.find(port_name);
   return it == counts_.end() ? PortCounts{} : it->second;
 }
@@ -132,14 +138,14 @@ void SessionRecorder::CountLost(const std::string& port_name, int64_t count,
                                 const std::string& why) {
   LG_LOG(kWarning) << "record of " << port_name << " lost: " << why;
   SerialMetrics::Get().recording_lost.Get().Increment(static_cast<uint64_t>(count));
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   counts_[port_name].lost += count;
 }
 
 bool SessionRecorder::Deliver(const Queued& queued, bool* retry) {
   std::shared_ptr<session::v1::SessionService::Stub> stub;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stub = stub_;
   }
   grpc::ClientContext context;
@@ -158,18 +164,21 @@ bool SessionRecorder::Deliver(const Queued& queued, bool* retry) {
 
 void SessionRecorder::Run() {
   int64_t backoff_ms = options_.retry_initial_ms;
-  std::unique_lock<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   for (;;) {
-    wake_.wait(lock, [this] { return stop_ || (stub_ != nullptr && !queue_.empty()); });
+    while (!stop_ && (stub_ == nullptr || queue_.empty())) wake_.Wait(&mu_);
     if (stop_) return;
     // The front stays queued while it is delivered, so order holds across retries.
     const Queued front = queue_.front();
-    lock.unlock();
+    mu_.Unlock();
     bool retry = false;
     Deliver(front, &retry);
-    lock.lock();
+    mu_.Lock();
     if (retry) {
-      wake_.wait_for(lock, std::chrono::milliseconds(backoff_ms), [this] { return stop_; });
+      const absl::Time deadline = absl::Now() + absl::Milliseconds(backoff_ms);
+      while (!stop_) {
+        if (wake_.WaitWithDeadline(&mu_, deadline)) break;  // timed out
+      }
       backoff_ms = std::min(backoff_ms * 2, options_.retry_max_ms);
       continue;
     }
@@ -177,7 +186,7 @@ void SessionRecorder::Run() {
     queue_.pop_front();
     SerialMetrics::Get().recording_queue_depth.Get().Decrement();
     --counts_[front.record.port_name].pending;
-    if (queue_.empty()) drained_.notify_all();
+    if (queue_.empty()) drained_.SignalAll();
   }
 }
 

@@ -7,16 +7,16 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "labgate/session/v1/session.grpc.pb.h"
 
 namespace labgate::serial {
@@ -45,42 +45,43 @@ class SessionRecorder {
   SessionRecorder& operator=(const SessionRecorder&) = delete;
 
   // Where to deliver. Until it is set, nothing can be recorded.
-  void SetChannel(std::shared_ptr<grpc::Channel> channel);
-  bool enabled() const;
+  void SetChannel(std::shared_ptr<grpc::Channel> channel) ABSL_LOCKS_EXCLUDED(mu_);
+  bool enabled() const ABSL_LOCKS_EXCLUDED(mu_);
   // Waits up to `grace` for the queue to empty (at shutdown, so the last records land).
-  void Drain(std::chrono::milliseconds grace);
+  void Drain(std::chrono::milliseconds grace) ABSL_LOCKS_EXCLUDED(mu_);
 
   // Never blocks on the network. False when the record is lost (queue full, or no
   // session service): the caller reports that its I/O was not recorded.
-  bool Enqueue(IoRecord record);
+  bool Enqueue(IoRecord record) ABSL_LOCKS_EXCLUDED(mu_);
 
   struct PortCounts {
     int64_t pending = 0;
     int64_t lost = 0;
   };
-  PortCounts CountsFor(const std::string& port_name) const;
+  PortCounts CountsFor(const std::string& port_name) const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   struct Queued {
     IoRecord record;
     std::string idempotency_key;
   };
-  void Run();
+  void Run() ABSL_LOCKS_EXCLUDED(mu_);
   // The append for one record: OK, retry later (true), or give up (false).
-  bool Deliver(const Queued& queued, bool* retry);
-  void CountLost(const std::string& port_name, int64_t count, const std::string& why);
+  bool Deliver(const Queued& queued, bool* retry) ABSL_LOCKS_EXCLUDED(mu_);
+  void CountLost(const std::string& port_name, int64_t count, const std::string& why)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   const RecorderOptions options_;
   const std::string instance_;  // keys stay unique across restarts of this process
 
-  mutable std::mutex mu_;
-  std::condition_variable wake_;
-  std::condition_variable drained_;
-  std::shared_ptr<session::v1::SessionService::Stub> stub_;  // guarded by mu_
-  std::deque<Queued> queue_;                                 // guarded by mu_
-  std::map<std::string, PortCounts> counts_;                 // guarded by mu_
-  uint64_t next_sequence_ = 1;                               // guarded by mu_
-  bool stop_ = false;                                        // guarded by mu_
+  mutable absl::Mutex mu_;
+  absl::CondVar wake_;
+  absl::CondVar drained_;
+  std::shared_ptr<session::v1::SessionService::Stub> stub_ ABSL_GUARDED_BY(mu_);
+  std::deque<Queued> queue_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, PortCounts> counts_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_sequence_ ABSL_GUARDED_BY(mu_) = 1;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

@@ -300,7 +300,7 @@ TEST(PolicyChildProcessTest, SighupReloadsThePolicy) {
   for (int i = 0; i < 750 && port == 0; ++i) {
     std::ifstream in(port_file);
     std::string text;
-    if (in >> text) absl::SimpleAtoi(text, &port);
+    if (in >> text && !absl::SimpleAtoi(text, &port)) port = 0;
     if (port == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ASSERT_NE(port, 0) << "labgate-serial did not start";
