@@ -167,7 +167,7 @@ void HttpServer::Stop() {
   }
   std::unordered_map<std::string, std::shared_ptr<HttpSession>> sessions;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     sessions.swap(sessions_);
   }
   for (auto& [id, session] : sessions) {
@@ -366,7 +366,7 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
   // DELETE: the session ends, which is worth a line of its own.
   RequestTrace({"http", "http", principal_name, "DELETE", true, ""}).Answered(RequestOutcome::Ok());
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     sessions_.erase(session->id());
   }
   asio::post(session->strand(), [session, connection] {
@@ -428,7 +428,7 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
                              "first)"));
     }
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      absl::MutexLock lock(&mutex_);
       if (sessions_.size() >= options_->max_sessions) {
         return Refuse(connection, request, principal->name(), 503, {{"Retry-After", "5"}},
                       Error(jsonrpc_code::kInvalidRequest, "too many sessions"));
@@ -497,7 +497,7 @@ void HttpServer::RouteStateless(std::shared_ptr<HttpConnection> connection, cons
 }
 
 bool HttpServer::PeerCounts::TryAdd(const std::string& peer, size_t cap) {
-  std::lock_guard<std::mutex> lock(mutex);
+  absl::MutexLock lock(&mutex);
   size_t& count = open[peer];
   if (cap != 0 && count >= cap) return false;
   ++count;
@@ -505,20 +505,20 @@ bool HttpServer::PeerCounts::TryAdd(const std::string& peer, size_t cap) {
 }
 
 void HttpServer::PeerCounts::Remove(const std::string& peer) {
-  std::lock_guard<std::mutex> lock(mutex);
+  absl::MutexLock lock(&mutex);
   auto it = open.find(peer);
   if (it == open.end()) return;
   if (--it->second == 0) open.erase(it);
 }
 
 std::shared_ptr<HttpSession> HttpServer::FindSession(const std::string& id) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   auto it = sessions_.find(id);
   return it == sessions_.end() ? nullptr : it->second;
 }
 
 size_t HttpServer::session_count() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   return sessions_.size();
 }
 
@@ -540,7 +540,7 @@ void HttpServer::Sweep() {
   auto cutoff = options_->clock() - options_->session_idle_timeout;
   std::vector<std::shared_ptr<HttpSession>> expired;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     for (auto it = sessions_.begin(); it != sessions_.end();) {
       if (it->second->IdleSince(cutoff)) {
         expired.push_back(std::move(it->second));

@@ -3,6 +3,7 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
+#include "common/dcheck.h"
 #include "common/log.h"
 #include "common/status_map.h"
 #include "gateway/core/request_trace.h"
@@ -51,6 +52,10 @@ void HttpSession::Start() {
   streams_[0] = standalone_;
 }
 
+void HttpSession::AssertOnStrand() const {
+  LG_DCHECK(strand_.running_in_this_thread(), "HttpSession runs on its strand");
+}
+
 void HttpSession::Touch() { last_active_.store(options_->clock().time_since_epoch().count()); }
 
 bool HttpSession::IdleSince(std::chrono::steady_clock::time_point since) const {
@@ -66,6 +71,7 @@ bool HttpSession::Priming() const {
 
 void HttpSession::HandleRequest(jsonrpc::IncomingMessage message,
                                 std::shared_ptr<HttpConnection> connection) {
+  AssertOnStrand();
   Touch();
   // A request turned away here never reaches the dialect, so its line is written here.
   auto refused = [&](RequestOutcome outcome) {
@@ -110,6 +116,7 @@ void HttpSession::HandleRequest(jsonrpc::IncomingMessage message,
 
 void HttpSession::HandleOther(jsonrpc::IncomingMessage message,
                               std::shared_ptr<HttpConnection> connection) {
+  AssertOnStrand();
   Touch();
   if (closed_.load()) {
     return connection->Respond(
@@ -120,6 +127,7 @@ void HttpSession::HandleOther(jsonrpc::IncomingMessage message,
 }
 
 void HttpSession::Route(OutboundMessage message) {
+  AssertOnStrand();
   auto it = message.related_request.empty() ? posts_.end() : posts_.find(message.related_request);
   if (message.close_stream) {
     if (it != posts_.end()) ClosePostStream(it->second);
@@ -248,6 +256,7 @@ void HttpSession::RetireStream(uint64_t id) {
 
 void HttpSession::OpenStream(std::string last_event_id,
                              std::shared_ptr<HttpConnection> connection) {
+  AssertOnStrand();
   Touch();
   if (closed_.load()) {
     return connection->Respond(
@@ -268,6 +277,7 @@ void HttpSession::OpenStream(std::string last_event_id,
 }
 
 void HttpSession::Close() {
+  AssertOnStrand();
   if (closed_.exchange(true)) return;
   session_->Close();
   for (auto& [id, stream] : streams_) Detach(*stream, /*end=*/true);

@@ -3,8 +3,8 @@
 #include <grpcpp/alarm.h>
 #include <grpcpp/client_context.h>
 
-#include <mutex>
-
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/backends/open_streams.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 
@@ -20,19 +20,21 @@ bool ChangesPortList(int type, const std::string& reason) {
 
 // One serial service's stream, begun again whenever it ends, until stopped.
 struct PortListWatch::State : std::enable_shared_from_this<State> {
-  std::unique_ptr<serial_v1::SerialService::Stub> stub;
-  std::function<void()> changed;
-  std::mutex mutex;
-  bool stopped = false;
-  std::unique_ptr<grpc::ClientContext> context;  // the stream being read, if any
-  std::unique_ptr<grpc::Alarm> retry;
+  std::unique_ptr<serial_v1::SerialService::Stub> stub;  // set before Begin(), then read-only
+  std::function<void()> changed;                         // likewise
+  absl::Mutex mutex;
+  bool stopped ABSL_GUARDED_BY(mutex) = false;
+  // The stream being read, if any.
+  std::unique_ptr<grpc::ClientContext> context ABSL_GUARDED_BY(mutex);
+  std::unique_ptr<grpc::Alarm> retry ABSL_GUARDED_BY(mutex);
 
-  void Begin();
-  void Ended();
-  void Changed() {
-    std::unique_lock<std::mutex> lock(mutex);
-    if (stopped) return;
-    lock.unlock();
+  void Begin() ABSL_LOCKS_EXCLUDED(mutex);
+  void Ended() ABSL_LOCKS_EXCLUDED(mutex);
+  void Changed() ABSL_LOCKS_EXCLUDED(mutex) {
+    {
+      absl::MutexLock lock(&mutex);
+      if (stopped) return;
+    }
     changed();
   }
 };
@@ -70,7 +72,7 @@ class Reactor final : public grpc::ClientReadReactor<serial_v1::PortEvent> {
 }  // namespace
 
 void PortListWatch::State::Begin() {
-  std::lock_guard<std::mutex> lock(mutex);
+  absl::MutexLock lock(&mutex);
   if (stopped) return;
   context = std::make_unique<grpc::ClientContext>();
   static const serial_v1::WatchPortsRequest kEveryPort;
@@ -80,7 +82,7 @@ void PortListWatch::State::Begin() {
 }
 
 void PortListWatch::State::Ended() {
-  std::lock_guard<std::mutex> lock(mutex);
+  absl::MutexLock lock(&mutex);
   if (stopped) return;
   retry = std::make_unique<grpc::Alarm>();
   retry->Set(std::chrono::system_clock::now() + std::chrono::seconds(1),
@@ -105,7 +107,7 @@ std::unique_ptr<PortListWatch> PortListWatch::Start(
 
 PortListWatch::~PortListWatch() {
   for (const auto& state : states_) {
-    std::lock_guard<std::mutex> lock(state->mutex);
+    absl::MutexLock lock(&state->mutex);
     state->stopped = true;
     if (state->context) state->context->TryCancel();
     if (state->retry) state->retry->Cancel();

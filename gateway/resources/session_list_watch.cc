@@ -3,8 +3,8 @@
 #include <grpcpp/alarm.h>
 #include <grpcpp/client_context.h>
 
-#include <mutex>
-
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/backends/open_streams.h"
 #include "labgate/session/v1/session.grpc.pb.h"
 
@@ -13,15 +13,23 @@ namespace labgate::gateway {
 namespace session_v1 = labgate::session::v1;
 
 struct SessionListWatch::State : std::enable_shared_from_this<State> {
-  std::unique_ptr<session_v1::SessionService::Stub> stub;
-  std::function<void()> changed;
-  std::mutex mutex;
-  bool stopped = false;
-  std::unique_ptr<grpc::ClientContext> context;  // the stream being read, if any
-  std::unique_ptr<grpc::Alarm> retry;
+  std::unique_ptr<session_v1::SessionService::Stub> stub;  // set before Begin(), then read-only
+  std::function<void()> changed;                           // likewise
+  absl::Mutex mutex;
+  bool stopped ABSL_GUARDED_BY(mutex) = false;
+  // The stream being read, if any.
+  std::unique_ptr<grpc::ClientContext> context ABSL_GUARDED_BY(mutex);
+  std::unique_ptr<grpc::Alarm> retry ABSL_GUARDED_BY(mutex);
 
-  void Begin();
-  void Ended();
+  void Begin() ABSL_LOCKS_EXCLUDED(mutex);
+  void Ended() ABSL_LOCKS_EXCLUDED(mutex);
+  void Changed() ABSL_LOCKS_EXCLUDED(mutex) {
+    {
+      absl::MutexLock lock(&mutex);
+      if (stopped) return;
+    }
+    changed();
+  }
 };
 
 namespace {
@@ -33,11 +41,7 @@ class Reactor final : public grpc::ClientReadReactor<session_v1::SessionEvent> {
     if (!ok) return;
     if (event_.type() == session_v1::SessionEvent::TYPE_CREATED ||
         event_.type() == session_v1::SessionEvent::TYPE_CLOSED) {
-      std::unique_lock<std::mutex> lock(state_->mutex);
-      if (!state_->stopped) {
-        lock.unlock();
-        state_->changed();
-      }
+      state_->Changed();
     }
     StartRead(&event_);
   }
@@ -59,7 +63,7 @@ class Reactor final : public grpc::ClientReadReactor<session_v1::SessionEvent> {
 }  // namespace
 
 void SessionListWatch::State::Begin() {
-  std::lock_guard<std::mutex> lock(mutex);
+  absl::MutexLock lock(&mutex);
   if (stopped) return;
   context = std::make_unique<grpc::ClientContext>();
   static const session_v1::WatchSessionRequest kEverySession;
@@ -69,7 +73,7 @@ void SessionListWatch::State::Begin() {
 }
 
 void SessionListWatch::State::Ended() {
-  std::lock_guard<std::mutex> lock(mutex);
+  absl::MutexLock lock(&mutex);
   if (stopped) return;
   retry = std::make_unique<grpc::Alarm>();
   retry->Set(std::chrono::system_clock::now() + std::chrono::seconds(1),
@@ -88,7 +92,7 @@ std::unique_ptr<SessionListWatch> SessionListWatch::Start(std::shared_ptr<grpc::
 }
 
 SessionListWatch::~SessionListWatch() {
-  std::lock_guard<std::mutex> lock(state_->mutex);
+  absl::MutexLock lock(&state_->mutex);
   state_->stopped = true;
   if (state_->context) state_->context->TryCancel();
   if (state_->retry) state_->retry->Cancel();

@@ -9,7 +9,7 @@ std::shared_ptr<UpdateCoalescer> UpdateCoalescer::Create(std::chrono::millisecon
 
 void UpdateCoalescer::Trigger() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     if (stopped_ || pending_) return;  // a pending call already covers this change
     const auto now = std::chrono::steady_clock::now();
     const auto due = last_fire_ + interval_;
@@ -29,7 +29,7 @@ void UpdateCoalescer::Trigger() {
 
 void UpdateCoalescer::OnAlarm(bool ok) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     pending_ = false;
     if (!ok || stopped_) return;
     last_fire_ = std::chrono::steady_clock::now();
@@ -38,7 +38,7 @@ void UpdateCoalescer::OnAlarm(bool ok) {
 }
 
 void UpdateCoalescer::Stop() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   stopped_ = true;
   if (alarm_) alarm_->Cancel();
 }

@@ -1,13 +1,14 @@
 #include "gateway/dialects/mcp_stateful/mcp_session.h"
 
 #include <atomic>
-#include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "common/dcheck.h"
 #include "common/log.h"
 #include "common/status_map.h"
 #include "gateway/core/cancel_signal.h"
 #include "gateway/core/gateway_metrics.h"
+#include "gateway/core/strand_check.h"
 #include "gateway/mcp/invalid_params.h"
 #include "gateway/mcp/list_changed.h"
 #include "gateway/mcp/protocol_version.h"
@@ -146,7 +147,12 @@ ReplyOnce McpSession::MakeReply(const std::string& raw_id, const std::string& ke
   });
 }
 
+void McpSession::AssertOnStrand() const {
+  LG_DCHECK(RunningOnStrand(strand_), "McpSession runs on its strand");
+}
+
 void McpSession::Deliver(const std::string& key, std::string payload) {
+  AssertOnStrand();
   auto it = in_flight_.find(key);
   if (it == in_flight_.end()) return;
   const bool cancelled = it->second.cancelled;
@@ -172,6 +178,7 @@ Framing McpSession::FramingOf(const std::string& key) const {
 }
 
 void McpSession::Send(std::string payload, const std::string& related_request, bool is_response) {
+  AssertOnStrand();
   OutboundMessage message;
   message.payload = std::move(payload);
   message.related_request = related_request;
@@ -181,6 +188,7 @@ void McpSession::Send(std::string payload, const std::string& related_request, b
 }
 
 void McpSession::Handle(jsonrpc::IncomingMessage message, Framing framing) {
+  AssertOnStrand();
   if (closed_) return;
   last_framing_ = framing;
   using Kind = jsonrpc::IncomingMessage::Kind;
@@ -366,6 +374,7 @@ void McpSession::SendLog(McpLogLevel level, const std::string& logger, const jso
 void McpSession::SendClientRequest(const std::string& method, const json& params,
                                    const std::string& related_request,
                                    std::chrono::milliseconds timeout, JsonDone done) {
+  AssertOnStrand();
   if (closed_) return done(absl::CancelledError("the connection is closed"));
   static const std::map<std::string, std::string> kCapabilityFor = {
       {"sampling/createMessage", "sampling"},
@@ -396,11 +405,13 @@ void McpSession::SendClientRequest(const std::string& method, const json& params
 }
 
 void McpSession::NotifyListChanged(ListKind kind) {
+  AssertOnStrand();
   if (!initialized_ || closed_) return;
   SendNotification(ListChangedMethod(kind), json::object());
 }
 
 void McpSession::Close() {
+  AssertOnStrand();
   if (closed_) return;
   closed_ = true;
   if (counted_) {
