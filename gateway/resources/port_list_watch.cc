@@ -86,8 +86,10 @@ void PortListWatch::State::Ended() {
   if (stopped) return;
   retry = std::make_unique<grpc::Alarm>();
   retry->Set(std::chrono::system_clock::now() + std::chrono::seconds(1),
-             [self = shared_from_this()](bool ok) {
-               if (ok) self->Begin();
+             [weak = weak_from_this()](bool ok) {
+               // Weak: the alarm keeps its callback as long as this state keeps the alarm.
+               auto self = weak.lock();
+               if (ok && self) self->Begin();
              });
 }
 

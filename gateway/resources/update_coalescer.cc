@@ -19,7 +19,11 @@ void UpdateCoalescer::Trigger() {
       const auto deadline =
           std::chrono::system_clock::now() +
           std::chrono::duration_cast<std::chrono::system_clock::duration>(due - now);
-      alarm_->Set(deadline, [self = shared_from_this()](bool ok) { self->OnAlarm(ok); });
+      // The alarm keeps its callback until it is destroyed, and this object owns the alarm:
+      // a strong reference here would be a cycle that is never freed.
+      alarm_->Set(deadline, [weak = weak_from_this()](bool ok) {
+        if (auto self = weak.lock()) self->OnAlarm(ok);
+      });
       return;
     }
     last_fire_ = now;
