@@ -20,3 +20,33 @@ if(LABGATE_FUZZ)
   # Coverage feedback for all code; only the fuzz targets link libFuzzer's main.
   add_compile_options(-fsanitize=fuzzer-no-link)
 endif()
+
+# Every executable target under `dir`, its subdirectories included.
+function(labgate_executables out dir)
+  set(found "")
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(target IN LISTS targets)
+    get_target_property(type ${target} TYPE)
+    if(type STREQUAL "EXECUTABLE")
+      list(APPEND found ${target})
+    endif()
+  endforeach()
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(subdir IN LISTS subdirs)
+    labgate_executables(below ${subdir})
+    list(APPEND found ${below})
+  endforeach()
+  set(${out} ${found} PARENT_SCOPE)
+endfunction()
+
+# ThreadSanitizer builds: every executable gets the absl::Mutex annotations of tests/tsan/.
+# Called at the end of the top-level CMakeLists.txt, when every target exists.
+function(labgate_link_tsan_annotations)
+  if(NOT LABGATE_SANITIZE MATCHES "thread")
+    return()
+  endif()
+  labgate_executables(executables ${PROJECT_SOURCE_DIR})
+  foreach(executable IN LISTS executables)
+    set_property(TARGET ${executable} APPEND PROPERTY LINK_LIBRARIES labgate_tsan_absl_sync)
+  endforeach()
+endfunction()
