@@ -35,7 +35,19 @@ Fn Real(const char* name) {
   return reinterpret_cast<Fn>(symbol);
 }
 
-#define LABGATE_REAL(type, mangled) static const auto real = Real<type>(mangled)
+// The library calls its own entry points too (CondVar::WaitWithTimeout calls WaitWithDeadline,
+// Notification::Notify locks a Mutex): only the outermost call is annotated.
+thread_local int nesting = 0;
+struct Nested {
+  Nested() { ++nesting; }
+  ~Nested() { --nesting; }
+};
+
+// Declares `real`, the library's definition; an inner call goes straight to it.
+#define LABGATE_REAL(type, mangled, ...)        \
+  static const auto real = Real<type>(mangled); \
+  if (nesting > 0) return real(__VA_ARGS__);    \
+  const Nested nested
 
 using MutexFn = void (*)(absl::Mutex*);
 using MutexBoolFn = bool (*)(absl::Mutex*);
@@ -66,21 +78,21 @@ namespace absl {
 ABSL_NAMESPACE_BEGIN
 
 void Mutex::Lock() {
-  LABGATE_REAL(MutexFn, "_ZN4absl7debian35Mutex4LockEv");
+  LABGATE_REAL(MutexFn, "_ZN4absl7debian35Mutex4LockEv", this);
   __tsan_mutex_pre_lock(this, 0);
   real(this);
   __tsan_mutex_post_lock(this, 0, 0);
 }
 
 void Mutex::Unlock() {
-  LABGATE_REAL(MutexFn, "_ZN4absl7debian35Mutex6UnlockEv");
+  LABGATE_REAL(MutexFn, "_ZN4absl7debian35Mutex6UnlockEv", this);
   __tsan_mutex_pre_unlock(this, 0);
   real(this);
   __tsan_mutex_post_unlock(this, 0);
 }
 
 bool Mutex::TryLock() {
-  LABGATE_REAL(MutexBoolFn, "_ZN4absl7debian35Mutex7TryLockEv");
+  LABGATE_REAL(MutexBoolFn, "_ZN4absl7debian35Mutex7TryLockEv", this);
   __tsan_mutex_pre_lock(this, __tsan_mutex_try_lock);
   const bool locked = real(this);
   __tsan_mutex_post_lock(this, __tsan_mutex_try_lock | (locked ? 0 : __tsan_mutex_try_lock_failed),
@@ -89,27 +101,27 @@ bool Mutex::TryLock() {
 }
 
 void Mutex::ReaderLock() {
-  LABGATE_REAL(MutexFn, "_ZN4absl7debian35Mutex10ReaderLockEv");
+  LABGATE_REAL(MutexFn, "_ZN4absl7debian35Mutex10ReaderLockEv", this);
   __tsan_mutex_pre_lock(this, __tsan_mutex_read_lock);
   real(this);
   __tsan_mutex_post_lock(this, __tsan_mutex_read_lock, 0);
 }
 
 void Mutex::ReaderUnlock() {
-  LABGATE_REAL(MutexFn, "_ZN4absl7debian35Mutex12ReaderUnlockEv");
+  LABGATE_REAL(MutexFn, "_ZN4absl7debian35Mutex12ReaderUnlockEv", this);
   __tsan_mutex_pre_unlock(this, __tsan_mutex_read_lock);
   real(this);
   __tsan_mutex_post_unlock(this, __tsan_mutex_read_lock);
 }
 
 Mutex::~Mutex() {
-  LABGATE_REAL(MutexFn, "_ZN4absl7debian35MutexD2Ev");
+  static const auto real = Real<MutexFn>("_ZN4absl7debian35MutexD2Ev");
   __tsan_mutex_destroy(this, 0);
   real(this);
 }
 
 void Mutex::Await(const Condition& cond) {
-  LABGATE_REAL(AwaitFn, "_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE");
+  LABGATE_REAL(AwaitFn, "_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE", this, cond);
   AroundWait(this, 0, [&] {
     real(this, cond);
     return 0;
@@ -118,12 +130,13 @@ void Mutex::Await(const Condition& cond) {
 
 bool Mutex::AwaitWithTimeout(const Condition& cond, Duration timeout) {
   LABGATE_REAL(AwaitTimeoutFn,
-               "_ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE");
+               "_ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE", this,
+               cond, timeout);
   return AroundWait(this, 0, [&] { return real(this, cond, timeout); });
 }
 
 void CondVar::Wait(Mutex* mutex) {
-  LABGATE_REAL(CondVarWaitFn, "_ZN4absl7debian37CondVar4WaitEPNS0_5MutexE");
+  LABGATE_REAL(CondVarWaitFn, "_ZN4absl7debian37CondVar4WaitEPNS0_5MutexE", this, mutex);
   AroundWait(mutex, 0, [&] {
     real(this, mutex);
     return 0;
@@ -132,32 +145,35 @@ void CondVar::Wait(Mutex* mutex) {
 
 bool CondVar::WaitWithDeadline(Mutex* mutex, Time deadline) {
   LABGATE_REAL(CondVarDeadlineFn,
-               "_ZN4absl7debian37CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE");
+               "_ZN4absl7debian37CondVar16WaitWithDeadlineEPNS0_5MutexENS0_4TimeE", this, mutex,
+               deadline);
   return AroundWait(mutex, 0, [&] { return real(this, mutex, deadline); });
 }
 
 bool CondVar::WaitWithTimeout(Mutex* mutex, Duration timeout) {
   LABGATE_REAL(CondVarTimeoutFn,
-               "_ZN4absl7debian37CondVar15WaitWithTimeoutEPNS0_5MutexENS0_8DurationE");
+               "_ZN4absl7debian37CondVar15WaitWithTimeoutEPNS0_5MutexENS0_8DurationE", this, mutex,
+               timeout);
   return AroundWait(mutex, 0, [&] { return real(this, mutex, timeout); });
 }
 
 // Notify publishes everything before it to whoever sees the notification.
 void Notification::Notify() {
-  LABGATE_REAL(NotifyFn, "_ZN4absl7debian312Notification6NotifyEv");
+  LABGATE_REAL(NotifyFn, "_ZN4absl7debian312Notification6NotifyEv", this);
   __tsan_release(this);
   real(this);
 }
 
 void Notification::WaitForNotification() const {
-  LABGATE_REAL(WaitNotificationFn, "_ZNK4absl7debian312Notification19WaitForNotificationEv");
+  LABGATE_REAL(WaitNotificationFn, "_ZNK4absl7debian312Notification19WaitForNotificationEv", this);
   real(this);
   __tsan_acquire(const_cast<Notification*>(this));
 }
 
 bool Notification::WaitForNotificationWithTimeout(Duration timeout) const {
   LABGATE_REAL(WaitNotificationTimeoutFn,
-               "_ZNK4absl7debian312Notification30WaitForNotificationWithTimeoutENS0_8DurationE");
+               "_ZNK4absl7debian312Notification30WaitForNotificationWithTimeoutENS0_8DurationE",
+               this, timeout);
   const bool notified = real(this, timeout);
   if (notified) __tsan_acquire(const_cast<Notification*>(this));
   return notified;
