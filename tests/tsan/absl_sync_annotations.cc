@@ -114,12 +114,6 @@ void Mutex::ReaderUnlock() {
   __tsan_mutex_post_unlock(this, __tsan_mutex_read_lock);
 }
 
-Mutex::~Mutex() {
-  static const auto real = Real<MutexFn>("_ZN4absl7debian35MutexD2Ev");
-  __tsan_mutex_destroy(this, 0);
-  real(this);
-}
-
 void Mutex::Await(const Condition& cond) {
   LABGATE_REAL(AwaitFn, "_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE", this, cond);
   AroundWait(this, 0, [&] {
