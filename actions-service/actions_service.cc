@@ -4,18 +4,12 @@
 
 #include "absl/strings/ascii.h"
 #include "actions-service/struct_json.h"
+#include "common/grpc_finish.h"
 #include "common/metrics/metrics.h"
 #include "common/status_map.h"
 
 namespace labgate::actions {
 namespace {
-
-grpc::ServerUnaryReactor* FinishWith(grpc::CallbackServerContext* context,
-                                     const absl::Status& status) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  reactor->Finish(ToGrpcStatus(status));
-  return reactor;
-}
 
 absl::Status ShuttingDown() { return absl::UnavailableError("labgate-actions is shutting down"); }
 
@@ -70,34 +64,34 @@ void ActionsGrpcService::Shutdown() { shut_down_.store(true); }
 grpc::ServerUnaryReactor* ActionsGrpcService::ListActions(grpc::CallbackServerContext* context,
                                                           const v1::ListActionsRequest*,
                                                           v1::ListActionsResponse* response) {
-  if (shut_down_.load()) return FinishWith(context, ShuttingDown());
+  if (shut_down_.load()) return FinishNow(context, ShuttingDown());
   for (const ActionContract& contract : registry_->List()) {
     ContractToProto(contract, response->add_actions());
   }
-  return FinishWith(context, absl::OkStatus());
+  return FinishNow(context, absl::OkStatus());
 }
 
 grpc::ServerUnaryReactor* ActionsGrpcService::GetAction(grpc::CallbackServerContext* context,
                                                         const v1::GetActionRequest* request,
                                                         v1::ActionContract* response) {
-  if (shut_down_.load()) return FinishWith(context, ShuttingDown());
+  if (shut_down_.load()) return FinishNow(context, ShuttingDown());
   absl::StatusOr<const ActionContract*> contract = registry_->Get(request->action());
-  if (!contract.ok()) return FinishWith(context, contract.status());
+  if (!contract.ok()) return FinishNow(context, contract.status());
   ContractToProto(**contract, response);
-  return FinishWith(context, absl::OkStatus());
+  return FinishNow(context, absl::OkStatus());
 }
 
 grpc::ServerUnaryReactor* ActionsGrpcService::InvokeAction(grpc::CallbackServerContext* context,
                                                            const v1::InvokeActionRequest* request,
                                                            v1::InvokeActionResponse* response) {
-  if (shut_down_.load()) return FinishWith(context, ShuttingDown());
+  if (shut_down_.load()) return FinishNow(context, ShuttingDown());
   // Runs inline: the handler is deterministic CPU work measured in microseconds.
   absl::StatusOr<ActionResult> result =
       registry_->Invoke(request->action(), StructToJson(request->input()));
   CountInvocation(*registry_, request->action(), result.status());
-  if (!result.ok()) return FinishWith(context, result.status());
+  if (!result.ok()) return FinishNow(context, result.status());
   ResultToProto(*result, response);
-  return FinishWith(context, absl::OkStatus());
+  return FinishNow(context, absl::OkStatus());
 }
 
 absl::StatusOr<std::unique_ptr<ActionsGrpcService>> CreateActionsService(

@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "actions-service/valijson_errors.h"
 #include "valijson/adapters/nlohmann_json_adapter.hpp"
 #include "valijson/schema.hpp"
 #include "valijson/schema_parser.hpp"
@@ -146,10 +147,6 @@ std::string EnumValues(const nlohmann::json* schema) {
   return text;
 }
 
-bool StartsWith(const std::string& text, std::string_view prefix) {
-  return text.compare(0, prefix.size(), prefix) == 0;
-}
-
 // Required fields that are absent, null or "", in each schema's "required" order.
 void FindEmptyRequired(const nlohmann::json& schema, const nlohmann::json& value, Path& path,
                        std::vector<Path>* found) {
@@ -203,15 +200,6 @@ Path ParseContext(const nlohmann::json& root, const std::vector<std::string>& co
     node = node == nullptr ? nullptr : ValueAt(*node, {path.back()});
   }
   return path;
-}
-
-// The quoted name at the end of "... constraints: 'name'." or "... property 'name'.".
-std::string TrailingQuotedName(const std::string& description) {
-  size_t end = description.rfind('\'');
-  if (end == std::string::npos || end == 0) return "";
-  size_t begin = description.rfind('\'', end - 1);
-  if (begin == std::string::npos) return "";
-  return description.substr(begin + 1, end - begin - 1);
 }
 
 struct Issue {
@@ -271,18 +259,16 @@ std::vector<std::string> SchemaValidator::Validate(const nlohmann::json& value) 
   for (const valijson::ValidationResults::Error& error : results) {
     Path path = ParseContext(value, error.context);
     const std::string& description = error.description;
-    if (StartsWith(description, "Failed to validate against schema associated with property") ||
-        StartsWith(description, "Failed to validate item #")) {
-      continue;  // wrappers around the errors of a child, which are reported themselves
-    }
-    if (StartsWith(description, "Missing required property")) {
-      path.push_back({TrailingQuotedName(description), false});
+    const ValijsonErrorKind kind = ClassifyValijsonError(description);
+    if (kind == ValijsonErrorKind::kChildFailed) continue;
+    if (kind == ValijsonErrorKind::kMissingRequired) {
+      path.push_back({NamedProperty(description), false});
       if (covered(path)) continue;
       errors.push_back("Required field '" + PathText(path) + "' is missing or empty");
       continue;
     }
     if (covered(path)) continue;
-    if (StartsWith(description, "Object contains a property that could not be validated")) {
+    if (kind == ValijsonErrorKind::kUnknownProperty) {
       // valijson names only the first unknown property; list them all.
       std::vector<std::string> unknown;
       const nlohmann::json* object_schema = SchemaAt(schema_, path);
@@ -295,7 +281,7 @@ std::vector<std::string> SchemaValidator::Validate(const nlohmann::json& value) 
           if (!properties.contains(it.key())) unknown.push_back(it.key());
         }
       }
-      if (unknown.empty()) unknown.push_back(TrailingQuotedName(description));
+      if (unknown.empty()) unknown.push_back(NamedProperty(description));
       for (const std::string& name : unknown) {
         Path field = path;
         field.push_back({name, false});
@@ -305,7 +291,7 @@ std::vector<std::string> SchemaValidator::Validate(const nlohmann::json& value) 
     }
     const nlohmann::json* field_schema = SchemaAt(schema_, path);
     const nlohmann::json* field_value = ValueAt(value, path);
-    if (StartsWith(description, "Value type not permitted")) {
+    if (kind == ValijsonErrorKind::kWrongType) {
       std::string actual = field_value == nullptr ? "nothing" : TypeName(*field_value);
       std::string expected = ExpectedTypes(field_schema);
       if (path.empty()) {
@@ -318,7 +304,7 @@ std::vector<std::string> SchemaValidator::Validate(const nlohmann::json& value) 
       typed_paths.insert(PathText(path));
       continue;
     }
-    if (StartsWith(description, "Failed to match against any enum values")) {
+    if (kind == ValijsonErrorKind::kNotInEnum) {
       issues.push_back({2, path,
                         "Field '" + PathText(path) + "' must be one of: " +
                             EnumValues(field_schema) + " (got " + Quoted(field_value) + ")"});

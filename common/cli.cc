@@ -9,7 +9,6 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
-#include "absl/strings/str_replace.h"
 #include "common/flag_names.h"
 
 ABSL_FLAG(bool, check_config, false,
@@ -29,8 +28,7 @@ std::string HelpText(const std::string& usage) {
             [](const auto* a, const auto* b) { return a->Name() < b->Name(); });
   std::string text = "usage: " + usage + "\n\nflags:\n";
   for (const auto* flag : flags) {
-    std::string name = absl::StrReplaceAll(flag->Name(), {{"_", "-"}});
-    text += "  --" + name + "  " + flag->Help();
+    text += "  --" + HyphenatedFlagName(std::string(flag->Name())) + "  " + flag->Help();
     std::string fallback = flag->DefaultValue();
     if (!fallback.empty() && fallback != "false") text += " (default: " + fallback + ")";
     text += "\n";

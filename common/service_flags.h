@@ -13,6 +13,7 @@
 namespace labgate {
 
 struct ServiceConfig {
+  std::string listen;                                    // --listen as given
   absl::Status status;                                   // first problem found, if any
   std::shared_ptr<grpc::ServerCredentials> credentials;  // set when status is OK
   std::vector<std::string> lines;                        // what would be served

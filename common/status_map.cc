@@ -1,6 +1,7 @@
 #include "common/status_map.h"
 
 #include <array>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 
@@ -8,27 +9,34 @@ namespace labgate {
 namespace {
 
 using AC = absl::StatusCode;
-using GC = grpc::StatusCode;
+
+// grpc::StatusCode's values (grpcpp/support/status_code_enum.h), named here without gRPC.
+namespace grpc_code {
+constexpr int kOk = 0, kCancelled = 1, kUnknown = 2, kInvalidArgument = 3, kDeadlineExceeded = 4,
+              kNotFound = 5, kAlreadyExists = 6, kPermissionDenied = 7, kResourceExhausted = 8,
+              kFailedPrecondition = 9, kAborted = 10, kOutOfRange = 11, kUnimplemented = 12,
+              kInternal = 13, kUnavailable = 14, kDataLoss = 15, kUnauthenticated = 16;
+}  // namespace grpc_code
 
 // Indexed by the numeric code; absl and gRPC share numbering 0..16.
 constexpr std::array<StatusMapping, 17> kTable = {{
-    {AC::kOk, GC::OK, 0, false},
-    {AC::kCancelled, GC::CANCELLED, jsonrpc_code::kInternalError, true},
-    {AC::kUnknown, GC::UNKNOWN, jsonrpc_code::kInternalError, false},
-    {AC::kInvalidArgument, GC::INVALID_ARGUMENT, jsonrpc_code::kInvalidParams, false},
-    {AC::kDeadlineExceeded, GC::DEADLINE_EXCEEDED, jsonrpc_code::kInternalError, true},
-    {AC::kNotFound, GC::NOT_FOUND, jsonrpc_code::kResourceNotFound, false},
-    {AC::kAlreadyExists, GC::ALREADY_EXISTS, jsonrpc_code::kInvalidParams, false},
-    {AC::kPermissionDenied, GC::PERMISSION_DENIED, jsonrpc_code::kInternalError, false},
-    {AC::kResourceExhausted, GC::RESOURCE_EXHAUSTED, jsonrpc_code::kInternalError, true},
-    {AC::kFailedPrecondition, GC::FAILED_PRECONDITION, jsonrpc_code::kInvalidParams, false},
-    {AC::kAborted, GC::ABORTED, jsonrpc_code::kInternalError, true},
-    {AC::kOutOfRange, GC::OUT_OF_RANGE, jsonrpc_code::kInvalidParams, false},
-    {AC::kUnimplemented, GC::UNIMPLEMENTED, jsonrpc_code::kMethodNotFound, false},
-    {AC::kInternal, GC::INTERNAL, jsonrpc_code::kInternalError, false},
-    {AC::kUnavailable, GC::UNAVAILABLE, jsonrpc_code::kInternalError, true},
-    {AC::kDataLoss, GC::DATA_LOSS, jsonrpc_code::kInternalError, false},
-    {AC::kUnauthenticated, GC::UNAUTHENTICATED, jsonrpc_code::kInternalError, false},
+    {AC::kOk, grpc_code::kOk, 0, false},
+    {AC::kCancelled, grpc_code::kCancelled, jsonrpc_code::kInternalError, true},
+    {AC::kUnknown, grpc_code::kUnknown, jsonrpc_code::kInternalError, false},
+    {AC::kInvalidArgument, grpc_code::kInvalidArgument, jsonrpc_code::kInvalidParams, false},
+    {AC::kDeadlineExceeded, grpc_code::kDeadlineExceeded, jsonrpc_code::kInternalError, true},
+    {AC::kNotFound, grpc_code::kNotFound, jsonrpc_code::kResourceNotFound, false},
+    {AC::kAlreadyExists, grpc_code::kAlreadyExists, jsonrpc_code::kInvalidParams, false},
+    {AC::kPermissionDenied, grpc_code::kPermissionDenied, jsonrpc_code::kInternalError, false},
+    {AC::kResourceExhausted, grpc_code::kResourceExhausted, jsonrpc_code::kInternalError, true},
+    {AC::kFailedPrecondition, grpc_code::kFailedPrecondition, jsonrpc_code::kInvalidParams, false},
+    {AC::kAborted, grpc_code::kAborted, jsonrpc_code::kInternalError, true},
+    {AC::kOutOfRange, grpc_code::kOutOfRange, jsonrpc_code::kInvalidParams, false},
+    {AC::kUnimplemented, grpc_code::kUnimplemented, jsonrpc_code::kMethodNotFound, false},
+    {AC::kInternal, grpc_code::kInternal, jsonrpc_code::kInternalError, false},
+    {AC::kUnavailable, grpc_code::kUnavailable, jsonrpc_code::kInternalError, true},
+    {AC::kDataLoss, grpc_code::kDataLoss, jsonrpc_code::kInternalError, false},
+    {AC::kUnauthenticated, grpc_code::kUnauthenticated, jsonrpc_code::kInternalError, false},
 }};
 
 }  // namespace
@@ -39,20 +47,11 @@ const StatusMapping& MappingFor(absl::StatusCode code) {
   return kTable[index];
 }
 
-grpc::Status ToGrpcStatus(const absl::Status& status) {
-  if (status.ok()) return grpc::Status::OK;
-  return grpc::Status(MappingFor(status.code()).grpc_code, std::string(status.message()));
-}
-
-absl::Status FromGrpcStatus(const grpc::Status& status) {
-  if (status.ok()) return absl::OkStatus();
-  int index = static_cast<int>(status.error_code());
+std::optional<absl::StatusCode> FromGrpcCode(int grpc_code) {
   for (const StatusMapping& mapping : kTable) {
-    if (static_cast<int>(mapping.grpc_code) == index) {
-      return absl::Status(mapping.code, status.error_message());
-    }
+    if (mapping.grpc_code == grpc_code) return mapping.code;
   }
-  return absl::UnknownError(status.error_message());
+  return std::nullopt;
 }
 
 std::string_view StatusCodeName(absl::StatusCode code) {

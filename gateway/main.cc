@@ -10,6 +10,7 @@
 
 #include "absl/flags/flag.h"
 #include "common/cli.h"
+#include "common/flag_names.h"
 #include "common/log.h"
 #include "common/log_flags.h"
 #include "common/reload_signal.h"
@@ -97,11 +98,11 @@ int main(int argc, char** argv) {
   backend_options.session_addr = absl::GetFlag(FLAGS_session_addr);
   backend_options.actions_addr = absl::GetFlag(FLAGS_actions_addr);
   backend_options.serial_addr = absl::GetFlag(FLAGS_serial_addr);
-  backend_options.serial_addrs = labgate::gateway::RepeatedFlag(argc, argv, "serial-addr");
+  backend_options.serial_addrs = labgate::FlagValues(argc, argv, "serial-addr");
   backend_options.policy_file = absl::GetFlag(FLAGS_policy);
   // --http turns stdio off unless --stdio is named too.
   options.serve_http = labgate::gateway::http::HttpRequested();
-  options.serve_stdio = !options.serve_http || labgate::gateway::http::StdioNamed(argc, argv);
+  options.serve_stdio = !options.serve_http || labgate::FlagNamed(argc, argv, "stdio");
   auto config =
       labgate::gateway::CheckGatewayConfig(&backend_options, options.serve_stdio, positional);
   if (!backend_options.policy_file.empty() && config.status.ok()) {

@@ -11,37 +11,23 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
-passed=0
-failed=0
-# Adds the counts of the CTest run logged in $log; a run without a summary is a failure.
-count() {
-  local line
-  line="$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$log" | tail -1)"
-  if [[ $line =~ ([0-9]+)\ tests?\ failed\ out\ of\ ([0-9]+) ]]; then
-    failed=$((failed + BASH_REMATCH[1]))
-    passed=$((passed + BASH_REMATCH[2] - BASH_REMATCH[1]))
-  else
-    failed=$((failed + 1))
-  fi
-}
+source "$root/scripts/lib/tally.sh"
 
 status=0
 (cd "${LABGATE_BUILD_DIR:-$root/build}" && ctest --output-on-failure -j2 --timeout 600 "$@") \
   2>&1 | tee "$log" || status=1
-count
+tally_log "$log"
 
 if [[ ${LABGATE_SKIP_FUZZ:-0} != 1 ]]; then
   cd "$root"
   if cmake --preset fuzz >&2 && cmake --build --preset fuzz >&2; then
     ctest --preset fuzz 2>&1 | tee "$log" || status=1
-    count
+    tally_log "$log"
   else
-    echo "test: the fuzz preset did not build" >&2
-    status=1
-    failed=$((failed + 1))
+    tally_failure "test: the fuzz preset did not build"
   fi
 fi
 
-((failed == 0)) || status=1
-echo "$passed passed, $failed failed"
+((tally_failed == 0)) || status=1
+tally_line
 exit "$status"

@@ -2,29 +2,22 @@
 // and reflection. Drains and exits 0 on SIGTERM/SIGINT.
 #include <grpcpp/create_channel.h>
 
-#include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <string>
-#include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/strings/str_cat.h"
 #include "common/cli.h"
 #include "common/confirmation_secret.h"
 #include "common/log.h"
 #include "common/metrics/metrics_flags.h"
 #include "common/reload_signal.h"
-#include "common/service_flags.h"
+#include "common/service_bootstrap.h"
 #include "common/service_host.h"
 #include "common/tls_flags.h"
 #include "serial-service/policy/policy.h"
 #include "serial-service/serial_service.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "HOST:PORT to serve gRPC on (port 0 picks one)");
-ABSL_FLAG(std::string, port_file, "",
-          "If set, write the bound port number to this file once the server is up");
-ABSL_FLAG(std::string, log_level, "info", "debug, info, warning, error or off");
 ABSL_FLAG(std::string, session_addr, "",
           "HOST:PORT of labgate-session, where ports opened with a session_id are recorded");
 ABSL_FLAG(std::string, policy, "", "Safety policy (JSON) for ports and writes; SIGHUP reloads it");
@@ -38,27 +31,12 @@ namespace {
 
 constexpr char kServiceName[] = "labgate.serial.v1.SerialService";
 
-// "HOST:PORT" with the port replaced by the one actually bound.
-std::string BoundAddress(const std::string& listen, int port) {
-  const size_t colon = listen.rfind(':');
-  const std::string host = colon == std::string::npos ? listen : listen.substr(0, colon);
-  return absl::StrCat(host, ":", port);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  labgate::BlockShutdownSignals();
-  labgate::BlockReloadSignal();
-  labgate::SkipMutexDeadlockDetection();
-  std::vector<std::string> positional = labgate::ParseFlags(
-      argc, argv,
-      "labgate-serial [--listen HOST:PORT] [--port-file FILE] [--tls-cert FILE --tls-key FILE "
-      "[--tls-client-ca FILE]] [--session-addr HOST:PORT [--tls-ca FILE]] [--policy FILE] "
-      "[--metrics-listen HOST:PORT] [--log-format json] [--check-config]");
-  const std::string listen = absl::GetFlag(FLAGS_listen);
-  labgate::ServiceConfig config =
-      labgate::CheckServiceFlags(listen, absl::GetFlag(FLAGS_log_level), positional);
+  labgate::ServiceConfig config = labgate::BeginService(
+      argc, argv, "labgate-serial", "[--session-addr HOST:PORT [--tls-ca FILE]] [--policy FILE]",
+      FLAGS_listen, /*reload_on_hup=*/true);
   if (const std::string policy = absl::GetFlag(FLAGS_policy);
       !policy.empty() && config.status.ok()) {
     auto loaded = labgate::serial::LoadPolicyFile(policy);
@@ -108,7 +86,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   absl::StatusOr<std::unique_ptr<labgate::ServiceHost>> host =
-      labgate::ServiceHost::Start(listen, {service->get()}, config.credentials);
+      labgate::ServiceHost::Start(config.listen, {service->get()}, config.credentials);
   if (!host.ok()) {
     LG_LOG(kError) << std::string(host.status().message());
     return 1;
@@ -124,24 +102,12 @@ int main(int argc, char** argv) {
     LG_LOG(kError) << "labgate-serial: " << std::string(metrics_server.status().message());
     return 1;
   }
-  const std::string port_file = absl::GetFlag(FLAGS_port_file);
-  if (!port_file.empty()) {
-    // Write then rename, so a reader never sees a partial number.
-    const std::string temporary = port_file + ".tmp";
-    {
-      std::ofstream out(temporary, std::ios::trunc);
-      out << (*host)->port() << "\n";
-      if (!out) {
-        LG_LOG(kError) << "cannot write --port-file " << port_file;
-        return 1;
-      }
-    }
-    if (std::rename(temporary.c_str(), port_file.c_str()) != 0) {
-      LG_LOG(kError) << "cannot write --port-file " << port_file;
-      return 1;
-    }
+  if (absl::Status announced =
+          labgate::AnnounceServing("labgate-serial", config.listen, (*host)->port());
+      !announced.ok()) {
+    LG_LOG(kError) << "labgate-serial: " << std::string(announced.message());
+    return 1;
   }
-  LG_LOG(kInfo) << "labgate-serial listening on " << BoundAddress(listen, (*host)->port());
 
   const int signal_number = labgate::WaitForShutdownSignal();
   LG_LOG(kInfo) << "signal " << signal_number << ": draining";

@@ -14,8 +14,8 @@
 
 #include "absl/status/statusor.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
-#include "serial-service/clock.h"
-#include "serial-service/serial_port.h"
+#include "serial-service/backends/serial_port.h"
+#include "serial-service/ports/clock.h"
 
 namespace labgate::serial {
 

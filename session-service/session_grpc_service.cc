@@ -2,24 +2,11 @@
 
 #include <utility>
 
-#include "common/status_map.h"
+#include "common/grpc_finish.h"
 #include "session-service/proto_convert.h"
 
 namespace labgate::session {
 namespace {
-
-// Finishes `reactor` with the store's error, or fills the response and finishes OK.
-template <typename T, typename Fill>
-StoreCallback<T> FinishWith(grpc::ServerUnaryReactor* reactor, Fill fill) {
-  return [reactor, fill = std::move(fill)](absl::StatusOr<T> result) {
-    if (!result.ok()) {
-      reactor->Finish(ToGrpcStatus(result.status()));
-      return;
-    }
-    fill(*result);
-    reactor->Finish(grpc::Status::OK);
-  };
-}
 
 template <typename Response>
 void FillPage(const MessagePage& page, Response* response) {

@@ -3,42 +3,49 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/status_map.h"
+#include "absl/synchronization/mutex.h"
+#include "common/grpc_status.h"
 #include "session-service/proto_convert.h"
 
 namespace labgate::session {
 
 void WatchHandle::Deliver(const SessionEventRecord& event) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (reactor_ != nullptr) reactor_->DeliverLocked(event);
+  absl::MutexLock lock(&mu_);
+  if (reactor_ == nullptr) return;
+  reactor_->handle_->mu_.AssertHeld();  // this very mutex
+  reactor_->DeliverLocked(event);
 }
 
 void WatchHandle::Close(const grpc::Status& status) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (reactor_ != nullptr) reactor_->FinishLocked(status);
+  absl::MutexLock lock(&mu_);
+  if (reactor_ == nullptr) return;
+  reactor_->handle_->mu_.AssertHeld();  // this very mutex
+  reactor_->FinishLocked(status);
 }
 
 void WatchHandle::Ready() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (reactor_ != nullptr) reactor_->SendHeadersLocked();
+  absl::MutexLock lock(&mu_);
+  if (reactor_ == nullptr) return;
+  reactor_->handle_->mu_.AssertHeld();  // this very mutex
+  reactor_->SendHeadersLocked();
 }
 
 bool WatchRegistry::Add(std::shared_ptr<WatchHandle> handle) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (closed_) return false;
   handles_.insert(std::move(handle));
   return true;
 }
 
 void WatchRegistry::Remove(const std::shared_ptr<WatchHandle>& handle) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   handles_.erase(handle);
 }
 
 void WatchRegistry::CloseAll(const grpc::Status& status) {
   std::set<std::shared_ptr<WatchHandle>> open;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     closed_ = true;
     open = handles_;
   }
@@ -48,7 +55,7 @@ void WatchRegistry::CloseAll(const grpc::Status& status) {
 WatchReactor::WatchReactor(SessionStore* store, WatchRegistry* registry, std::string session_id)
     : store_(store), registry_(registry), handle_(std::make_shared<WatchHandle>()) {
   {
-    std::lock_guard<std::mutex> lock(handle_->mu_);
+    absl::MutexLock lock(&handle_->mu_);
     handle_->reactor_ = this;
   }
   if (!registry_->Add(handle_)) {
@@ -107,7 +114,7 @@ void WatchReactor::FinishLocked(const grpc::Status& status) {
 }
 
 void WatchReactor::OnWriteDone(bool ok) {
-  std::lock_guard<std::mutex> lock(handle_->mu_);
+  absl::MutexLock lock(&handle_->mu_);
   writing_ = false;
   queue_.pop_front();
   if (finish_after_write_.has_value()) {
@@ -125,13 +132,13 @@ void WatchReactor::OnWriteDone(bool ok) {
 }
 
 void WatchReactor::OnCancel() {
-  std::lock_guard<std::mutex> lock(handle_->mu_);
+  absl::MutexLock lock(&handle_->mu_);
   FinishLocked(grpc::Status::CANCELLED);
 }
 
 void WatchReactor::OnDone() {
   {
-    std::lock_guard<std::mutex> lock(handle_->mu_);
+    absl::MutexLock lock(&handle_->mu_);
     handle_->reactor_ = nullptr;
   }
   if (subscription_ != 0) store_->Unsubscribe(subscription_);

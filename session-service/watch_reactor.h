@@ -7,12 +7,12 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "labgate/session/v1/session.pb.h"
 #include "session-service/store/session_store.h"
 
@@ -31,7 +31,7 @@ class WatchHandle {
 
  private:
   friend class WatchReactor;
-  std::mutex mu_;
+  absl::Mutex mu_;
   WatchReactor* reactor_ ABSL_GUARDED_BY(mu_) = nullptr;
 };
 
@@ -45,7 +45,7 @@ class WatchRegistry {
   void CloseAll(const grpc::Status& status);
 
  private:
-  std::mutex mu_;
+  absl::Mutex mu_;
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
   std::set<std::shared_ptr<WatchHandle>> handles_ ABSL_GUARDED_BY(mu_);
 };
@@ -65,22 +65,22 @@ class WatchReactor : public grpc::ServerWriteReactor<::labgate::session::v1::Ses
   friend class WatchHandle;
   using Event = ::labgate::session::v1::SessionEvent;
 
-  // All of these run with handle_->mu_ held.
-  void DeliverLocked(const SessionEventRecord& event);
-  void FinishLocked(const grpc::Status& status);
-  void SendHeadersLocked();
-  void StartNextWriteLocked();
+  void DeliverLocked(const SessionEventRecord& event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(handle_->mu_);
+  void FinishLocked(const grpc::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(handle_->mu_);
+  void SendHeadersLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(handle_->mu_);
+  void StartNextWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(handle_->mu_);
 
   SessionStore* const store_;
   WatchRegistry* const registry_;
   const std::shared_ptr<WatchHandle> handle_;
-  uint64_t subscription_ = 0;
+  uint64_t subscription_ = 0;  // set by the constructor, read by OnDone
 
-  std::deque<Event> queue_;  // front() is the write in flight while writing_
-  bool writing_ = false;
-  bool headers_sent_ = false;
-  bool finish_requested_ = false;
-  std::optional<grpc::Status> finish_after_write_;
+  // front() is the write in flight while writing_.
+  std::deque<Event> queue_ ABSL_GUARDED_BY(handle_->mu_);
+  bool writing_ ABSL_GUARDED_BY(handle_->mu_) = false;
+  bool headers_sent_ ABSL_GUARDED_BY(handle_->mu_) = false;
+  bool finish_requested_ ABSL_GUARDED_BY(handle_->mu_) = false;
+  std::optional<grpc::Status> finish_after_write_ ABSL_GUARDED_BY(handle_->mu_);
 };
 
 }  // namespace labgate::session

@@ -1,11 +1,9 @@
 #include "common/metrics/metrics_flags.h"
 
-#include <cstdio>
-#include <fstream>
-
 #include "absl/flags/flag.h"
 #include "common/check_config.h"
 #include "common/log.h"
+#include "common/port_file.h"
 
 ABSL_FLAG(std::string, metrics_listen, "",
           "Serve Prometheus /metrics (and /healthz) over HTTP on HOST:PORT (port 0 picks a "
@@ -23,18 +21,7 @@ absl::Status CheckMetricsListenFlag() {
 }
 
 absl::Status WriteMetricsPortFile(int port) {
-  const std::string file = absl::GetFlag(FLAGS_metrics_port_file);
-  if (file.empty()) return absl::OkStatus();
-  const std::string temporary = file + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << port << "\n";
-    if (!out.good()) return absl::UnavailableError("cannot write " + temporary);
-  }
-  if (std::rename(temporary.c_str(), file.c_str()) != 0) {
-    return absl::UnavailableError("cannot write " + file);
-  }
-  return absl::OkStatus();
+  return WritePortFile(absl::GetFlag(FLAGS_metrics_port_file), port);
 }
 
 absl::StatusOr<std::unique_ptr<MetricsHttpServer>> StartMetricsFromFlags(

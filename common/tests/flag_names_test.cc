@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace labgate {
 namespace {
 
@@ -18,6 +21,36 @@ TEST(HyphenatedFlagsTest, RewritesNamesButNotValues) {
   EXPECT_STREQ(flags.argv()[4], "-log_level");
   EXPECT_STREQ(flags.argv()[7], "--not-a-flag");
   EXPECT_EQ(flags.argv()[8], nullptr);
+}
+
+TEST(FlagNamesTest, TranslatesBetweenSpellings) {
+  EXPECT_EQ(UnderscoredFlagName("serial-addr"), "serial_addr");
+  EXPECT_EQ(HyphenatedFlagName("http_max_body_bytes"), "http-max-body-bytes");
+  EXPECT_EQ(UnderscoredFlagName("stdio"), "stdio");
+}
+
+TEST(FlagValuesTest, CollectsEveryValueOfARepeatedFlagInEitherSpelling) {
+  const char* raw[] = {"labgate",      "--serial-addr", "a=h:1",          "--serial_addr=b=h:2",
+                       "-serial-addr", "h:3",           "--session-addr", "s:4"};
+  EXPECT_EQ(FlagValues(8, const_cast<char**>(raw), "serial-addr"),
+            (std::vector<std::string>{"a=h:1", "b=h:2", "h:3"}));
+  EXPECT_EQ(FlagValues(8, const_cast<char**>(raw), "session_addr"),
+            (std::vector<std::string>{"s:4"}));
+  EXPECT_TRUE(FlagValues(8, const_cast<char**>(raw), "serial").empty());
+}
+
+TEST(FlagValuesTest, StopsAtTheTerminator) {
+  const char* raw[] = {"labgate", "--", "--serial-addr", "h:1"};
+  EXPECT_TRUE(FlagValues(4, const_cast<char**>(raw), "serial-addr").empty());
+}
+
+TEST(FlagNamedTest, SeesTheFlagWithOrWithoutAValueButNotAPrefixOrAValue) {
+  const char* with_value[] = {"labgate", "--http", ":0", "-stdio=false"};
+  EXPECT_TRUE(FlagNamed(4, const_cast<char**>(with_value), "stdio"));
+  const char* bare[] = {"labgate", "--stdio"};
+  EXPECT_TRUE(FlagNamed(2, const_cast<char**>(bare), "stdio"));
+  const char* other[] = {"labgate", "--stdio-mode", "x", "stdio", "--", "--stdio"};
+  EXPECT_FALSE(FlagNamed(6, const_cast<char**>(other), "stdio"));
 }
 
 }  // namespace

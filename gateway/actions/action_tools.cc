@@ -3,6 +3,7 @@
 #include <grpcpp/client_context.h>
 
 #include "absl/strings/str_cat.h"
+#include "common/grpc_status.h"
 #include "common/log.h"
 #include "common/status_map.h"
 #include "gateway/backends/unreachable.h"
@@ -167,7 +168,7 @@ absl::StatusOr<bool> ActionTools::Refresh() {
   }
   std::vector<std::function<void()>> listeners;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     output_schemas_ = std::move(output_schemas);
     if (fresh == tools_) return false;
     tools_ = std::move(fresh);
@@ -191,7 +192,7 @@ void ActionTools::Watch() {
     }
     bool empty;
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      absl::MutexLock lock(&mutex_);
       empty = tools_.empty();
     }
     // Reconnects after a break, and a service that was down at startup, both refetch.
@@ -205,7 +206,7 @@ void ActionTools::Watch() {
 }
 
 std::vector<json> ActionTools::ListTools() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   std::vector<json> tools;
   tools.reserve(tools_.size());
   for (const auto& [name, tool] : tools_) {
@@ -216,19 +217,19 @@ std::vector<json> ActionTools::ListTools() const {
 }
 
 bool ActionTools::HasTool(const std::string& name) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   return tools_.count(name) != 0;
 }
 
 nlohmann::ordered_json ActionTools::OrderedOutput(const std::string& action,
                                                   const json& output) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   auto it = output_schemas_.find(action);
   return OrderBySchema(output, it == output_schemas_.end() ? nlohmann::ordered_json() : it->second);
 }
 
 void ActionTools::OnChanged(std::function<void()> listener) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   listeners_.push_back(std::move(listener));
 }
 

@@ -9,13 +9,14 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/mcp/providers.h"
 #include "labgate/actions/v1/actions.grpc.pb.h"
 
@@ -77,10 +78,10 @@ class ActionTools final : public ToolProvider {
   std::chrono::milliseconds call_deadline_;
   std::string address_;
 
-  mutable std::mutex mutex_;
-  std::map<std::string, nlohmann::json> tools_;  // by name
-  std::map<std::string, nlohmann::ordered_json> output_schemas_;
-  std::vector<std::function<void()>> listeners_;
+  mutable absl::Mutex mutex_;
+  std::map<std::string, nlohmann::json> tools_ ABSL_GUARDED_BY(mutex_);  // by name
+  std::map<std::string, nlohmann::ordered_json> output_schemas_ ABSL_GUARDED_BY(mutex_);
+  std::vector<std::function<void()>> listeners_ ABSL_GUARDED_BY(mutex_);
 
   std::atomic<bool> stopping_{false};
   std::thread watcher_;

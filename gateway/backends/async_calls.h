@@ -9,10 +9,11 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <mutex>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "common/status_map.h"
+#include "absl/synchronization/mutex.h"
+#include "common/grpc_status.h"
 #include "gateway/backends/open_streams.h"
 
 namespace labgate::gateway {
@@ -42,10 +43,10 @@ template <typename Event, typename Request, typename Start>
 std::shared_ptr<void> Watch(const Request& request, Start start,
                             std::function<void(const Event&)> on_event) {
   struct State {
-    std::mutex mutex;
+    absl::Mutex mutex;
     grpc::ClientContext context;
     Request request;
-    bool done = false;
+    bool done ABSL_GUARDED_BY(mutex) = false;  // TryCancel only before the stream ended
   };
   class Reactor final : public grpc::ClientReadReactor<Event> {
    public:
@@ -58,7 +59,7 @@ std::shared_ptr<void> Watch(const Request& request, Start start,
     }
     void OnDone(const grpc::Status&) override {
       {
-        std::lock_guard<std::mutex> lock(state_->mutex);
+        absl::MutexLock lock(&state_->mutex);
         state_->done = true;
       }
       delete this;
@@ -83,7 +84,7 @@ std::shared_ptr<void> Watch(const Request& request, Start start,
   // (A non-null token, so that callers can tell a subscription from "none".)
   return std::shared_ptr<void>(new char(0), [state](void* token) {
     delete static_cast<char*>(token);
-    std::lock_guard<std::mutex> lock(state->mutex);
+    absl::MutexLock lock(&state->mutex);
     if (!state->done) state->context.TryCancel();
   });
 }

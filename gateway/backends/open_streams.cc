@@ -1,15 +1,17 @@
 #include "gateway/backends/open_streams.h"
 
-#include <condition_variable>
-#include <mutex>
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 
 namespace labgate::gateway {
 namespace {
 
 struct Registry {
-  std::mutex mutex;
-  std::condition_variable none_open;
-  std::size_t open = 0;
+  absl::Mutex mutex;
+  absl::CondVar none_open;
+  std::size_t open ABSL_GUARDED_BY(mutex) = 0;
 };
 
 // Never destroyed: reactors may finish during static destruction.
@@ -22,26 +24,30 @@ Registry& TheRegistry() {
 
 OpenStreams::Entry::Entry() {
   Registry& registry = TheRegistry();
-  std::lock_guard<std::mutex> lock(registry.mutex);
+  absl::MutexLock lock(&registry.mutex);
   ++registry.open;
 }
 
 OpenStreams::Entry::~Entry() {
   Registry& registry = TheRegistry();
-  std::lock_guard<std::mutex> lock(registry.mutex);
-  if (--registry.open == 0) registry.none_open.notify_all();
+  absl::MutexLock lock(&registry.mutex);
+  if (--registry.open == 0) registry.none_open.SignalAll();
 }
 
 std::size_t OpenStreams::count() {
   Registry& registry = TheRegistry();
-  std::lock_guard<std::mutex> lock(registry.mutex);
+  absl::MutexLock lock(&registry.mutex);
   return registry.open;
 }
 
 bool OpenStreams::WaitUntilNone(std::chrono::milliseconds timeout) {
   Registry& registry = TheRegistry();
-  std::unique_lock<std::mutex> lock(registry.mutex);
-  return registry.none_open.wait_for(lock, timeout, [&] { return registry.open == 0; });
+  const absl::Time deadline = absl::Now() + absl::FromChrono(timeout);
+  absl::MutexLock lock(&registry.mutex);
+  while (registry.open != 0) {
+    if (registry.none_open.WaitWithDeadline(&registry.mutex, deadline)) break;  // timed out
+  }
+  return registry.open == 0;
 }
 
 }  // namespace labgate::gateway

@@ -3,8 +3,8 @@
 #include <grpcpp/client_context.h>
 #include <grpcpp/support/client_callback.h>
 
-#include <mutex>
-
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "common/log.h"
 #include "gateway/backends/open_streams.h"
 #include "gateway/backends/tool_invoker.h"
@@ -16,12 +16,12 @@ using labgate::serial::v1::LeaseEvent;
 using labgate::serial::v1::LeaseRequest;
 
 struct OwnerLease::State {
-  std::mutex mutex;
+  absl::Mutex mutex;
   grpc::ClientContext context;
   LeaseRequest request;
-  bool done = false;
-  bool active = false;
-  std::string owner;
+  bool done ABSL_GUARDED_BY(mutex) = false;  // TryCancel only before the stream ended
+  bool active ABSL_GUARDED_BY(mutex) = false;
+  std::string owner;  // set before the stream starts
 };
 
 namespace {
@@ -38,14 +38,14 @@ class LeaseReactor final : public grpc::ClientReadReactor<LeaseEvent> {
   void OnReadDone(bool ok) override {
     if (!ok) return;
     {
-      std::lock_guard<std::mutex> lock(state_->mutex);
+      absl::MutexLock lock(&state_->mutex);
       state_->active = true;
     }
     StartRead(&event_);
   }
   void OnDone(const grpc::Status& status) override {
     {
-      std::lock_guard<std::mutex> lock(state_->mutex);
+      absl::MutexLock lock(&state_->mutex);
       state_->done = true;
       state_->active = false;
     }
@@ -79,12 +79,12 @@ std::shared_ptr<OwnerLease> OwnerLease::Start(const std::shared_ptr<grpc::Channe
 OwnerLease::~OwnerLease() { Release(); }
 
 void OwnerLease::Release() {
-  std::lock_guard<std::mutex> lock(state_->mutex);
+  absl::MutexLock lock(&state_->mutex);
   if (!state_->done) state_->context.TryCancel();
 }
 
 bool OwnerLease::active() const {
-  std::lock_guard<std::mutex> lock(state_->mutex);
+  absl::MutexLock lock(&state_->mutex);
   return state_->active;
 }
 

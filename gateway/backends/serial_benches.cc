@@ -8,32 +8,6 @@
 
 namespace labgate::gateway {
 
-std::vector<std::string> RepeatedFlag(int argc, char** argv, const std::string& hyphenated_name) {
-  std::string underscored = hyphenated_name;
-  for (char& c : underscored) c = c == '-' ? '_' : c;
-  std::vector<std::string> spellings;
-  for (const std::string& name : {hyphenated_name, underscored}) {
-    spellings.push_back("--" + name);
-    spellings.push_back("-" + name);
-  }
-  std::vector<std::string> values;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--") break;
-    for (const std::string& flag : spellings) {
-      if (arg == flag && i + 1 < argc) {
-        values.push_back(argv[++i]);
-        break;
-      }
-      if (arg.rfind(flag + "=", 0) == 0) {
-        values.push_back(arg.substr(flag.size() + 1));
-        break;
-      }
-    }
-  }
-  return values;
-}
-
 absl::StatusOr<std::vector<Bench>> ParseBenches(const std::vector<std::string>& values) {
   std::vector<Bench> benches;
   std::set<std::string> names;

@@ -20,10 +20,6 @@ struct Bench {
   std::shared_ptr<grpc::Channel> channel;
 };
 
-// Every value of a repeatable flag, in order ("--serial-addr X", "--serial-addr=X"; the
-// underscore spelling too). absl keeps only the last, so argv is read directly.
-std::vector<std::string> RepeatedFlag(int argc, char** argv, const std::string& hyphenated_name);
-
 // Parses NAME=HOST:PORT or HOST:PORT values: at most one unnamed bench, names unique and
 // made of letters, digits, '-' and '_'.
 absl::StatusOr<std::vector<Bench>> ParseBenches(const std::vector<std::string>& values);

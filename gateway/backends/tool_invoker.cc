@@ -4,10 +4,10 @@
 #include <grpcpp/impl/codegen/proto_utils.h>
 #include <grpcpp/support/client_callback.h>
 
-#include <mutex>
-
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "common/status_map.h"
 #include "gateway/backends/unreachable.h"
 #include "gateway/catalog/json_proto.h"
@@ -24,11 +24,12 @@ constexpr char kPortField[] = "port_name";
 // Collects one reply per bench for a listing, then merges them: every bench's ports,
 // and the benches that did not answer instead of a failure.
 struct FanOut {
-  std::mutex mutex;
-  size_t pending = 0;
-  json ports = json::array();
-  json unreachable = json::array();
-  ToolInvoker::Done done;
+  FanOut(size_t calls, ToolInvoker::Done then) : pending(calls), done(std::move(then)) {}
+  absl::Mutex mutex;
+  size_t pending ABSL_GUARDED_BY(mutex);
+  json ports ABSL_GUARDED_BY(mutex) = json::array();
+  json unreachable ABSL_GUARDED_BY(mutex) = json::array();
+  ToolInvoker::Done done ABSL_GUARDED_BY(mutex);
 };
 
 }  // namespace
@@ -54,9 +55,7 @@ std::shared_ptr<PendingCall> ToolInvoker::CallOnBenches(const SerialBenches& ben
                                                         const nlohmann::json& arguments,
                                                         const Options& options, Done done) {
   if (!tool.takes_port) {
-    auto fan_out = std::make_shared<FanOut>();
-    fan_out->pending = benches.all().size();
-    fan_out->done = std::move(done);
+    auto fan_out = std::make_shared<FanOut>(benches.all().size(), std::move(done));
     for (const Bench& bench : benches.all()) {
       CallChannel(
           bench.channel, bench.address, bench.name, tool, arguments, options,
@@ -64,7 +63,7 @@ std::shared_ptr<PendingCall> ToolInvoker::CallOnBenches(const SerialBenches& ben
             Done finish;
             json merged;
             {
-              std::lock_guard<std::mutex> lock(fan_out->mutex);
+              absl::MutexLock lock(&fan_out->mutex);
               if (outcome.ok()) {
                 SerialBenches::QualifyReply(bench, &*outcome);
                 if (auto it = outcome->find("ports"); it != outcome->end()) {

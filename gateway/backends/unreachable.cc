@@ -3,33 +3,37 @@
 #include <atomic>
 #include <chrono>
 #include <map>
-#include <mutex>
 #include <set>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "common/grpc_status.h"
 #include "common/log.h"
-#include "common/status_map.h"
 #include "gateway/backends/backend_channels.h"
 
 namespace labgate::gateway {
 namespace {
 
 // Backends reported down, so that their return is reported once too.
-std::mutex down_mutex;
-std::set<std::string> down;  // DescribeBackend() texts
+ABSL_CONST_INIT absl::Mutex down_mutex(absl::kConstInit);
+std::set<std::string> down ABSL_GUARDED_BY(down_mutex);  // DescribeBackend() texts
 std::atomic<int> down_count{0};
 
+// When each unreachable text was last logged.
+ABSL_CONST_INIT absl::Mutex logged_mutex(absl::kConstInit);
+std::map<std::string, std::chrono::steady_clock::time_point> last_logged
+    ABSL_GUARDED_BY(logged_mutex);
+
 void NoteDown(const std::string& backend) {
-  std::lock_guard<std::mutex> lock(down_mutex);
+  absl::MutexLock lock(&down_mutex);
   if (down.insert(backend).second) down_count.fetch_add(1);
 }
 
 // Logs that a backend is down at most every 10 s, so a busy client does not flood stderr.
 void LogUnreachable(const std::string& text) {
-  static std::mutex mutex;
-  static std::map<std::string, std::chrono::steady_clock::time_point> last_logged;
   const auto now = std::chrono::steady_clock::now();
   {
-    std::lock_guard<std::mutex> lock(mutex);
+    absl::MutexLock lock(&logged_mutex);
     auto [it, first] = last_logged.try_emplace(text, now);
     if (!first && now - it->second < std::chrono::seconds(10)) return;
     it->second = now;
@@ -56,7 +60,7 @@ void NoteBackendAnswered(const std::string& service_name, const std::string& add
   if (down_count.load(std::memory_order_relaxed) == 0 || address.empty()) return;
   const std::string backend = BackendChannels::DescribeBackend(service_name, address);
   {
-    std::lock_guard<std::mutex> lock(down_mutex);
+    absl::MutexLock lock(&down_mutex);
     if (down.erase(backend) == 0) return;
     down_count.fetch_sub(1);
   }

@@ -21,7 +21,7 @@ void ArmWatchTimer(const std::shared_ptr<State>& state, std::chrono::millisecond
         state->watched_revision.fetch_add(1);
         std::vector<std::function<void()>> watchers;
         {
-          std::lock_guard<std::mutex> lock(state->mutex);
+          absl::MutexLock lock(&state->mutex);
           for (const auto& [id, updated] : state->watchers) {
             (void)id;
             watchers.push_back(updated);

@@ -8,7 +8,6 @@
 #include <cmath>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <utility>
 
@@ -16,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/conformance/fixture_content.h"
 
 namespace labgate::gateway::conformance {
@@ -65,7 +65,7 @@ class Gather {
 
   void Answer(const std::string& key, absl::StatusOr<json> answer) {
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      absl::MutexLock lock(&mutex_);
       // A second answer to the same question would count twice; it is dropped.
       if (!answers_.emplace(key, std::move(answer)).second) return;
     }
@@ -79,7 +79,7 @@ class Gather {
     std::function<void(Answers)> then;
     Answers answers;
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      absl::MutexLock lock(&mutex_);
       if (--remaining_ != 0) return;
       then = std::move(then_);
       answers = std::move(answers_);
@@ -87,7 +87,7 @@ class Gather {
     then(std::move(answers));
   }
 
-  std::mutex mutex_;
+  absl::Mutex mutex_;
   size_t remaining_ ABSL_GUARDED_BY(mutex_);
   Answers answers_ ABSL_GUARDED_BY(mutex_);
   std::function<void(Answers)> then_ ABSL_GUARDED_BY(mutex_);

@@ -34,9 +34,11 @@ const std::vector<json>& StaticPrompts() {
   static const std::vector<json> prompts = {
       Prompt("test_simple_prompt", "A simple prompt without arguments", json::array()),
       Prompt("test_prompt_with_arguments", "A prompt that substitutes two arguments",
-             {Argument("arg1", "First test argument"), Argument("arg2", "Second test argument")}),
+             json::array({Argument("arg1", "First test argument"),
+                          Argument("arg2", "Second test argument")})),
+      // json::array: a braced list of one json is that json itself under clang.
       Prompt("test_prompt_with_embedded_resource", "A prompt that embeds a resource",
-             {Argument("resourceUri", "URI of the resource to embed")}),
+             json::array({Argument("resourceUri", "URI of the resource to embed")})),
       Prompt("test_prompt_with_image", "A prompt that includes an image", json::array()),
   };
   return prompts;

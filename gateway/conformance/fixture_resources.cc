@@ -48,7 +48,7 @@ class WatchHandle {
       : state_(std::move(state)), id_(id) {}
   ~WatchHandle() {
     if (auto state = state_.lock()) {
-      std::lock_guard<std::mutex> lock(state->mutex);
+      absl::MutexLock lock(&state->mutex);
       state->watchers.erase(id_);
     }
   }
@@ -153,7 +153,7 @@ std::shared_ptr<void> ConformanceFixtures::SubscribeResource(const std::string& 
   }
   uint64_t id;
   {
-    std::lock_guard<std::mutex> lock(state_->mutex);
+    absl::MutexLock lock(&state_->mutex);
     id = state_->next_watcher++;
     state_->watchers.emplace(id, std::move(updated));
   }

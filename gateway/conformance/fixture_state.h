@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/conformance/conformance_fixtures.h"
 
 namespace labgate::gateway {
@@ -30,7 +30,7 @@ struct ConformanceFixtures::State {
   std::atomic<bool> dynamic_ready{false};
   std::atomic<int> watched_revision{0};
 
-  std::mutex mutex;
+  absl::Mutex mutex;
   uint64_t next_watcher ABSL_GUARDED_BY(mutex) = 1;
   // Subscribers of test://watched-resource, by subscription id.
   std::map<uint64_t, std::function<void()>> watchers ABSL_GUARDED_BY(mutex);

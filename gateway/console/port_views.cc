@@ -1,9 +1,10 @@
 #include "gateway/console/port_views.h"
 
 #include <algorithm>
-#include <mutex>
 #include <optional>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/backends/async_calls.h"
 #include "gateway/catalog/json_proto.h"
 #include "gateway/console/console_replies.h"
@@ -112,18 +113,25 @@ class PortViews::Impl : public std::enable_shared_from_this<PortViews::Impl> {
 
   void FetchPort(const BenchStub& bench, const std::string& local_name, JsonDone done) const {
     struct Pending {
-      std::mutex mutex;
-      int left = 2;
+      explicit Pending(JsonDone then) : done(std::move(then)) {}
+      absl::Mutex mutex;
+      int left ABSL_GUARDED_BY(mutex) = 2;
+      std::optional<absl::StatusOr<serial_v1::GetStatusResponse>> status ABSL_GUARDED_BY(mutex);
+      std::optional<absl::StatusOr<serial_v1::GetMetricsResponse>> metrics ABSL_GUARDED_BY(mutex);
+      const JsonDone done;  // called once, by the last answer, outside the lock
+    };
+    auto pending = std::make_shared<Pending>(std::move(done));
+    // Runs once both calls have answered.
+    auto finish = [self = shared_from_this(), pending, bench = bench.bench, local_name] {
       std::optional<absl::StatusOr<serial_v1::GetStatusResponse>> status;
       std::optional<absl::StatusOr<serial_v1::GetMetricsResponse>> metrics;
-      JsonDone done;
-    };
-    auto pending = std::make_shared<Pending>();
-    pending->done = std::move(done);
-    auto finish = [self = shared_from_this(), pending, bench = bench.bench, local_name] {
-      const absl::StatusOr<serial_v1::GetStatusResponse>& status = *pending->status;
-      if (!status.ok()) return pending->done(status.status());
-      pending->done(PortJson(*bench, local_name, *status, *pending->metrics));
+      {
+        absl::MutexLock lock(&pending->mutex);
+        status = std::move(pending->status);
+        metrics = std::move(pending->metrics);
+      }
+      if (!status->ok()) return pending->done(status->status());
+      pending->done(PortJson(*bench, local_name, **status, *metrics));
     };
     serial_v1::GetStatusRequest status_request;
     status_request.set_port_name(local_name);
@@ -133,12 +141,13 @@ class PortViews::Impl : public std::enable_shared_from_this<PortViews::Impl> {
           stub->async()->GetStatus(context, request, response, std::move(callback));
         },
         [pending, finish](absl::StatusOr<serial_v1::GetStatusResponse> status) {
-          std::unique_lock<std::mutex> lock(pending->mutex);
-          pending->status = std::move(status);
-          if (--pending->left == 0) {
-            lock.unlock();
-            finish();
+          bool last;
+          {
+            absl::MutexLock lock(&pending->mutex);
+            pending->status = std::move(status);
+            last = --pending->left == 0;
           }
+          if (last) finish();
         });
     serial_v1::GetMetricsRequest metrics_request;
     metrics_request.set_port_name(local_name);
@@ -148,43 +157,44 @@ class PortViews::Impl : public std::enable_shared_from_this<PortViews::Impl> {
           stub->async()->GetMetrics(context, request, response, std::move(callback));
         },
         [pending, finish](absl::StatusOr<serial_v1::GetMetricsResponse> metrics) {
-          std::unique_lock<std::mutex> lock(pending->mutex);
-          pending->metrics = std::move(metrics);
-          if (--pending->left == 0) {
-            lock.unlock();
-            finish();
+          bool last;
+          {
+            absl::MutexLock lock(&pending->mutex);
+            pending->metrics = std::move(metrics);
+            last = --pending->left == 0;
           }
+          if (last) finish();
         });
   }
 
   void List(JsonDone done) const {
     struct Gathered {
-      std::mutex mutex;
-      size_t left = 0;
-      std::vector<json> bench_entries;             // per bench, in bench order
-      std::vector<std::vector<json>> bench_ports;  // per bench, in name order
-      bool truncated = false;
-      JsonDone done;
+      Gathered(size_t benches, JsonDone then)
+          : left(benches), bench_entries(benches), bench_ports(benches), done(std::move(then)) {}
+      absl::Mutex mutex;
+      size_t left ABSL_GUARDED_BY(mutex);
+      std::vector<json> bench_entries ABSL_GUARDED_BY(mutex);  // per bench, in bench order
+      // Per bench, in name order.
+      std::vector<std::vector<json>> bench_ports ABSL_GUARDED_BY(mutex);
+      bool truncated ABSL_GUARDED_BY(mutex) = false;
+      const JsonDone done;  // called once, by the last bench, outside the lock
     };
-    auto gathered = std::make_shared<Gathered>();
-    gathered->left = stubs_.size();
-    gathered->bench_entries.resize(stubs_.size());
-    gathered->bench_ports.resize(stubs_.size());
-    gathered->done = std::move(done);
     if (stubs_.empty())
-      return gathered->done(
-          json{{"ports", json::array()}, {"benches", json::array()}, {"truncated", false}});
+      return done(json{{"ports", json::array()}, {"benches", json::array()}, {"truncated", false}});
+    auto gathered = std::make_shared<Gathered>(stubs_.size(), std::move(done));
     auto bench_done = [gathered] {
-      std::unique_lock<std::mutex> lock(gathered->mutex);
-      if (--gathered->left != 0) return;
-      json ports = json::array();
-      for (auto& list : gathered->bench_ports) {
-        for (auto& port : list) ports.push_back(std::move(port));
+      json answer;
+      {
+        absl::MutexLock lock(&gathered->mutex);
+        if (--gathered->left != 0) return;
+        json ports = json::array();
+        for (auto& list : gathered->bench_ports) {
+          for (auto& port : list) ports.push_back(std::move(port));
+        }
+        answer = {{"ports", std::move(ports)},
+                  {"benches", std::move(gathered->bench_entries)},
+                  {"truncated", gathered->truncated}};
       }
-      json answer = {{"ports", std::move(ports)},
-                     {"benches", std::move(gathered->bench_entries)},
-                     {"truncated", gathered->truncated}};
-      lock.unlock();
       gathered->done(std::move(answer));
     };
     for (size_t i = 0; i < stubs_.size(); ++i) {
@@ -196,23 +206,22 @@ class PortViews::Impl : public std::enable_shared_from_this<PortViews::Impl> {
                       {"reachable", names.ok()}};
         if (!names.ok()) entry["error"] = std::string(names.status().message());
         {
-          std::lock_guard<std::mutex> lock(gathered->mutex);
+          absl::MutexLock lock(&gathered->mutex);
           gathered->bench_entries[i] = std::move(entry);
         }
         if (!names.ok() || names->empty()) return bench_done();
         if (names->size() > kMaxPortsPerBench) {
           names->resize(kMaxPortsPerBench);
-          std::lock_guard<std::mutex> lock(gathered->mutex);
+          absl::MutexLock lock(&gathered->mutex);
           gathered->truncated = true;
         }
         struct PortsLeft {
-          std::mutex mutex;
-          size_t left;
-          std::vector<json> ports;
+          explicit PortsLeft(size_t count) : left(count), ports(count) {}
+          absl::Mutex mutex;
+          size_t left ABSL_GUARDED_BY(mutex);
+          std::vector<json> ports ABSL_GUARDED_BY(mutex);
         };
-        auto left = std::make_shared<PortsLeft>();
-        left->left = names->size();
-        left->ports.resize(names->size());
+        auto left = std::make_shared<PortsLeft>(names->size());
         for (size_t j = 0; j < names->size(); ++j) {
           const std::string name = (*names)[j];
           self->FetchPort(
@@ -223,13 +232,15 @@ class PortViews::Impl : public std::enable_shared_from_this<PortViews::Impl> {
                                               {"bench", bench.bench->name},
                                               {"local_name", name},
                                               {"error", std::string(port.status().message())}};
-                std::unique_lock<std::mutex> lock(left->mutex);
-                left->ports[j] = std::move(entry);
-                if (--left->left != 0) return;
-                std::vector<json> ports = std::move(left->ports);
-                lock.unlock();
+                std::vector<json> ports;
                 {
-                  std::lock_guard<std::mutex> gathered_lock(gathered->mutex);
+                  absl::MutexLock lock(&left->mutex);
+                  left->ports[j] = std::move(entry);
+                  if (--left->left != 0) return;
+                  ports = std::move(left->ports);
+                }
+                {
+                  absl::MutexLock gathered_lock(&gathered->mutex);
                   gathered->bench_ports[i] = std::move(ports);
                 }
                 bench_done();

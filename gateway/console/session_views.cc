@@ -1,10 +1,12 @@
 #include "gateway/console/session_views.h"
 
 #include <algorithm>
-#include <mutex>
+#include <optional>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/backends/async_calls.h"
 #include "gateway/catalog/json_proto.h"
 #include "gateway/console/console_replies.h"
@@ -138,42 +140,51 @@ class SessionViews::Impl : public std::enable_shared_from_this<SessionViews::Imp
                        int limit, JsonDone done) const {
     if (sessions.empty()) return done(ListAnswer(sessions, limit));
     struct Pending {
-      std::mutex mutex;
-      size_t left;
-      std::vector<session_v1::Session> sessions;
-      std::vector<bool> keep;
-      absl::Status failure;
-      JsonDone done;
+      Pending(std::vector<session_v1::Session> listed, JsonDone then)
+          : left(listed.size()),
+            sessions(std::move(listed)),
+            keep(sessions.size(), false),
+            done(std::move(then)) {}
+      absl::Mutex mutex;
+      size_t left ABSL_GUARDED_BY(mutex);
+      std::vector<session_v1::Session> sessions ABSL_GUARDED_BY(mutex);
+      std::vector<bool> keep ABSL_GUARDED_BY(mutex);
+      absl::Status failure ABSL_GUARDED_BY(mutex);
+      const JsonDone done;  // called once, by the last answer, outside the lock
     };
-    auto pending = std::make_shared<Pending>();
-    pending->left = sessions.size();
-    pending->keep.assign(sessions.size(), false);
-    pending->sessions = std::move(sessions);
-    pending->done = std::move(done);
-    for (size_t i = 0; i < pending->sessions.size(); ++i) {
+    std::vector<std::string> ids;
+    for (const session_v1::Session& session : sessions) ids.push_back(session.id());
+    auto pending = std::make_shared<Pending>(std::move(sessions), std::move(done));
+    for (size_t i = 0; i < ids.size(); ++i) {
       session_v1::FeatureIndexRequest request;
-      request.set_session_id(pending->sessions[i].id());
+      request.set_session_id(ids[i]);
       Call<session_v1::FeatureIndexResponse>(
           request,
           [](auto* async, auto* context, auto* request, auto* response, auto callback) {
             async->FeatureIndex(context, request, response, std::move(callback));
           },
           [pending, i, feature, limit](absl::StatusOr<session_v1::FeatureIndexResponse> index) {
-            std::unique_lock<std::mutex> lock(pending->mutex);
-            if (index.ok()) {
-              auto it = index->features().find(feature);
-              pending->keep[i] = it != index->features().end() && it->second > 0;
-            } else if (pending->failure.ok()) {
-              pending->failure = index.status();
+            std::optional<absl::StatusOr<json>> outcome;  // once every index answered
+            {
+              absl::MutexLock lock(&pending->mutex);
+              if (index.ok()) {
+                auto it = index->features().find(feature);
+                pending->keep[i] = it != index->features().end() && it->second > 0;
+              } else if (pending->failure.ok()) {
+                pending->failure = index.status();
+              }
+              if (--pending->left != 0) return;
+              if (!pending->failure.ok()) {
+                outcome = absl::StatusOr<json>(pending->failure);
+              } else {
+                std::vector<session_v1::Session> kept;
+                for (size_t j = 0; j < pending->sessions.size(); ++j) {
+                  if (pending->keep[j]) kept.push_back(std::move(pending->sessions[j]));
+                }
+                outcome = absl::StatusOr<json>(ListAnswer(kept, limit));
+              }
             }
-            if (--pending->left != 0) return;
-            lock.unlock();
-            if (!pending->failure.ok()) return pending->done(pending->failure);
-            std::vector<session_v1::Session> kept;
-            for (size_t j = 0; j < pending->sessions.size(); ++j) {
-              if (pending->keep[j]) kept.push_back(std::move(pending->sessions[j]));
-            }
-            pending->done(ListAnswer(kept, limit));
+            pending->done(*std::move(outcome));
           });
     }
   }
@@ -203,32 +214,39 @@ class SessionViews::Impl : public std::enable_shared_from_this<SessionViews::Imp
     const std::string role = Get(query, "role");
     const std::string direction = Get(query, "direction");
     struct Pending {
-      std::mutex mutex;
-      int left = 3;
-      json answer = json::object();
-      absl::Status failure;
-      JsonDone done;
-      void Finish(std::unique_lock<std::mutex>& lock) {
-        if (--left != 0) return;
-        lock.unlock();
-        if (!failure.ok()) return done(failure);
-        done(std::move(answer));
+      explicit Pending(JsonDone then) : done(std::move(then)) {}
+      absl::Mutex mutex;
+      int left ABSL_GUARDED_BY(mutex) = 3;
+      json answer ABSL_GUARDED_BY(mutex) = json::object();
+      absl::Status failure ABSL_GUARDED_BY(mutex);
+      const JsonDone done;  // called once, by the last answer, outside the lock
+      // Counts one answer in; the last one gets what `done` is to be told.
+      std::optional<absl::StatusOr<json>> Arrived() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex) {
+        if (--left != 0) return std::nullopt;
+        if (!failure.ok()) return absl::StatusOr<json>(failure);
+        return absl::StatusOr<json>(std::move(answer));
       }
-      void Fail(const absl::Status& status) {
+      void Fail(const absl::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex) {
         // The session's own NOT_FOUND wins over what the other calls say about it.
         if (failure.ok() || status.code() == absl::StatusCode::kNotFound) failure = status;
       }
-    };
-    auto pending = std::make_shared<Pending>();
-    pending->done = std::move(done);
-    GetSession(id, [pending](absl::StatusOr<session_v1::GetSessionResponse> got) {
-      std::unique_lock<std::mutex> lock(pending->mutex);
-      if (got.ok()) {
-        pending->answer["session"] = ProtoToJson(got->session());
-      } else {
-        pending->Fail(got.status());
+      void Deliver(std::optional<absl::StatusOr<json>> outcome) const {
+        if (outcome) done(*std::move(outcome));
       }
-      pending->Finish(lock);
+    };
+    auto pending = std::make_shared<Pending>(std::move(done));
+    GetSession(id, [pending](absl::StatusOr<session_v1::GetSessionResponse> got) {
+      std::optional<absl::StatusOr<json>> outcome;
+      {
+        absl::MutexLock lock(&pending->mutex);
+        if (got.ok()) {
+          pending->answer["session"] = ProtoToJson(got->session());
+        } else {
+          pending->Fail(got.status());
+        }
+        outcome = pending->Arrived();
+      }
+      pending->Deliver(std::move(outcome));
     });
     session_v1::FeatureIndexRequest index_request;
     index_request.set_session_id(id);
@@ -238,30 +256,38 @@ class SessionViews::Impl : public std::enable_shared_from_this<SessionViews::Imp
           async->FeatureIndex(context, request, response, std::move(callback));
         },
         [pending](absl::StatusOr<session_v1::FeatureIndexResponse> index) {
-          std::unique_lock<std::mutex> lock(pending->mutex);
-          if (index.ok()) {
-            json features = json::object();
-            for (const auto& [tag, count] : index->features()) features[tag] = count;
-            pending->answer["features"] = std::move(features);
-          } else {
-            pending->Fail(index.status());
+          std::optional<absl::StatusOr<json>> outcome;
+          {
+            absl::MutexLock lock(&pending->mutex);
+            if (index.ok()) {
+              json features = json::object();
+              for (const auto& [tag, count] : index->features()) features[tag] = count;
+              pending->answer["features"] = std::move(features);
+            } else {
+              pending->Fail(index.status());
+            }
+            outcome = pending->Arrived();
           }
-          pending->Finish(lock);
+          pending->Deliver(std::move(outcome));
         });
     auto take_page = [pending](auto page) {
-      std::unique_lock<std::mutex> lock(pending->mutex);
-      if (page.ok()) {
-        json messages = json::array();
-        for (const session_v1::Message& message : page->messages()) {
-          messages.push_back(ProtoToJson(message));
+      std::optional<absl::StatusOr<json>> outcome;
+      {
+        absl::MutexLock lock(&pending->mutex);
+        if (page.ok()) {
+          json messages = json::array();
+          for (const session_v1::Message& message : page->messages()) {
+            messages.push_back(ProtoToJson(message));
+          }
+          pending->answer["messages"] = std::move(messages);
+          pending->answer["next_cursor"] =
+              page->has_next_cursor() ? json(page->next_cursor()) : json(nullptr);
+        } else {
+          pending->Fail(page.status());
         }
-        pending->answer["messages"] = std::move(messages);
-        pending->answer["next_cursor"] =
-            page->has_next_cursor() ? json(page->next_cursor()) : json(nullptr);
-      } else {
-        pending->Fail(page.status());
+        outcome = pending->Arrived();
       }
-      pending->Finish(lock);
+      pending->Deliver(std::move(outcome));
     };
     if (feature->empty() && role.empty() && direction.empty()) {
       session_v1::ListMessagesRequest request;

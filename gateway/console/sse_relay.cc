@@ -5,31 +5,31 @@
 namespace labgate::gateway::console {
 
 void RelayCall::Cancel() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   if (!done_) context_.TryCancel();
 }
 
 void RelayCall::MarkDone() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   done_ = true;
 }
 
 bool RelayRegistry::Add(const std::shared_ptr<RelayCall>& call) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   if (stopped_ || calls_.size() >= max_open_) return false;
   calls_.insert(call);
   return true;
 }
 
 void RelayRegistry::Remove(const std::shared_ptr<RelayCall>& call) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   calls_.erase(call);
 }
 
 void RelayRegistry::StopAll() {
   std::set<std::shared_ptr<RelayCall>> calls;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     stopped_ = true;
     calls = calls_;
   }
@@ -37,7 +37,7 @@ void RelayRegistry::StopAll() {
 }
 
 size_t RelayRegistry::open() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   return calls_.size();
 }
 

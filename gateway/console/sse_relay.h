@@ -10,11 +10,12 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/backends/open_streams.h"
 #include "gateway/http/http_connection.h"
 
@@ -29,9 +30,9 @@ class RelayCall {
   void MarkDone();
 
  private:
-  std::mutex mutex_;
+  absl::Mutex mutex_;
   grpc::ClientContext context_;
-  bool done_ = false;
+  bool done_ ABSL_GUARDED_BY(mutex_) = false;
 };
 
 // The relays open now, so that Stop can end them; shared with the relays, which may
@@ -48,9 +49,9 @@ class RelayRegistry {
 
  private:
   const size_t max_open_;
-  mutable std::mutex mutex_;
-  bool stopped_ = false;
-  std::set<std::shared_ptr<RelayCall>> calls_;
+  mutable absl::Mutex mutex_;
+  bool stopped_ ABSL_GUARDED_BY(mutex_) = false;
+  std::set<std::shared_ptr<RelayCall>> calls_ ABSL_GUARDED_BY(mutex_);
 };
 
 // "data: <json>\n\n".

@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <functional>
-#include <mutex>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 namespace labgate::gateway {
 
@@ -14,20 +16,21 @@ class CancelSignal {
 
   // Runs `handler` now if already cancelled, else when Cancel() is called.
   void OnCancel(std::function<void()> handler) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (cancelled_.load()) {
-      lock.unlock();
-      handler();
-      return;
+    {
+      absl::MutexLock lock(&mutex_);
+      if (!cancelled_.load()) {
+        on_cancel_ = std::move(handler);
+        return;
+      }
     }
-    on_cancel_ = std::move(handler);
+    handler();
   }
 
   // The first call runs the handler (outside the lock); later calls do nothing.
   void Cancel() {
     std::function<void()> handler;
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      absl::MutexLock lock(&mutex_);
       if (cancelled_.exchange(true)) return;
       handler = std::move(on_cancel_);
     }
@@ -36,8 +39,8 @@ class CancelSignal {
 
  private:
   std::atomic<bool> cancelled_{false};
-  std::mutex mutex_;
-  std::function<void()> on_cancel_;
+  absl::Mutex mutex_;
+  std::function<void()> on_cancel_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace labgate::gateway

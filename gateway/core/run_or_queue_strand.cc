@@ -26,7 +26,7 @@ bool RunOrQueueStrand::running_in_this_thread() const noexcept {
 void RunOrQueueStrand::State::Submit(Task task, bool may_run_here) {
   bool queued = false;
   {
-    std::lock_guard<std::mutex> lock(mutex);
+    absl::MutexLock lock(&mutex);
     if (running) {
       queue.push_back(std::move(task));
       return;
@@ -48,7 +48,7 @@ void RunOrQueueStrand::State::Submit(Task task, bool may_run_here) {
 
 void RunOrQueueStrand::State::Release() {
   {
-    std::lock_guard<std::mutex> lock(mutex);
+    absl::MutexLock lock(&mutex);
     if (queue.empty()) {
       running = false;
       return;
@@ -62,7 +62,7 @@ void RunOrQueueStrand::State::Drain() {
   for (int i = 0; i < kDrainBatch; ++i) {
     Task task;
     {
-      std::lock_guard<std::mutex> lock(mutex);
+      absl::MutexLock lock(&mutex);
       if (queue.empty()) {
         running = false;
         return;

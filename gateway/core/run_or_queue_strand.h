@@ -12,9 +12,11 @@
 #include <boost/asio/io_context.hpp>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <type_traits>
 #include <utility>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 namespace labgate::gateway {
 
@@ -95,17 +97,17 @@ class RunOrQueueStrand {
 
   struct State : std::enable_shared_from_this<State> {
     explicit State(boost::asio::io_context& context) : io(context) {}
-    void Submit(Task task, bool may_run_here);
+    void Submit(Task task, bool may_run_here) ABSL_LOCKS_EXCLUDED(mutex);
     // Runs queued work on an io_context thread, a batch at a time.
-    void Drain();
+    void Drain() ABSL_LOCKS_EXCLUDED(mutex);
     // After a piece of work: hands queued work to the io_context, or goes idle.
-    void Release();
-    void Run(Task& task);
+    void Release() ABSL_LOCKS_EXCLUDED(mutex);
+    void Run(Task& task) ABSL_LOCKS_EXCLUDED(mutex);
 
     boost::asio::io_context& io;
-    std::mutex mutex;
-    std::deque<Task> queue;  // guarded by mutex
-    bool running = false;    // guarded by mutex: work is running, or queued to run
+    absl::Mutex mutex;
+    std::deque<Task> queue ABSL_GUARDED_BY(mutex);
+    bool running ABSL_GUARDED_BY(mutex) = false;  // work is running, or queued to run
   };
 
   std::shared_ptr<State> state_;

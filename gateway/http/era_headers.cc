@@ -3,6 +3,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "common/status_map.h"
 #include "gateway/dialects/mcp_stateless/request_meta.h"
 
 namespace labgate::gateway::http {
@@ -18,7 +19,7 @@ std::optional<std::string> HeaderValue(const Request& request, std::string_view 
 }
 
 std::string Mismatch(const jsonrpc::IncomingMessage& message, const std::string& text) {
-  return jsonrpc::MakeError(message.raw_id, stateless::kHeaderMismatch,
+  return jsonrpc::MakeError(message.raw_id, jsonrpc_code::kHeaderMismatch,
                             absl::StrCat("Header mismatch: ", text));
 }
 
@@ -73,10 +74,9 @@ std::optional<std::string> DecodeHeaderValue(std::string_view value) {
   return decoded;
 }
 
-const std::vector<HeaderParamIndex::Param>& HeaderParamIndex::For(const McpServer& server,
-                                                                  const std::string& tool) {
-  static const std::vector<Param> kNone;
-  std::lock_guard<std::mutex> lock(mutex_);
+std::vector<HeaderParamIndex::Param> HeaderParamIndex::For(const McpServer& server,
+                                                           const std::string& tool) {
+  absl::MutexLock lock(&mutex_);
   const uint64_t generation = server.tools_generation->load();
   if (generation != generation_) {
     params_.clear();
@@ -98,7 +98,7 @@ const std::vector<HeaderParamIndex::Param>& HeaderParamIndex::For(const McpServe
     generation_ = generation;
   }
   auto it = params_.find(tool);
-  return it == params_.end() ? kNone : it->second;
+  return it == params_.end() ? std::vector<Param>() : it->second;
 }
 
 std::optional<std::string> CheckEraHeaders(const Request& request,

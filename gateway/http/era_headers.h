@@ -6,13 +6,14 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/http/http_connection.h"
 #include "gateway/jsonrpc/message.h"
 #include "gateway/mcp/mcp_server.h"
@@ -30,12 +31,14 @@ class HeaderParamIndex {
     std::string property;  // the argument's name
     std::string header;    // "Region" of Mcp-Param-Region
   };
-  const std::vector<Param>& For(const McpServer& server, const std::string& tool);
+  // A copy: another request may rebuild the index meanwhile.
+  std::vector<Param> For(const McpServer& server, const std::string& tool)
+      ABSL_LOCKS_EXCLUDED(mutex_);
 
  private:
-  std::mutex mutex_;
-  uint64_t generation_ = UINT64_MAX;
-  std::map<std::string, std::vector<Param>> params_;
+  absl::Mutex mutex_;
+  uint64_t generation_ ABSL_GUARDED_BY(mutex_) = UINT64_MAX;
+  std::map<std::string, std::vector<Param>> params_ ABSL_GUARDED_BY(mutex_);
 };
 
 // An error reply (JSON-RPC -32020 with the request's id), or none when the headers hold.

@@ -2,18 +2,22 @@
 
 #include <grpcpp/client_context.h>
 
-#include <mutex>
-
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 
 namespace labgate::gateway::http {
 namespace {
 
 struct Round {
-  std::mutex mutex;
-  size_t pending = 0;
-  std::map<std::string, BackendHealth> results;  // by backend name, so the answer is in order
-  std::function<void(std::vector<BackendHealth>)> done;
+  Round(size_t calls, std::function<void(std::vector<BackendHealth>)> then)
+      : pending(calls), done(std::move(then)) {}
+
+  absl::Mutex mutex;
+  size_t pending ABSL_GUARDED_BY(mutex);
+  // By backend name, so the answer is in order.
+  std::map<std::string, BackendHealth> results ABSL_GUARDED_BY(mutex);
+  std::function<void(std::vector<BackendHealth>)> done ABSL_GUARDED_BY(mutex);
 };
 
 struct Call {
@@ -29,9 +33,7 @@ void CheckBackends(const std::map<std::string, std::shared_ptr<grpc::Channel>>& 
                    std::chrono::milliseconds timeout,
                    std::function<void(std::vector<BackendHealth>)> done) {
   if (channels.empty()) return done({});
-  auto round = std::make_shared<Round>();
-  round->pending = channels.size();
-  round->done = std::move(done);
+  auto round = std::make_shared<Round>(channels.size(), std::move(done));
   for (const auto& [name, channel] : channels) {
     auto call = std::make_shared<Call>();
     call->stub = grpc::health::v1::Health::NewStub(channel);
@@ -49,7 +51,7 @@ void CheckBackends(const std::map<std::string, std::shared_ptr<grpc::Channel>>& 
           std::function<void(std::vector<BackendHealth>)> finish;
           std::vector<BackendHealth> all;
           {
-            std::lock_guard<std::mutex> lock(round->mutex);
+            absl::MutexLock lock(&round->mutex);
             round->results[name] = std::move(health);
             if (--round->pending == 0) {
               finish = std::move(round->done);

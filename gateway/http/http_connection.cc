@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "common/log.h"
+#include "common/status_map.h"
 #include "gateway/http/sse.h"
 #include "gateway/jsonrpc/message.h"
 
@@ -168,23 +169,28 @@ void HttpConnection::OnRead(boost::system::error_code ec) {
     phase_ = Phase::kBusy;
     if (timed_out_) {
       LG_LOG(kDebug) << "http: request not received in time; closing";
-      return Respond(408, {}, ErrorBody(-32600, "request not received in time"), true);
+      return Respond(
+          408, {}, ErrorBody(jsonrpc_code::kInvalidRequest, "request not received in time"), true);
     }
     if (ec == beast_http::error::body_limit) {
-      return Respond(413, {},
-                     ErrorBody(-32600, "request body exceeds " +
-                                           std::to_string(options_->max_body_bytes) + " bytes"),
-                     true);
+      return Respond(
+          413, {},
+          ErrorBody(jsonrpc_code::kInvalidRequest,
+                    "request body exceeds " + std::to_string(options_->max_body_bytes) + " bytes"),
+          true);
     }
     if (ec == beast_http::error::header_limit) {
-      return Respond(431, {}, ErrorBody(-32600, "request headers too large"), true);
+      return Respond(431, {}, ErrorBody(jsonrpc_code::kInvalidRequest, "request headers too large"),
+                     true);
     }
     if (ec == beast_http::error::end_of_stream || ec == asio::error::eof ||
         ec == asio::error::connection_reset || ec == asio::error::operation_aborted) {
       phase_ = Phase::kClosed;
       return CloseSocket();
     }
-    return Respond(400, {}, ErrorBody(-32600, "malformed HTTP request: " + ec.message()), true);
+    return Respond(
+        400, {},
+        ErrorBody(jsonrpc_code::kInvalidRequest, "malformed HTTP request: " + ec.message()), true);
   }
   Request request = parser_->release();
   parser_.reset();

@@ -1,13 +1,12 @@
 #include "gateway/http/http_flags.h"
 
 #include <charconv>
-#include <cstdio>
-#include <fstream>
 #include <string_view>
 
 #include "absl/flags/flag.h"
 #include "common/log.h"
 #include "common/metrics/metrics_flags.h"
+#include "common/port_file.h"
 #include "gateway/http/http_security.h"
 
 ABSL_FLAG(std::string, http, "",
@@ -36,14 +35,6 @@ ABSL_FLAG(int64_t, session_idle_timeout_ms, 30 * 60 * 1000,
 namespace labgate::gateway::http {
 
 bool HttpRequested() { return !absl::GetFlag(FLAGS_http).empty(); }
-
-bool StdioNamed(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--stdio" || arg.rfind("--stdio=", 0) == 0 || arg == "-stdio") return true;
-  }
-  return false;
-}
 
 absl::Status ParseListenAddress(const std::string& text, HttpOptions* options) {
   std::string host = "127.0.0.1";
@@ -109,19 +100,6 @@ absl::StatusOr<HttpOptions> OptionsFromFlags() {
   return options;
 }
 
-absl::Status WritePortFile(const std::string& file, int port) {
-  std::string temp = file + ".tmp";
-  {
-    std::ofstream out(temp, std::ios::trunc);
-    out << port << "\n";
-    if (!out) return absl::UnavailableError("cannot write " + temp);
-  }
-  if (std::rename(temp.c_str(), file.c_str()) != 0) {
-    return absl::UnavailableError("cannot write " + file);
-  }
-  return absl::OkStatus();
-}
-
 std::string ShownHost(const std::string& host) {
   return host.find(':') != std::string::npos ? "[" + host + "]" : host;
 }
@@ -161,8 +139,9 @@ absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(
   if (absl::Status status = http->Start(); !status.ok()) return status;
   LG_LOG(kInfo) << "labgate listening on http://" << ShownHost(options.host) << ":" << http->port()
                 << "/mcp";
-  if (std::string file = absl::GetFlag(FLAGS_http_port_file); !file.empty()) {
-    if (absl::Status written = WritePortFile(file, http->port()); !written.ok()) return written;
+  if (absl::Status written = WritePortFile(absl::GetFlag(FLAGS_http_port_file), http->port());
+      !written.ok()) {
+    return written;
   }
   return http;
 }

@@ -12,8 +12,6 @@ namespace labgate::gateway::http {
 
 // True when --http was given.
 bool HttpRequested();
-// True when argv names --stdio explicitly (stdio is off under --http unless it does).
-bool StdioNamed(int argc, char** argv);
 
 // Validates the HTTP flags and reads --auth-token-file (also for --check-config).
 absl::StatusOr<HttpOptions> HttpOptionsFromFlags();

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,11 @@ struct HttpOptions {
   // reading is disconnected (its SSE events stay in the replay buffer).
   std::chrono::milliseconds write_timeout{60000};
   std::chrono::milliseconds session_idle_timeout{30 * 60 * 1000};
+  // The clock session idle expiry reads (a session's last activity, the sweep's cutoff).
+  // Tests move a clock of their own instead of waiting.
+  std::function<std::chrono::steady_clock::time_point()> clock = [] {
+    return std::chrono::steady_clock::now();
+  };
   // A comment line keeps idle SSE streams (and the proxies on the way) alive.
   std::chrono::milliseconds sse_keepalive{25000};
   // Sent as the SSE `retry:` field.

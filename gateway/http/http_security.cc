@@ -1,6 +1,5 @@
 #include "gateway/http/http_security.h"
 
-#include <openssl/crypto.h>
 #include <openssl/sha.h>
 #include <sys/random.h>
 
@@ -13,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_split.h"
+#include "common/secret_compare.h"
 
 namespace labgate::gateway::http {
 namespace {
@@ -126,10 +126,7 @@ std::optional<std::string> BearerPrincipal(std::string_view authorization,
   std::optional<std::string> matched;
   for (const auto& named : tokens) {
     // Every token is compared in full, so timing reveals neither which nor how much matched.
-    const bool same_size = named.token.size() == presented.size();
-    const std::string& other = same_size ? std::string(presented) : named.token;
-    const bool equal = CRYPTO_memcmp(named.token.data(), other.data(), named.token.size()) == 0;
-    if (same_size && equal && !named.token.empty() && !matched) matched = named.name;
+    if (SecretEquals(presented, named.token) && !matched) matched = named.name;
   }
   return matched;
 }

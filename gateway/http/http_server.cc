@@ -62,8 +62,6 @@ HeaderList CorsHeaders(const std::string& origin) {
           {"Vary", "Origin"}};
 }
 
-constexpr int kSessionNotFound = -32001;
-
 // HTTP methods are counted by name; anything else as "other".
 bool IsHttpVerb(const std::string& verb) {
   return verb == "GET" || verb == "POST" || verb == "DELETE" || verb == "OPTIONS" ||
@@ -169,7 +167,7 @@ void HttpServer::Stop() {
   }
   std::unordered_map<std::string, std::shared_ptr<HttpSession>> sessions;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     sessions.swap(sessions_);
   }
   for (auto& [id, session] : sessions) {
@@ -178,42 +176,43 @@ void HttpServer::Stop() {
 }
 
 void HttpServer::Accept() {
-  acceptor_.async_accept(asio::make_strand(io_), [this, alive = alive_](
-                                                     boost::system::error_code ec,
-                                                     asio::ip::tcp::socket socket) {
-    if (!alive->load() || ec == asio::error::operation_aborted) return;
-    if (!ec) {
-      boost::system::error_code peer_error;
-      const std::string peer = socket.remote_endpoint(peer_error).address().to_string();
-      if (connections_->load() >= options_->max_connections ||
-          !peers_->TryAdd(peer, options_->max_connections_per_ip)) {
-        // Over a cap: refuse at once rather than let a flood starve the others.
-        LG_LOG(kDebug) << "http: refusing a connection from " << peer << " (connection cap)";
-        boost::system::error_code ignored;
-        socket.close(ignored);
-      } else {
-        connections_->fetch_add(1);
-        GatewayMetrics::Get().http_connections.Get().Increment();
-        auto connection = std::make_shared<HttpConnection>(
-            std::move(socket), options_,
-            [this, alive](std::shared_ptr<HttpConnection> connection, Request request) {
-              if (!alive->load()) {
-                return connection->Respond(503, {}, Error(-32603, "server shutting down"), true);
-              }
-              Route(std::move(connection), std::move(request));
-            },
-            [counter = connections_, peers = peers_, peer] {
-              counter->fetch_sub(1);
-              GatewayMetrics::Get().http_connections.Get().Decrement();
-              peers->Remove(peer);
-            });
-        connection->Start();
-      }
-    } else {
-      LG_LOG(kWarning) << "http: accept failed: " << ec.message();
-    }
-    Accept();
-  });
+  acceptor_.async_accept(
+      asio::make_strand(io_),
+      [this, alive = alive_](boost::system::error_code ec, asio::ip::tcp::socket socket) {
+        if (!alive->load() || ec == asio::error::operation_aborted) return;
+        if (!ec) {
+          boost::system::error_code peer_error;
+          const std::string peer = socket.remote_endpoint(peer_error).address().to_string();
+          if (connections_->load() >= options_->max_connections ||
+              !peers_->TryAdd(peer, options_->max_connections_per_ip)) {
+            // Over a cap: refuse at once rather than let a flood starve the others.
+            LG_LOG(kDebug) << "http: refusing a connection from " << peer << " (connection cap)";
+            boost::system::error_code ignored;
+            socket.close(ignored);
+          } else {
+            connections_->fetch_add(1);
+            GatewayMetrics::Get().http_connections.Get().Increment();
+            auto connection = std::make_shared<HttpConnection>(
+                std::move(socket), options_,
+                [this, alive](std::shared_ptr<HttpConnection> connection, Request request) {
+                  if (!alive->load()) {
+                    return connection->Respond(
+                        503, {}, Error(jsonrpc_code::kInternalError, "server shutting down"), true);
+                  }
+                  Route(std::move(connection), std::move(request));
+                },
+                [counter = connections_, peers = peers_, peer] {
+                  counter->fetch_sub(1);
+                  GatewayMetrics::Get().http_connections.Get().Decrement();
+                  peers->Remove(peer);
+                });
+            connection->Start();
+          }
+        } else {
+          LG_LOG(kWarning) << "http: accept failed: " << ec.message();
+        }
+        Accept();
+      });
 }
 
 void HttpServer::Route(std::shared_ptr<HttpConnection> connection, Request request) {
@@ -339,7 +338,7 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
   }
   if (!session && !session_id.empty()) {
     return Refuse(connection, request, principal_name, 404, {},
-                  Error(kSessionNotFound, "Session not found"));
+                  Error(jsonrpc_code::kSessionNotFound, "Session not found"));
   }
   if (!session) {
     // GET and DELETE belong to stateful sessions only; the 2026 era has neither.
@@ -367,7 +366,7 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
   // DELETE: the session ends, which is worth a line of its own.
   RequestTrace({"http", "http", principal_name, "DELETE", true, ""}).Answered(RequestOutcome::Ok());
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     sessions_.erase(session->id());
   }
   asio::post(session->strand(), [session, connection] {
@@ -410,7 +409,7 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
   }
   if (!session && !Header(request, "mcp-session-id").empty()) {
     return Refuse(connection, request, principal->name(), 404, {},
-                  Error(kSessionNotFound, "Session not found"));
+                  Error(jsonrpc_code::kSessionNotFound, "Session not found"));
   }
   bool initialize = message.kind == Kind::kRequest && message.method == "initialize";
   std::string version = Header(request, "mcp-protocol-version");
@@ -429,7 +428,7 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
                              "first)"));
     }
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      absl::MutexLock lock(&mutex_);
       if (sessions_.size() >= options_->max_sessions) {
         return Refuse(connection, request, principal->name(), 503, {{"Retry-After", "5"}},
                       Error(jsonrpc_code::kInvalidRequest, "too many sessions"));
@@ -465,7 +464,7 @@ void HttpServer::RouteStateless(std::shared_ptr<HttpConnection> connection, cons
   const std::string header_version = Header(request, "mcp-protocol-version");
   if (header_version.empty()) {
     return refuse(
-        jsonrpc::MakeError(raw_id, stateless::kHeaderMismatch,
+        jsonrpc::MakeError(raw_id, jsonrpc_code::kHeaderMismatch,
                            "Header mismatch: the MCP-Protocol-Version header is required"));
   }
   if (message.kind == Kind::kRequest) {
@@ -477,7 +476,7 @@ void HttpServer::RouteStateless(std::shared_ptr<HttpConnection> connection, cons
           jsonrpc::MakeError(raw_id, meta_error->code, meta_error->message, meta_error->data));
     }
     if (header_version != meta.protocol_version) {
-      return refuse(jsonrpc::MakeError(raw_id, stateless::kHeaderMismatch,
+      return refuse(jsonrpc::MakeError(raw_id, jsonrpc_code::kHeaderMismatch,
                                        "Header mismatch: MCP-Protocol-Version header value '" +
                                            header_version + "' does not match body value '" +
                                            meta.protocol_version + "'"));
@@ -498,7 +497,7 @@ void HttpServer::RouteStateless(std::shared_ptr<HttpConnection> connection, cons
 }
 
 bool HttpServer::PeerCounts::TryAdd(const std::string& peer, size_t cap) {
-  std::lock_guard<std::mutex> lock(mutex);
+  absl::MutexLock lock(&mutex);
   size_t& count = open[peer];
   if (cap != 0 && count >= cap) return false;
   ++count;
@@ -506,20 +505,20 @@ bool HttpServer::PeerCounts::TryAdd(const std::string& peer, size_t cap) {
 }
 
 void HttpServer::PeerCounts::Remove(const std::string& peer) {
-  std::lock_guard<std::mutex> lock(mutex);
+  absl::MutexLock lock(&mutex);
   auto it = open.find(peer);
   if (it == open.end()) return;
   if (--it->second == 0) open.erase(it);
 }
 
 std::shared_ptr<HttpSession> HttpServer::FindSession(const std::string& id) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   auto it = sessions_.find(id);
   return it == sessions_.end() ? nullptr : it->second;
 }
 
 size_t HttpServer::session_count() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   return sessions_.size();
 }
 
@@ -538,10 +537,10 @@ void HttpServer::ScheduleSweep() {
 
 void HttpServer::Sweep() {
   principals_.ReleaseIdle(std::chrono::steady_clock::now() - options_->port_idle_release);
-  auto cutoff = std::chrono::steady_clock::now() - options_->session_idle_timeout;
+  auto cutoff = options_->clock() - options_->session_idle_timeout;
   std::vector<std::shared_ptr<HttpSession>> expired;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     for (auto it = sessions_.begin(); it != sessions_.end();) {
       if (it->second->IdleSince(cutoff)) {
         expired.push_back(std::move(it->second));

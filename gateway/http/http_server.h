@@ -12,12 +12,12 @@
 #include <boost/asio/strand.hpp>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <unordered_map>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/dialects/mcp_stateless/stateless_dialect.h"
 #include "gateway/http/era_headers.h"
 #include "gateway/http/http_connection.h"
@@ -52,6 +52,10 @@ class HttpServer {
   // Stops accepting and ends every session (their open streams end).
   void Stop();
   size_t session_count() const;
+  // Expires the sessions idle past --session-idle-timeout-ms (by options.clock) and releases
+  // the serial ports of principals idle past --port-idle-release-ms. A timer runs it every
+  // quarter of the shorter of the two (at most 30 s); tests call it after moving the clock.
+  void Sweep();
   size_t connection_count() const { return connections_->load(); }
   PrincipalRegistry& principals() { return principals_; }
   // Serves /console and /console/api/ with `console` (null: 404); it must outlive the
@@ -77,7 +81,6 @@ class HttpServer {
                       jsonrpc::IncomingMessage message, std::shared_ptr<Principal> principal);
   std::shared_ptr<HttpSession> FindSession(const std::string& id) const;
   void ScheduleSweep();
-  void Sweep();
 
   boost::asio::io_context& io_;
   const McpServer* server_;
@@ -98,15 +101,15 @@ class HttpServer {
   std::shared_ptr<std::atomic<size_t>> connections_ = std::make_shared<std::atomic<size_t>>(0);
   // Open connections per client IP address, for max_connections_per_ip. Shared likewise.
   struct PeerCounts {
-    std::mutex mutex;
-    std::unordered_map<std::string, size_t> open;
+    absl::Mutex mutex;
+    std::unordered_map<std::string, size_t> open ABSL_GUARDED_BY(mutex);
     // Counts one more from `peer`; false, counting nothing, when it is at `cap` (0 = none).
-    bool TryAdd(const std::string& peer, size_t cap);
-    void Remove(const std::string& peer);
+    bool TryAdd(const std::string& peer, size_t cap) ABSL_LOCKS_EXCLUDED(mutex);
+    void Remove(const std::string& peer) ABSL_LOCKS_EXCLUDED(mutex);
   };
   std::shared_ptr<PeerCounts> peers_ = std::make_shared<PeerCounts>();
 
-  mutable std::mutex mutex_;
+  mutable absl::Mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<HttpSession>> sessions_ ABSL_GUARDED_BY(mutex_);
 };
 

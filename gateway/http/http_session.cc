@@ -3,6 +3,7 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
+#include "common/dcheck.h"
 #include "common/log.h"
 #include "common/status_map.h"
 #include "gateway/core/request_trace.h"
@@ -51,9 +52,11 @@ void HttpSession::Start() {
   streams_[0] = standalone_;
 }
 
-void HttpSession::Touch() {
-  last_active_.store(std::chrono::steady_clock::now().time_since_epoch().count());
+void HttpSession::AssertOnStrand() const {
+  LG_DCHECK(strand_.running_in_this_thread(), "HttpSession runs on its strand");
 }
+
+void HttpSession::Touch() { last_active_.store(options_->clock().time_since_epoch().count()); }
 
 bool HttpSession::IdleSince(std::chrono::steady_clock::time_point since) const {
   return attached_.load() == 0 && last_active_.load() < since.time_since_epoch().count();
@@ -68,6 +71,7 @@ bool HttpSession::Priming() const {
 
 void HttpSession::HandleRequest(jsonrpc::IncomingMessage message,
                                 std::shared_ptr<HttpConnection> connection) {
+  AssertOnStrand();
   Touch();
   // A request turned away here never reaches the dialect, so its line is written here.
   auto refused = [&](RequestOutcome outcome) {
@@ -77,7 +81,8 @@ void HttpSession::HandleRequest(jsonrpc::IncomingMessage message,
   };
   if (closed_.load()) {
     refused({"http_404", 0});
-    return connection->Respond(404, {}, HttpConnection::ErrorBody(-32001, "Session not found"));
+    return connection->Respond(
+        404, {}, HttpConnection::ErrorBody(jsonrpc_code::kSessionNotFound, "Session not found"));
   }
   std::string key = RequestKey(message.body["id"]);
   if (posts_.count(key) != 0) {
@@ -111,15 +116,18 @@ void HttpSession::HandleRequest(jsonrpc::IncomingMessage message,
 
 void HttpSession::HandleOther(jsonrpc::IncomingMessage message,
                               std::shared_ptr<HttpConnection> connection) {
+  AssertOnStrand();
   Touch();
   if (closed_.load()) {
-    return connection->Respond(404, {}, HttpConnection::ErrorBody(-32001, "Session not found"));
+    return connection->Respond(
+        404, {}, HttpConnection::ErrorBody(jsonrpc_code::kSessionNotFound, "Session not found"));
   }
   session_->Handle(std::move(message));
   connection->Respond(202, SessionHeaders(), "");
 }
 
 void HttpSession::Route(OutboundMessage message) {
+  AssertOnStrand();
   auto it = message.related_request.empty() ? posts_.end() : posts_.find(message.related_request);
   if (message.close_stream) {
     if (it != posts_.end()) ClosePostStream(it->second);
@@ -248,9 +256,11 @@ void HttpSession::RetireStream(uint64_t id) {
 
 void HttpSession::OpenStream(std::string last_event_id,
                              std::shared_ptr<HttpConnection> connection) {
+  AssertOnStrand();
   Touch();
   if (closed_.load()) {
-    return connection->Respond(404, {}, HttpConnection::ErrorBody(-32001, "Session not found"));
+    return connection->Respond(
+        404, {}, HttpConnection::ErrorBody(jsonrpc_code::kSessionNotFound, "Session not found"));
   }
   if (!last_event_id.empty()) {
     if (auto event = ParseEventId(last_event_id)) {
@@ -267,12 +277,14 @@ void HttpSession::OpenStream(std::string last_event_id,
 }
 
 void HttpSession::Close() {
+  AssertOnStrand();
   if (closed_.exchange(true)) return;
   session_->Close();
   for (auto& [id, stream] : streams_) Detach(*stream, /*end=*/true);
   for (auto& [key, post] : posts_) {
     if (post.connection && !post.stream) {
-      post.connection->Respond(404, {}, HttpConnection::ErrorBody(-32001, "Session terminated"));
+      post.connection->Respond(
+          404, {}, HttpConnection::ErrorBody(jsonrpc_code::kSessionNotFound, "Session terminated"));
       attached_--;
     }
   }

@@ -70,6 +70,8 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   };
 
   class SessionOutbound;
+  // Debug builds check that the caller runs on the strand.
+  void AssertOnStrand() const;
   void Route(OutboundMessage message);
   // Ends a request's POST stream (as SSE, after its priming event); the request goes on.
   void ClosePostStream(PendingPost& post);

@@ -47,9 +47,9 @@ int StatelessExchange::StatusFor(const std::string& payload) {
   switch (code) {
     case jsonrpc_code::kMethodNotFound:
       return 404;
-    case stateless::kHeaderMismatch:
-    case stateless::kMissingClientCapability:
-    case stateless::kUnsupportedProtocolVersion:
+    case jsonrpc_code::kHeaderMismatch:
+    case jsonrpc_code::kMissingClientCapability:
+    case jsonrpc_code::kUnsupportedProtocolVersion:
     case jsonrpc_code::kParseError:
     case jsonrpc_code::kInvalidRequest:
       return 400;

@@ -66,38 +66,6 @@ bool KeyEquals(std::string_view quoted_key, std::string_view key) {
 
 }  // namespace
 
-bool NestingExceeds(std::string_view text, size_t max_depth) {
-  size_t depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    switch (c) {
-      case '"':
-        in_string = true;
-        break;
-      case '[':
-      case '{':
-        if (++depth > max_depth) return true;
-        break;
-      case ']':
-      case '}':
-        if (depth > 0) --depth;
-        break;
-      default:
-        break;
-    }
-  }
-  return false;
-}
-
 std::optional<std::string_view> TopLevelMemberText(std::string_view text, std::string_view key) {
   size_t i = 0;
   SkipSpace(text, &i);

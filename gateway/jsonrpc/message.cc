@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "common/status_map.h"
-#include "gateway/jsonrpc/json_scan.h"
+#include "gateway/jsonrpc/bounded_json.h"
 
 namespace labgate::gateway::jsonrpc {
 namespace {
@@ -28,8 +28,7 @@ IncomingMessage ParseError(std::string text) {
 
 // nlohmann's what() starts with "[json.exception.parse_error.101] "; the rest is the useful
 // part ("parse error at line 1, column 7: syntax error while parsing ...").
-std::string DescribeJsonError(const std::exception& e) {
-  std::string_view what = e.what();
+std::string DescribeJsonError(std::string_view what) {
   if (!what.empty() && what.front() == '[') {
     size_t close = what.find("] ");
     if (close != std::string_view::npos) what.remove_prefix(close + 2);
@@ -38,11 +37,6 @@ std::string DescribeJsonError(const std::exception& e) {
 }
 
 bool IsValidId(const json& id) { return id.is_string() || id.is_number(); }
-
-std::string IdText(std::string_view payload, const json& id) {
-  std::optional<std::string_view> raw = TopLevelMemberText(payload, "id");
-  return raw.has_value() ? std::string(*raw) : DumpJson(id);
-}
 
 void AppendId(std::string* out, std::string_view raw_id) {
   out->append(raw_id.empty() ? std::string_view("null") : raw_id);
@@ -65,16 +59,16 @@ IncomingMessage ParseMessage(std::string_view payload) {
     if (size_t nul = payload.find('\0'); nul != std::string_view::npos) {
       return ParseError("raw NUL byte at offset " + std::to_string(nul));
     }
-    if (NestingExceeds(payload, kMaxNestingDepth)) {
+    BoundedJson parsed = ParseBoundedJson(payload, kMaxNestingDepth);
+    if (parsed.error == BoundedJson::Error::kTooDeep) {
       return ParseError("arrays and objects nest deeper than " + std::to_string(kMaxNestingDepth) +
                         " levels");
     }
-    IncomingMessage message;
-    try {
-      message.body = json::parse(payload.begin(), payload.end());
-    } catch (const json::exception& e) {
-      return ParseError(DescribeJsonError(e));
+    if (parsed.error == BoundedJson::Error::kSyntax) {
+      return ParseError(DescribeJsonError(parsed.error_text));
     }
+    IncomingMessage message;
+    message.body = std::move(parsed.value);
     const json& body = message.body;
     if (body.is_array()) {
       return Invalid(std::move(message), jsonrpc_code::kInvalidRequest,
@@ -87,7 +81,9 @@ IncomingMessage ParseMessage(std::string_view payload) {
 
     auto id = body.find("id");
     const bool has_id = id != body.end();
-    if (has_id && IsValidId(*id)) message.raw_id = IdText(payload, *id);
+    if (has_id && IsValidId(*id)) {
+      message.raw_id = parsed.id_text.has_value() ? *std::move(parsed.id_text) : DumpJson(*id);
+    }
 
     auto version = body.find("jsonrpc");
     if (version == body.end() || !version->is_string() ||
@@ -139,7 +135,7 @@ IncomingMessage ParseMessage(std::string_view payload) {
     return message;
   } catch (const std::exception& e) {
     // Only allocation failure is expected here; the message is refused, not the process.
-    return ParseError(DescribeJsonError(e));
+    return ParseError(DescribeJsonError(e.what()));
   }
 }
 

@@ -2,15 +2,17 @@
 
 #include <algorithm>
 #include <chrono>
-#include <mutex>
+#include <optional>
 #include <set>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "common/status_map.h"
 #include "gateway/core/gateway_metrics.h"
 #include "gateway/mcp/invalid_params.h"
@@ -199,31 +201,32 @@ void McpEngine::CallTool(const json& params, ReplyOnce reply,
 void McpEngine::ListResources(const json& params, ReplyOnce reply) const {
   // Providers answer asynchronously; the last one to answer builds the page.
   struct Gather {
-    std::mutex mutex;
-    std::vector<std::vector<json>> parts;
-    size_t remaining;
+    explicit Gather(size_t providers) : parts(providers), remaining(providers) {}
+    absl::Mutex mutex;
+    std::vector<std::vector<json>> parts ABSL_GUARDED_BY(mutex);
+    size_t remaining ABSL_GUARDED_BY(mutex);
   };
-  auto gather = std::make_shared<Gather>();
-  gather->parts.resize(server_->resources.size());
-  gather->remaining = server_->resources.size();
+  const size_t providers = server_->resources.size();
+  auto gather = std::make_shared<Gather>(providers);
   auto shared = Share(std::move(reply));
-  auto finish = [shared, params, gather, page_size = server_->config.page_size]() {
+  auto finish = [shared, params,
+                 page_size = server_->config.page_size](std::vector<std::vector<json>> parts) {
     std::vector<json> all;
-    for (auto& part : gather->parts) {
+    for (auto& part : parts) {
       for (json& item : part) all.push_back(std::move(item));
     }
     AnswerPage(std::move(all), params, "resources", page_size, std::move(*shared));
   };
-  if (gather->remaining == 0) return finish();
-  for (size_t i = 0; i < server_->resources.size(); ++i) {
+  if (providers == 0) return finish({});
+  for (size_t i = 0; i < providers; ++i) {
     server_->resources[i]->ListResources([gather, i, finish](std::vector<json> items) {
-      bool last;
+      std::optional<std::vector<std::vector<json>>> all;  // once every provider answered
       {
-        std::lock_guard<std::mutex> lock(gather->mutex);
+        absl::MutexLock lock(&gather->mutex);
         gather->parts[i] = std::move(items);
-        last = --gather->remaining == 0;
+        if (--gather->remaining == 0) all = std::move(gather->parts);
       }
-      if (last) finish();
+      if (all) finish(*std::move(all));
     });
   }
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/status_map.h"
 #include "gateway/core/reply_once.h"
 #include "gateway/mcp/mcp_server.h"
 
@@ -15,7 +16,7 @@ namespace labgate::gateway {
 
 // What differs between eras in the shared methods.
 struct EraRules {
-  int resource_not_found_code = -32002;  // -32602 from 2026-07-28 on
+  int resource_not_found_code = jsonrpc_code::kResourceNotFound;  // kInvalidParams from 2026-07-28
 };
 
 class McpEngine {

@@ -26,7 +26,7 @@ const char* McpLogLevelName(McpLogLevel level) { return kLevelNames[static_cast<
 
 std::shared_ptr<void> ListChangeHub::Listen(Listener listener) {
   auto handle = std::make_shared<Listener>(std::move(listener));
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   listeners_.erase(std::remove_if(listeners_.begin(), listeners_.end(),
                                   [](const std::weak_ptr<Listener>& l) { return l.expired(); }),
                    listeners_.end());
@@ -37,7 +37,7 @@ std::shared_ptr<void> ListChangeHub::Listen(Listener listener) {
 void ListChangeHub::Broadcast(ListKind kind) {
   std::vector<std::shared_ptr<Listener>> live;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     for (const auto& weak : listeners_) {
       if (auto listener = weak.lock()) live.push_back(std::move(listener));
     }
@@ -46,20 +46,20 @@ void ListChangeHub::Broadcast(ListKind kind) {
 }
 
 size_t ListChangeHub::listeners() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   return static_cast<size_t>(std::count_if(listeners_.begin(), listeners_.end(),
                                            [](const auto& l) { return !l.expired(); }));
 }
 
 std::string ToolListCache::Find(const std::string& cursor, uint64_t generation) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   if (generation != generation_) return "";
   auto it = pages_.find(cursor);
   return it == pages_.end() ? "" : it->second;
 }
 
 void ToolListCache::Store(const std::string& cursor, uint64_t generation, std::string result_text) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   if (generation != generation_) {
     pages_.clear();
     generation_ = generation;

@@ -7,10 +7,11 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/mcp/providers.h"
 
 namespace labgate::gateway {
@@ -34,8 +35,8 @@ class ListChangeHub {
   size_t listeners();
 
  private:
-  std::mutex mutex_;
-  std::vector<std::weak_ptr<Listener>> listeners_;
+  absl::Mutex mutex_;
+  std::vector<std::weak_ptr<Listener>> listeners_ ABSL_GUARDED_BY(mutex_);
 };
 
 // Serialized tools/list pages, valid until the tool set changes.
@@ -46,9 +47,9 @@ class ToolListCache {
   void Store(const std::string& cursor, uint64_t generation, std::string result_text);
 
  private:
-  std::mutex mutex_;
-  uint64_t generation_ = 0;
-  std::map<std::string, std::string> pages_;
+  absl::Mutex mutex_;
+  uint64_t generation_ ABSL_GUARDED_BY(mutex_) = 0;
+  std::map<std::string, std::string> pages_ ABSL_GUARDED_BY(mutex_);
 };
 
 struct McpServer {

@@ -2,10 +2,11 @@
 
 #include <cctype>
 #include <cstdio>
-#include <mutex>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/backends/async_calls.h"
 #include "gateway/backends/serial_stubs.h"
 #include "gateway/catalog/json_proto.h"
@@ -116,16 +117,15 @@ LabgateResources::LabgateResources(ResourceChannels channels, std::chrono::milli
 // answer are listed instead of failing the read.
 void LabgateResources::ReadBenchPorts(const std::string& uri, JsonDone done) {
   struct Merge {
-    std::mutex mutex;
-    size_t pending;
-    json ports = json::array();
-    json unreachable = json::array();
-    JsonDone done;
+    Merge(size_t calls, JsonDone then) : pending(calls), done(std::move(then)) {}
+    absl::Mutex mutex;
+    size_t pending ABSL_GUARDED_BY(mutex);
+    json ports ABSL_GUARDED_BY(mutex) = json::array();
+    json unreachable ABSL_GUARDED_BY(mutex) = json::array();
+    JsonDone done ABSL_GUARDED_BY(mutex);
   };
-  auto merge = std::make_shared<Merge>();
   const SerialBenches* benches = stubs_->serial->benches();
-  merge->pending = benches->all().size();
-  merge->done = std::move(done);
+  auto merge = std::make_shared<Merge>(benches->all().size(), std::move(done));
   for (size_t i = 0; i < benches->all().size(); ++i) {
     const Bench* bench = &benches->all()[i];
     auto* stub = stubs_->serial->bench(i);
@@ -138,7 +138,7 @@ void LabgateResources::ReadBenchPorts(const std::string& uri, JsonDone done) {
           JsonDone finish;
           json merged;
           {
-            std::lock_guard<std::mutex> lock(merge->mutex);
+            absl::MutexLock lock(&merge->mutex);
             if (response.ok()) {
               for (json port : ProtoToJson(*response).value("ports", json::array())) {
                 port["port_name"] =

@@ -6,7 +6,7 @@ namespace labgate::gateway {
 
 std::shared_ptr<void> PortChanges::Listen(const std::string& port, std::function<void()> changed) {
   auto listener = std::make_shared<std::function<void()>>(std::move(changed));
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   listeners_.emplace(port, listener);
   return listener;
 }
@@ -14,7 +14,7 @@ std::shared_ptr<void> PortChanges::Listen(const std::string& port, std::function
 void PortChanges::Touch(const std::string& port) {
   std::vector<std::shared_ptr<std::function<void()>>> live;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     auto [begin, end] = listeners_.equal_range(port);
     for (auto it = begin; it != end;) {
       if (auto listener = it->second.lock()) {

@@ -5,8 +5,10 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 namespace labgate::gateway {
 
@@ -17,8 +19,9 @@ class PortChanges {
   void Touch(const std::string& port);
 
  private:
-  std::mutex mutex_;
-  std::multimap<std::string, std::weak_ptr<std::function<void()>>> listeners_;
+  absl::Mutex mutex_;
+  std::multimap<std::string, std::weak_ptr<std::function<void()>>> listeners_
+      ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace labgate::gateway

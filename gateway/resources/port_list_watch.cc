@@ -1,14 +1,14 @@
 #include "gateway/resources/port_list_watch.h"
 
-#include <grpcpp/alarm.h>
-#include <grpcpp/client_context.h>
+#include <chrono>
+#include <utility>
 
-#include <mutex>
-
-#include "gateway/backends/open_streams.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 
 namespace labgate::gateway {
+namespace {
+constexpr std::chrono::seconds kRetryAfter{1};
+}  // namespace
 
 namespace serial_v1 = labgate::serial::v1;
 
@@ -18,98 +18,33 @@ bool ChangesPortList(int type, const std::string& reason) {
          type == serial_v1::PortEvent::TYPE_AUTO_CLOSE;
 }
 
-// One serial service's stream, begun again whenever it ends, until stopped.
-struct PortListWatch::State : std::enable_shared_from_this<State> {
-  std::unique_ptr<serial_v1::SerialService::Stub> stub;
-  std::function<void()> changed;
-  std::mutex mutex;
-  bool stopped = false;
-  std::unique_ptr<grpc::ClientContext> context;  // the stream being read, if any
-  std::unique_ptr<grpc::Alarm> retry;
-
-  void Begin();
-  void Ended();
-  void Changed() {
-    std::unique_lock<std::mutex> lock(mutex);
-    if (stopped) return;
-    lock.unlock();
-    changed();
-  }
-};
-
-namespace {
-
-class Reactor final : public grpc::ClientReadReactor<serial_v1::PortEvent> {
- public:
-  explicit Reactor(std::shared_ptr<PortListWatch::State> state) : state_(std::move(state)) {}
-  void OnReadInitialMetadataDone(bool ok) override {
-    // The service has registered the stream. What changed while none was (before the
-    // gateway started, or while the service was away) is unknown: say the list changed.
-    if (ok) state_->Changed();
-  }
-  void OnReadDone(bool ok) override {
-    if (!ok) return;
-    if (ChangesPortList(event_.type(), event_.reason())) state_->Changed();
-    StartRead(&event_);
-  }
-  void OnDone(const grpc::Status&) override {
-    state_->Ended();
-    delete this;
-  }
-  void Go() {
-    StartRead(&event_);
-    StartCall();
-  }
-
- private:
-  std::shared_ptr<PortListWatch::State> state_;
-  serial_v1::PortEvent event_;
-  OpenStreams::Entry open_;
-};
-
-}  // namespace
-
-void PortListWatch::State::Begin() {
-  std::lock_guard<std::mutex> lock(mutex);
-  if (stopped) return;
-  context = std::make_unique<grpc::ClientContext>();
-  static const serial_v1::WatchPortsRequest kEveryPort;
-  auto* reactor = new Reactor(shared_from_this());
-  stub->async()->WatchPorts(context.get(), &kEveryPort, reactor);
-  reactor->Go();
-}
-
-void PortListWatch::State::Ended() {
-  std::lock_guard<std::mutex> lock(mutex);
-  if (stopped) return;
-  retry = std::make_unique<grpc::Alarm>();
-  retry->Set(std::chrono::system_clock::now() + std::chrono::seconds(1),
-             [self = shared_from_this()](bool ok) {
-               if (ok) self->Begin();
-             });
-}
-
 std::unique_ptr<PortListWatch> PortListWatch::Start(
     std::vector<std::shared_ptr<grpc::Channel>> channels, std::function<void()> changed) {
-  std::vector<std::shared_ptr<State>> states;
+  std::vector<std::shared_ptr<Stream>> streams;
   for (auto& channel : channels) {
     if (channel == nullptr) continue;
-    auto state = std::make_shared<State>();
-    state->stub = serial_v1::SerialService::NewStub(channel);
-    state->changed = changed;
-    state->Begin();
-    states.push_back(std::move(state));
+    std::shared_ptr<serial_v1::SerialService::Stub> stub =
+        serial_v1::SerialService::NewStub(channel);
+    streams.push_back(Stream::Start(
+        [stub](grpc::ClientContext* context,
+               grpc::ClientReadReactor<serial_v1::PortEvent>* reactor) {
+          static const serial_v1::WatchPortsRequest kEveryPort;
+          stub->async()->WatchPorts(context, &kEveryPort, reactor);
+        },
+        {.on_event =
+             [changed](const serial_v1::PortEvent& event) {
+               if (ChangesPortList(event.type(), event.reason())) changed();
+             },
+         // The service has registered the stream. What changed while none was (before the
+         // gateway started, or while the service was away) is unknown: say the list changed.
+         .on_started = changed},
+        kRetryAfter));
   }
-  return std::unique_ptr<PortListWatch>(new PortListWatch(std::move(states)));
+  return std::unique_ptr<PortListWatch>(new PortListWatch(std::move(streams)));
 }
 
 PortListWatch::~PortListWatch() {
-  for (const auto& state : states_) {
-    std::lock_guard<std::mutex> lock(state->mutex);
-    state->stopped = true;
-    if (state->context) state->context->TryCancel();
-    if (state->retry) state->retry->Cancel();
-  }
+  for (const auto& stream : streams_) stream->Stop();
 }
 
 }  // namespace labgate::gateway

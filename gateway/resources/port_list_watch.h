@@ -12,6 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "gateway/backends/resuming_watch.h"
+#include "labgate/serial/v1/serial.grpc.pb.h"
+
 namespace labgate::gateway {
 
 class PortListWatch {
@@ -22,11 +25,12 @@ class PortListWatch {
                                               std::function<void()> changed);
   ~PortListWatch();  // cancels the streams; no call after it returns but a running one
 
-  struct State;
+  using Stream = ResumingWatch<labgate::serial::v1::PortEvent>;
 
  private:
-  explicit PortListWatch(std::vector<std::shared_ptr<State>> states) : states_(std::move(states)) {}
-  std::vector<std::shared_ptr<State>> states_;
+  explicit PortListWatch(std::vector<std::shared_ptr<Stream>> streams)
+      : streams_(std::move(streams)) {}
+  std::vector<std::shared_ptr<Stream>> streams_;
 };
 
 // Whether a WatchPorts event (type as the proto enum's number) changes the port list:

@@ -1,97 +1,39 @@
 #include "gateway/resources/session_list_watch.h"
 
-#include <grpcpp/alarm.h>
-#include <grpcpp/client_context.h>
+#include <chrono>
+#include <utility>
 
-#include <mutex>
-
-#include "gateway/backends/open_streams.h"
 #include "labgate/session/v1/session.grpc.pb.h"
 
 namespace labgate::gateway {
+namespace {
+constexpr std::chrono::seconds kRetryAfter{1};
+}  // namespace
 
 namespace session_v1 = labgate::session::v1;
 
-struct SessionListWatch::State : std::enable_shared_from_this<State> {
-  std::unique_ptr<session_v1::SessionService::Stub> stub;
-  std::function<void()> changed;
-  std::mutex mutex;
-  bool stopped = false;
-  std::unique_ptr<grpc::ClientContext> context;  // the stream being read, if any
-  std::unique_ptr<grpc::Alarm> retry;
-
-  void Begin();
-  void Ended();
-};
-
-namespace {
-
-class Reactor final : public grpc::ClientReadReactor<session_v1::SessionEvent> {
- public:
-  explicit Reactor(std::shared_ptr<SessionListWatch::State> state) : state_(std::move(state)) {}
-  void OnReadDone(bool ok) override {
-    if (!ok) return;
-    if (event_.type() == session_v1::SessionEvent::TYPE_CREATED ||
-        event_.type() == session_v1::SessionEvent::TYPE_CLOSED) {
-      std::unique_lock<std::mutex> lock(state_->mutex);
-      if (!state_->stopped) {
-        lock.unlock();
-        state_->changed();
-      }
-    }
-    StartRead(&event_);
-  }
-  void OnDone(const grpc::Status&) override {
-    state_->Ended();
-    delete this;
-  }
-  void Go() {
-    StartRead(&event_);
-    StartCall();
-  }
-
- private:
-  std::shared_ptr<SessionListWatch::State> state_;
-  session_v1::SessionEvent event_;
-  OpenStreams::Entry open_;
-};
-
-}  // namespace
-
-void SessionListWatch::State::Begin() {
-  std::lock_guard<std::mutex> lock(mutex);
-  if (stopped) return;
-  context = std::make_unique<grpc::ClientContext>();
-  static const session_v1::WatchSessionRequest kEverySession;
-  auto* reactor = new Reactor(shared_from_this());
-  stub->async()->WatchSession(context.get(), &kEverySession, reactor);
-  reactor->Go();
-}
-
-void SessionListWatch::State::Ended() {
-  std::lock_guard<std::mutex> lock(mutex);
-  if (stopped) return;
-  retry = std::make_unique<grpc::Alarm>();
-  retry->Set(std::chrono::system_clock::now() + std::chrono::seconds(1),
-             [self = shared_from_this()](bool ok) {
-               if (ok) self->Begin();
-             });
-}
-
 std::unique_ptr<SessionListWatch> SessionListWatch::Start(std::shared_ptr<grpc::Channel> channel,
                                                           std::function<void()> changed) {
-  auto state = std::make_shared<State>();
-  state->stub = session_v1::SessionService::NewStub(channel);
-  state->changed = std::move(changed);
-  state->Begin();
-  return std::unique_ptr<SessionListWatch>(new SessionListWatch(state));
+  std::shared_ptr<session_v1::SessionService::Stub> stub =
+      session_v1::SessionService::NewStub(channel);
+  auto stream = Stream::Start(
+      [stub](grpc::ClientContext* context,
+             grpc::ClientReadReactor<session_v1::SessionEvent>* reactor) {
+        static const session_v1::WatchSessionRequest kEverySession;
+        stub->async()->WatchSession(context, &kEverySession, reactor);
+      },
+      {.on_event =
+           [changed = std::move(changed)](const session_v1::SessionEvent& event) {
+             if (event.type() == session_v1::SessionEvent::TYPE_CREATED ||
+                 event.type() == session_v1::SessionEvent::TYPE_CLOSED) {
+               changed();
+             }
+           },
+       .on_started = nullptr},
+      kRetryAfter);
+  return std::unique_ptr<SessionListWatch>(new SessionListWatch(std::move(stream)));
 }
 
-SessionListWatch::~SessionListWatch() {
-  std::lock_guard<std::mutex> lock(state_->mutex);
-  state_->stopped = true;
-  if (state_->context) state_->context->TryCancel();
-  if (state_->retry) state_->retry->Cancel();
-}
+SessionListWatch::~SessionListWatch() { stream_->Stop(); }
 
 }  // namespace labgate::gateway

@@ -9,6 +9,9 @@
 #include <functional>
 #include <memory>
 
+#include "gateway/backends/resuming_watch.h"
+#include "labgate/session/v1/session.grpc.pb.h"
+
 namespace labgate::gateway {
 
 class SessionListWatch {
@@ -18,11 +21,11 @@ class SessionListWatch {
                                                  std::function<void()> changed);
   ~SessionListWatch();  // cancels the stream; no call after it returns but a running one
 
-  struct State;
+  using Stream = ResumingWatch<labgate::session::v1::SessionEvent>;
 
  private:
-  explicit SessionListWatch(std::shared_ptr<State> state) : state_(std::move(state)) {}
-  std::shared_ptr<State> state_;
+  explicit SessionListWatch(std::shared_ptr<Stream> stream) : stream_(std::move(stream)) {}
+  std::shared_ptr<Stream> stream_;
 };
 
 }  // namespace labgate::gateway

@@ -9,7 +9,7 @@ std::shared_ptr<UpdateCoalescer> UpdateCoalescer::Create(std::chrono::millisecon
 
 void UpdateCoalescer::Trigger() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     if (stopped_ || pending_) return;  // a pending call already covers this change
     const auto now = std::chrono::steady_clock::now();
     const auto due = last_fire_ + interval_;
@@ -19,7 +19,11 @@ void UpdateCoalescer::Trigger() {
       const auto deadline =
           std::chrono::system_clock::now() +
           std::chrono::duration_cast<std::chrono::system_clock::duration>(due - now);
-      alarm_->Set(deadline, [self = shared_from_this()](bool ok) { self->OnAlarm(ok); });
+      // The alarm keeps its callback until it is destroyed, and this object owns the alarm:
+      // a strong reference here would be a cycle that is never freed.
+      alarm_->Set(deadline, [weak = weak_from_this()](bool ok) {
+        if (auto self = weak.lock()) self->OnAlarm(ok);
+      });
       return;
     }
     last_fire_ = now;
@@ -29,7 +33,7 @@ void UpdateCoalescer::Trigger() {
 
 void UpdateCoalescer::OnAlarm(bool ok) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     pending_ = false;
     if (!ok || stopped_) return;
     last_fire_ = std::chrono::steady_clock::now();
@@ -38,7 +42,7 @@ void UpdateCoalescer::OnAlarm(bool ok) {
 }
 
 void UpdateCoalescer::Stop() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   stopped_ = true;
   if (alarm_) alarm_->Cancel();
 }

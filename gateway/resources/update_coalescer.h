@@ -7,7 +7,9 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <mutex>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 namespace labgate::gateway {
 
@@ -29,11 +31,11 @@ class UpdateCoalescer : public std::enable_shared_from_this<UpdateCoalescer> {
 
   const std::chrono::milliseconds interval_;
   const std::function<void()> fire_;
-  std::mutex mutex_;
-  bool stopped_ = false;
-  bool pending_ = false;
-  std::chrono::steady_clock::time_point last_fire_{};
-  std::unique_ptr<grpc::Alarm> alarm_;
+  absl::Mutex mutex_;
+  bool stopped_ ABSL_GUARDED_BY(mutex_) = false;
+  bool pending_ ABSL_GUARDED_BY(mutex_) = false;
+  std::chrono::steady_clock::time_point last_fire_ ABSL_GUARDED_BY(mutex_);
+  std::unique_ptr<grpc::Alarm> alarm_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace labgate::gateway

@@ -192,14 +192,14 @@ void StdioConnection::Write(Framing framing, std::string payload, bool client_wa
 }
 
 void StdioConnection::WaitForEndOfInput() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  ended_.wait(lock, [this] { return input_ended_; });
+  absl::MutexLock lock(&mutex_);
+  while (!input_ended_) ended_.Wait(&mutex_);
 }
 
 void StdioConnection::Interrupt() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   input_ended_ = true;
-  ended_.notify_all();
+  ended_.SignalAll();
 }
 
 bool StdioConnection::WaitUntilQuiet(std::chrono::milliseconds timeout) {

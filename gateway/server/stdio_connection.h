@@ -12,10 +12,10 @@
 #include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/actions/action_tools.h"
 #include "gateway/core/in_flight.h"
 #include "gateway/core/outbound.h"
@@ -47,8 +47,8 @@ class StdioConnection {
   // Sent before Start(), so it is the first line written.
   void SendHeartbeat();
   // Blocks until stdin reaches EOF or `Interrupt()` is called.
-  void WaitForEndOfInput();
-  void Interrupt();
+  void WaitForEndOfInput() ABSL_LOCKS_EXCLUDED(mutex_);
+  void Interrupt() ABSL_LOCKS_EXCLUDED(mutex_);
   // Waits (up to `timeout`) until nothing is in flight, then ends the session, releases
   // what the connection owns and flushes output.
   void Drain(std::chrono::milliseconds timeout);
@@ -83,9 +83,9 @@ class StdioConnection {
   // Once a client has used the legacy envelope, malformed lines get its error texts.
   std::atomic<bool> spoke_legacy_{false};
 
-  std::mutex mutex_;
-  std::condition_variable ended_;
-  bool input_ended_ = false;
+  absl::Mutex mutex_;
+  absl::CondVar ended_;
+  bool input_ended_ ABSL_GUARDED_BY(mutex_) = false;
 };
 
 }  // namespace labgate::gateway

@@ -108,7 +108,7 @@ std::optional<LogNotice> BackendHealth::Observe(const std::string& service_name,
                                                 const absl::Status& status) {
   const bool unreachable = IsUnreachable(status);
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     bool& was = unreachable_[{service_name, bench}];
     if (was == unreachable) return std::nullopt;
     // A failure of another kind says nothing about reachability either way.

@@ -5,14 +5,15 @@
 
 #include <chrono>
 #include <map>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/mcp/providers.h"
 
 namespace labgate::gateway {
@@ -49,8 +50,9 @@ class BackendHealth {
                                    const absl::Status& status);
 
  private:
-  std::mutex mutex_;
-  std::map<std::pair<std::string, std::string>, bool> unreachable_;  // (service, bench)
+  absl::Mutex mutex_;
+  // By (service, bench).
+  std::map<std::pair<std::string, std::string>, bool> unreachable_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace labgate::gateway

@@ -57,7 +57,7 @@ void PortEventLog::Follow(const std::string& owner, const std::string& port,
   {
     // A port opened again (after its device was lost) keeps what its follow knew, so that
     // the old stream's OPENED, or the new stream's current state, says the device is back.
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     auto it = followed_.find(owner + '\n' + port);
     mapper = it != followed_.end() ? it->second.mapper : std::make_shared<SharedMapper>();
   }
@@ -72,14 +72,14 @@ void PortEventLog::Follow(const std::string& owner, const std::string& port,
         {
           // The replaced stream and its successor may deliver at the same time. The log
           // names the port as the client does, not as its bench does.
-          std::lock_guard<std::mutex> lock(mapper->mutex);
+          absl::MutexLock lock(&mapper->mutex);
           notice = mapper->mapper.Map(event.type(), port, event.reason());
         }
         if (notice) log(notice->level, notice->logger, notice->data);
       });
   std::shared_ptr<void> replaced;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     Followed& followed = followed_[owner + '\n' + port];
     followed.mapper = mapper;
     replaced = std::move(followed.stream);
@@ -90,7 +90,7 @@ void PortEventLog::Follow(const std::string& owner, const std::string& port,
 void PortEventLog::Unfollow(const std::string& owner, const std::string& port) {
   Followed followed;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     auto it = followed_.find(owner + '\n' + port);
     if (it == followed_.end()) return;
     followed = std::move(it->second);

@@ -11,10 +11,11 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/backends/serial_stubs.h"
 #include "gateway/mcp/providers.h"
 #include "gateway/tools/call_notices.h"
@@ -49,16 +50,16 @@ class PortEventLog {
 
  private:
   struct SharedMapper {
-    std::mutex mutex;
-    PortEventMapper mapper;
+    absl::Mutex mutex;
+    PortEventMapper mapper ABSL_GUARDED_BY(mutex);
   };
   struct Followed {
     std::shared_ptr<SharedMapper> mapper;
     std::shared_ptr<void> stream;  // releasing it cancels the Subscribe stream
   };
   SerialStubs stubs_;
-  std::mutex mutex_;
-  std::map<std::string, Followed> followed_;  // owner + '\n' + port
+  absl::Mutex mutex_;
+  std::map<std::string, Followed> followed_ ABSL_GUARDED_BY(mutex_);  // owner + '\n' + port
 };
 
 }  // namespace labgate::gateway

@@ -382,13 +382,15 @@ bool FrameDecoder::StepSkipHeaders(bool at_eof) {
     state_ = State::kStart;
     return true;
   }
+  // A header name has 1 to kMaxHeaderNameBytes token characters; the byte after the longest
+  // one decides, so the answer does not depend on how the input was split.
   size_t i = 0;
-  while (i < avail.size() && i <= kMaxHeaderNameBytes && IsTokenChar(avail[i])) ++i;
+  while (i < avail.size() && i < kMaxHeaderNameBytes && IsTokenChar(avail[i])) ++i;
+  if (i == avail.size() && !at_eof) return false;
   if (i > 0 && i < avail.size() && avail[i] == ':') {
     DiscardLineThen(State::kSkipHeaders, /*report_too_large=*/false);
     return true;
   }
-  if (i == avail.size() && i <= kMaxHeaderNameBytes && !at_eof) return false;
   state_ = State::kStart;  // not a header line: it starts the next message
   return true;
 }

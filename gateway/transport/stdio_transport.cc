@@ -15,6 +15,8 @@
 #include <string_view>
 #include <utility>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "common/log.h"
 
 namespace labgate::gateway {
@@ -78,7 +80,7 @@ StdioTransport::~StdioTransport() {
   Stop();
   bool started;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     started = started_;
   }
   if (started && !Flush(options_.shutdown_drain_timeout)) {
@@ -88,10 +90,10 @@ StdioTransport::~StdioTransport() {
     }
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     writer_quit_ = true;
   }
-  work_cv_.notify_all();
+  work_cv_.SignalAll();
   Signal(writer_wake_fd_);
   if (reader_.joinable()) reader_.join();
   if (writer_.joinable()) writer_.join();
@@ -101,7 +103,7 @@ StdioTransport::~StdioTransport() {
 
 void StdioTransport::Start() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (started_) return;
     started_ = true;
     direct_write_ = CanWriteFromAnyThread(options_.output_fd);
@@ -113,22 +115,22 @@ void StdioTransport::Start() {
 void StdioTransport::Stop() {
   bool first;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     first = !stopping_;
     stopping_ = true;
   }
   if (first) {
-    progress_cv_.notify_all();
+    progress_cv_.SignalAll();
     Signal(reader_wake_fd_);
   }
   if (t_reading_for != this) {
-    std::lock_guard<std::mutex> wait_for_callback(callback_mu_);
+    absl::MutexLock wait_for_callback(&callback_mu_);
   }
 }
 
 template <typename Fn>
 void StdioTransport::RunCallback(Fn&& fn) {
-  std::lock_guard<std::mutex> lock(callback_mu_);
+  absl::MutexLock lock(&callback_mu_);
   if (stopping()) return;
   // An exception escaping a callback would end the reader thread, and with it the process;
   // one bad message must not stop the others from being served.
@@ -142,7 +144,7 @@ void StdioTransport::RunCallback(Fn&& fn) {
 }
 
 bool StdioTransport::stopping() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return stopping_;
 }
 
@@ -165,7 +167,7 @@ void StdioTransport::Accept(Framing framing, std::string payload, bool may_write
   bool log_drop = false;
   bool write_here = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (output_failed_ || writer_quit_) {
       log_drop = !logged_drop_;
       logged_drop_ = true;
@@ -188,7 +190,7 @@ void StdioTransport::Accept(Framing framing, std::string payload, bool may_write
     return;
   }
   if (write_here) return WriteNow(std::move(frame));
-  work_cv_.notify_one();
+  work_cv_.Signal();
 }
 
 void StdioTransport::WriteNow(std::string frame) {
@@ -207,7 +209,7 @@ void StdioTransport::WriteNow(std::string frame) {
   const bool failed = error != 0 && error != EINTR && error != EAGAIN && error != EWOULDBLOCK;
   bool wake_writer;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     writing_ = false;
     queued_bytes_ -= static_cast<size_t>(n);
     written_total_ += static_cast<uint64_t>(n);
@@ -220,36 +222,38 @@ void StdioTransport::WriteNow(std::string frame) {
     MarkOutputFailed(error);
     return;
   }
-  progress_cv_.notify_all();
-  if (wake_writer) work_cv_.notify_one();
+  progress_cv_.SignalAll();
+  if (wake_writer) work_cv_.Signal();
 }
 
 bool StdioTransport::Flush(std::chrono::milliseconds timeout) {
-  std::unique_lock<std::mutex> lock(mu_);
+  const absl::Time deadline = absl::Now() + absl::FromChrono(timeout);
+  absl::MutexLock lock(&mu_);
   const uint64_t target = accepted_total_;
-  progress_cv_.wait_for(lock, timeout, [&] { return written_total_ + dropped_total_ >= target; });
+  while (written_total_ + dropped_total_ < target) {
+    if (progress_cv_.WaitWithDeadline(&mu_, deadline)) break;  // timed out
+  }
   return written_total_ >= target;
 }
 
 size_t StdioTransport::queued_output_bytes() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return queued_bytes_;
 }
 
 bool StdioTransport::output_failed() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return output_failed_;
 }
 
 uint64_t StdioTransport::input_bytes_read() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return input_bytes_read_;
 }
 
 bool StdioTransport::WaitForOutputRoom() {
-  std::unique_lock<std::mutex> lock(mu_);
-  progress_cv_.wait(lock,
-                    [&] { return stopping_ || queued_bytes_ <= options_.output_high_watermark; });
+  absl::MutexLock lock(&mu_);
+  while (!stopping_ && queued_bytes_ > options_.output_high_watermark) progress_cv_.Wait(&mu_);
   return !stopping_;
 }
 
@@ -279,7 +283,7 @@ void StdioTransport::ReaderLoop() {
     }
     if (n == 0) break;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       input_bytes_read_ += static_cast<uint64_t>(n);
     }
     decoder_.Feed(std::string_view(buffer.data(), static_cast<size_t>(n)), on_frame, on_error);
@@ -301,8 +305,8 @@ void StdioTransport::WriterLoop() {
   std::string batch;
   while (true) {
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      work_cv_.wait(lock, [&] { return writer_quit_ || (!queue_.empty() && !writing_); });
+      absl::MutexLock lock(&mu_);
+      while (!writer_quit_ && (queue_.empty() || writing_)) work_cv_.Wait(&mu_);
       if (writer_quit_) return;
       writing_ = true;
       batch = std::move(queue_.front());
@@ -313,7 +317,7 @@ void StdioTransport::WriterLoop() {
       }
     }
     const bool wrote = WriteAll(batch);
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     writing_ = false;
     if (!wrote && writer_quit_) return;
   }
@@ -337,18 +341,18 @@ bool StdioTransport::WriteAll(std::string_view data) {
     }
     data.remove_prefix(static_cast<size_t>(n));
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      absl::MutexLock lock(&mu_);
       queued_bytes_ -= static_cast<size_t>(n);
       written_total_ += static_cast<uint64_t>(n);
     }
-    progress_cv_.notify_all();
+    progress_cv_.SignalAll();
   }
   return true;
 }
 
 void StdioTransport::MarkOutputFailed(int error) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (output_failed_) return;
     output_failed_ = true;
     logged_drop_ = true;
@@ -356,7 +360,7 @@ void StdioTransport::MarkOutputFailed(int error) {
     queued_bytes_ = 0;
     queue_.clear();
   }
-  progress_cv_.notify_all();
+  progress_cv_.SignalAll();
   LG_LOG(kError) << "stdio transport: writing output failed (" << std::strerror(error)
                  << "); dropping further protocol messages";
 }

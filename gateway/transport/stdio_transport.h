@@ -11,16 +11,15 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/transport/frame_decoder.h"
 #include "gateway/transport/framing.h"
 
@@ -82,10 +81,10 @@ class StdioTransport {
   // part not written.
   void WriteNow(std::string frame);
   void MarkOutputFailed(int error);
-  bool stopping() const;
+  bool stopping() const ABSL_LOCKS_EXCLUDED(mu_);
   // Runs one callback unless Stop() was called; Stop() waits on callback_mu_.
   template <typename Fn>
-  void RunCallback(Fn&& fn);
+  void RunCallback(Fn&& fn) ABSL_LOCKS_EXCLUDED(callback_mu_);
 
   const Options options_;
   const Callbacks callbacks_;
@@ -97,10 +96,10 @@ class StdioTransport {
   std::thread reader_;
   std::thread writer_;
 
-  std::mutex callback_mu_;  // held while a callback runs
-  mutable std::mutex mu_;
-  std::condition_variable work_cv_;      // the writer waits for output
-  std::condition_variable progress_cv_;  // the reader and Flush wait for output to drain
+  absl::Mutex callback_mu_;  // held while a callback runs
+  mutable absl::Mutex mu_;
+  absl::CondVar work_cv_;      // the writer waits for output
+  absl::CondVar progress_cv_;  // the reader and Flush wait for output to drain
   bool started_ ABSL_GUARDED_BY(mu_) = false;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool writer_quit_ ABSL_GUARDED_BY(mu_) = false;

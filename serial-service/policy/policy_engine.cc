@@ -4,6 +4,7 @@
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 
 namespace labgate::serial {
 namespace {
@@ -12,9 +13,9 @@ constexpr auto kApprovalLifetime = std::chrono::minutes(10);
 constexpr size_t kMaxPendingApprovals = 1024;
 
 std::string NewApprovalId() {
-  static std::mutex mu;
+  ABSL_CONST_INIT static absl::Mutex mu(absl::kConstInit);
   static std::mt19937_64 random{std::random_device{}()};
-  std::lock_guard<std::mutex> lock(mu);
+  absl::MutexLock lock(&mu);
   return absl::StrCat(absl::Hex(random(), absl::kZeroPad16), absl::Hex(random(), absl::kZeroPad16));
 }
 
@@ -26,14 +27,14 @@ std::string NoRule(const Policy& policy, const std::string& port_name) {
 }  // namespace
 
 void PolicyEngine::Replace(std::shared_ptr<const Policy> policy) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   policy_ = std::move(policy);
   writes_.clear();
   approvals_.clear();
 }
 
 std::shared_ptr<const Policy> PolicyEngine::current() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return policy_;
 }
 
@@ -74,13 +75,13 @@ bool PolicyEngine::TakeApproval(const std::string& id, const std::string& owner,
 }
 
 void PolicyEngine::Withdraw(const std::string& approval) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   approvals_.erase(approval);
 }
 
 absl::Status PolicyEngine::CheckWrite(const std::string& owner, const std::string& port_name,
                                       const std::string& bytes, const std::string& approval) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   if (policy_ == nullptr) return absl::OkStatus();
   const Policy& policy = *policy_;
   const PortRule* rule = policy.RuleFor(port_name);

@@ -6,10 +6,11 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "serial-service/policy/policy.h"
 
 namespace labgate::serial {
@@ -54,12 +55,13 @@ class PolicyEngine {
   };
   // Consumes a matching approval; false when there is none.
   bool TakeApproval(const std::string& id, const std::string& owner, const std::string& port_name,
-                    const std::string& bytes);
+                    const std::string& bytes) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  mutable std::mutex mu_;
-  std::shared_ptr<const Policy> policy_;  // guarded by mu_
-  std::map<std::string, std::deque<std::chrono::steady_clock::time_point>> writes_;  // mu_
-  std::map<std::string, PendingApproval> approvals_;  // guarded by mu_
+  mutable absl::Mutex mu_;
+  std::shared_ptr<const Policy> policy_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::deque<std::chrono::steady_clock::time_point>> writes_
+      ABSL_GUARDED_BY(mu_);
+  std::map<std::string, PendingApproval> approvals_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace labgate::serial

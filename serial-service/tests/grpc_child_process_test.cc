@@ -136,7 +136,7 @@ class ChildProcessGrpcTest : public ::testing::Test {
     while (port == 0 && std::chrono::steady_clock::now() < deadline) {
       std::ifstream in(port_file_);
       std::string text;
-      if (in >> text) absl::SimpleAtoi(text, &port);
+      if (in >> text && !absl::SimpleAtoi(text, &port)) port = 0;
       if (port == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     ASSERT_NE(port, 0) << "labgate-serial did not write " << port_file_;

@@ -51,7 +51,7 @@ class SessionChild {
     while (bound == 0 && std::chrono::steady_clock::now() < deadline) {
       std::ifstream in(port_file);
       std::string text;
-      if (in >> text) absl::SimpleAtoi(text, &bound);
+      if (in >> text && !absl::SimpleAtoi(text, &bound)) bound = 0;
       if (bound == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     port_ = bound;

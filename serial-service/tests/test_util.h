@@ -8,7 +8,7 @@
 #include <future>
 #include <utility>
 
-#include "serial-service/clock.h"
+#include "serial-service/ports/clock.h"
 
 namespace labgate::serial::testing {
 

@@ -2,22 +2,24 @@
 
 #include <utility>
 
+#include "absl/synchronization/mutex.h"
+
 namespace labgate::session {
 
 uint64_t EventHub::Subscribe(std::string session_id, EventCallback callback) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   uint64_t id = next_id_++;
   subscribers_.emplace(id, Subscriber{std::move(session_id), std::move(callback)});
   return id;
 }
 
 void EventHub::Unsubscribe(uint64_t id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   subscribers_.erase(id);
 }
 
 void EventHub::Publish(const SessionEventRecord& event) {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   for (auto& [id, subscriber] : subscribers_) {
     if (subscriber.session_id.empty() || subscriber.session_id == event.session.id) {
       subscriber.callback(event);
@@ -26,7 +28,7 @@ void EventHub::Publish(const SessionEventRecord& event) {
 }
 
 size_t EventHub::subscriber_count() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  absl::MutexLock lock(&mu_);
   return subscribers_.size();
 }
 

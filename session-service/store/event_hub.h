@@ -3,10 +3,10 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "session-service/store/session_store.h"
 
 namespace labgate::session {
@@ -25,7 +25,7 @@ class EventHub {
     std::string session_id;  // empty = every session
     EventCallback callback;
   };
-  mutable std::mutex mu_;
+  mutable absl::Mutex mu_;
   uint64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
   std::map<uint64_t, Subscriber> subscribers_ ABSL_GUARDED_BY(mu_);
 };

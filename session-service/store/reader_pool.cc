@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "absl/synchronization/mutex.h"
+
 namespace labgate::session {
 
 ReaderPool::ReaderPool(std::vector<std::unique_ptr<SqliteConnection>> connections)
@@ -15,20 +17,20 @@ ReaderPool::~ReaderPool() { Shutdown(); }
 
 bool ReaderPool::Submit(Task task) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (stopping_) return false;
     tasks_.push_back(std::move(task));
   }
-  wake_.notify_one();
+  wake_.Signal();
   return true;
 }
 
 void ReaderPool::Shutdown() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  wake_.notify_all();
+  wake_.SignalAll();
   for (std::thread& thread : threads_) {
     if (thread.joinable()) thread.join();
   }
@@ -40,8 +42,8 @@ void ReaderPool::Run(SqliteConnection* connection) {
   for (;;) {
     Task task;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      wake_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+      absl::MutexLock lock(&mu_);
+      while (!stopping_ && tasks_.empty()) wake_.Wait(&mu_);
       if (tasks_.empty()) return;  // stopping and drained
       task = std::move(tasks_.front());
       tasks_.pop_front();

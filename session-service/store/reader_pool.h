@@ -2,15 +2,14 @@
 // Reads never wait behind the writer: WAL lets them proceed on their own snapshot.
 #pragma once
 
-#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "session-service/store/sqlite_db.h"
 
 namespace labgate::session {
@@ -33,8 +32,8 @@ class ReaderPool {
 
   std::vector<std::unique_ptr<SqliteConnection>> connections_;
   std::vector<std::thread> threads_;
-  std::mutex mu_;
-  std::condition_variable wake_;
+  absl::Mutex mu_;
+  absl::CondVar wake_;
   std::deque<Task> tasks_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 };

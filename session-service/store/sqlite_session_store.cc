@@ -5,6 +5,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "common/log.h"
 #include "session-service/store/feature_tags.h"
 #include "session-service/store/migrations.h"
@@ -187,12 +189,12 @@ void SqliteSessionStore::ReportDatabaseSize() {
 SqliteSessionStore::~SqliteSessionStore() { Shutdown(); }
 
 void SqliteSessionStore::Shutdown() {
-  std::lock_guard<std::mutex> shutdown_lock(shutdown_mu_);
+  absl::MutexLock shutdown_lock(&shutdown_mu_);
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  wake_writer_.notify_all();
+  wake_writer_.SignalAll();
   if (writer_thread_.joinable()) writer_thread_.join();
   readers_.Shutdown();
   writer_connection_.reset();  // closing the last connection checkpoints the WAL
@@ -201,13 +203,13 @@ void SqliteSessionStore::Shutdown() {
 }
 
 WriterStats SqliteSessionStore::writer_stats() const {
-  std::lock_guard<std::mutex> lock(stats_mu_);
+  absl::MutexLock lock(&stats_mu_);
   return stats_;
 }
 
 void SqliteSessionStore::EnqueueWrite(std::unique_ptr<WriteRequest> request) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     if (!stopping_) {
       auto now = std::chrono::steady_clock::now();
       // Inter-arrival times within a burst feed the commit delay's gap; idle pauses
@@ -222,10 +224,10 @@ void SqliteSessionStore::EnqueueWrite(std::unique_ptr<WriteRequest> request) {
     }
   }
   if (request != nullptr) return request->Complete(ShutDownError(), events_);
-  wake_writer_.notify_one();
+  wake_writer_.Signal();
 }
 
-void SqliteSessionStore::DelayCommit(std::unique_lock<std::mutex>& lock) {
+void SqliteSessionStore::DelayCommit() {
   using std::chrono::microseconds;
   using std::chrono::steady_clock;
   if (commit_delay_max_us_ == 0) return;
@@ -244,11 +246,17 @@ void SqliteSessionStore::DelayCommit(std::unique_lock<std::mutex>& lock) {
     if (steady_clock::now() >= wake) break;
     delayed = true;
     const size_t seen = queue_.size();
-    wake_writer_.wait_until(lock, wake, [&] { return stopping_ || queue_.size() != seen; });
+    while (!stopping_ && queue_.size() == seen) {
+      const steady_clock::duration left = wake - steady_clock::now();
+      if (left <= steady_clock::duration::zero() ||
+          wake_writer_.WaitWithTimeout(&mu_, absl::FromChrono(left))) {
+        break;  // timed out
+      }
+    }
   }
   if (delayed) {
     auto waited = std::chrono::duration_cast<microseconds>(steady_clock::now() - start);
-    std::lock_guard<std::mutex> stats_lock(stats_mu_);
+    absl::MutexLock stats_lock(&stats_mu_);
     ++stats_.delayed_batches;
     stats_.delay_us += static_cast<uint64_t>(waited.count());
   }
@@ -258,10 +266,10 @@ void SqliteSessionStore::WriterLoop() {
   for (;;) {
     std::deque<std::unique_ptr<WriteRequest>> batch;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      wake_writer_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      absl::MutexLock lock(&mu_);
+      while (!stopping_ && queue_.empty()) wake_writer_.Wait(&mu_);
       if (queue_.empty()) return;  // stopping and drained
-      DelayCommit(lock);
+      DelayCommit();
       while (!queue_.empty() && batch.size() < max_batch_) {
         batch.push_back(std::move(queue_.front()));
         queue_.pop_front();
@@ -297,7 +305,7 @@ void SqliteSessionStore::CommitBatch(std::deque<std::unique_ptr<WriteRequest>>& 
     double took_us = std::chrono::duration<double, std::micro>(committed - started).count();
     commit_us_ = commit_us_ == 0 ? took_us : commit_us_ * 0.75 + took_us * 0.25;
     {
-      std::lock_guard<std::mutex> lock(stats_mu_);
+      absl::MutexLock lock(&stats_mu_);
       ++stats_.transactions;
       stats_.writes += batch.size();
       stats_.largest_batch = std::max<uint64_t>(stats_.largest_batch, batch.size());
@@ -323,7 +331,7 @@ void SqliteSessionStore::CommitBatch(std::deque<std::unique_ptr<WriteRequest>>& 
     // Pipelining clients send the writes about to be acknowledged straight back, so the
     // writes outstanding are this batch plus whatever queued up while it ran. Counted
     // before any acknowledgement goes out, so no write is counted twice.
-    std::lock_guard<std::mutex> lock(mu_);
+    absl::MutexLock lock(&mu_);
     outstanding_ = batch.size() + queue_.size();
   }
   for (size_t i = 0; i < batch.size(); ++i) {

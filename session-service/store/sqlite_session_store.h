@@ -6,16 +6,15 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "session-service/store/event_hub.h"
 #include "session-service/store/reader_pool.h"
 #include "session-service/store/session_store.h"
@@ -90,12 +89,12 @@ class SqliteSessionStore : public SessionStore {
                      std::unique_ptr<SqliteConnection> writer,
                      std::vector<std::unique_ptr<SqliteConnection>> readers);
 
-  void EnqueueWrite(std::unique_ptr<WriteRequest> request);
-  void WriterLoop();
+  void EnqueueWrite(std::unique_ptr<WriteRequest> request) ABSL_LOCKS_EXCLUDED(mu_);
+  void WriterLoop() ABSL_LOCKS_EXCLUDED(mu_);
   // Called with mu_ held and the queue non-empty: waits (releasing mu_) while the commit
   // delay policy expects more writes to join the next batch.
-  void DelayCommit(std::unique_lock<std::mutex>& lock);
-  void CommitBatch(std::deque<std::unique_ptr<WriteRequest>>& batch);
+  void DelayCommit() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) ABSL_LOCKS_EXCLUDED(stats_mu_);
+  void CommitBatch(std::deque<std::unique_ptr<WriteRequest>>& batch) ABSL_LOCKS_EXCLUDED(mu_);
   // Brings labgate_session_database_bytes up to date (the writer thread, or before it runs).
   void ReportDatabaseSize();
 
@@ -108,8 +107,8 @@ class SqliteSessionStore : public SessionStore {
   EventHub events_;
   std::atomic<uint64_t> committed_transactions_{0};
 
-  std::mutex mu_;
-  std::condition_variable wake_writer_;
+  absl::Mutex mu_;
+  absl::CondVar wake_writer_;
   std::deque<std::unique_ptr<WriteRequest>> queue_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   // Commit-delay state. `outstanding_` estimates how many writes clients keep in flight:
@@ -119,9 +118,9 @@ class SqliteSessionStore : public SessionStore {
   double arrival_gap_us_ ABSL_GUARDED_BY(mu_) = 0;  // moving average of inter-arrival time
   double commit_us_ = 0;       // moving average of BEGIN..COMMIT; writer thread only
   double reported_bytes_ = 0;  // this store's share of the database size gauge; likewise
-  mutable std::mutex stats_mu_;
+  mutable absl::Mutex stats_mu_;
   WriterStats stats_ ABSL_GUARDED_BY(stats_mu_);
-  std::mutex shutdown_mu_;
+  absl::Mutex shutdown_mu_;  // one Shutdown() at a time
   std::thread writer_thread_;
 };
 

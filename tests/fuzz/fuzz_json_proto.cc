@@ -16,11 +16,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "gateway/catalog/json_proto.h"
-#include "gateway/jsonrpc/json_scan.h"
+#include "gateway/jsonrpc/bounded_json.h"
 #include "gateway/jsonrpc/message.h"
 #include "labgate/actions/v1/actions.pb.h"
 #include "labgate/serial/v1/serial.pb.h"
@@ -89,12 +90,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (newline == std::string_view::npos) return 0;
   const std::string_view text = input.substr(newline + 1);
   // As the gateway sees arguments: from a message ParseMessage accepted, so not too deep.
-  if (labgate::gateway::jsonrpc::NestingExceeds(text,
-                                                labgate::gateway::jsonrpc::kMaxNestingDepth)) {
-    return 0;
-  }
-  const json arguments = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (arguments.is_discarded()) return 0;
+  labgate::gateway::jsonrpc::BoundedJson parsed = labgate::gateway::jsonrpc::ParseBoundedJson(
+      text, labgate::gateway::jsonrpc::kMaxNestingDepth);
+  if (parsed.error != labgate::gateway::jsonrpc::BoundedJson::Error::kNone) return 0;
+  const json arguments = std::move(parsed.value);
 
   const Descriptor* descriptor = Pick(input.substr(0, newline));
   const auto message = NewMessage(descriptor);

@@ -13,7 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "gateway/dialects/mcp_stateless/request_state.h"
-#include "gateway/jsonrpc/json_scan.h"
+#include "gateway/jsonrpc/bounded_json.h"
 #include "gateway/jsonrpc/message.h"
 #include "tests/fuzz/fuzz_check.h"
 
@@ -59,11 +59,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const size_t seed = std::hash<std::string>()(input);
 
   // As a state: the dialect seals objects it built from parsed requests.
-  if (!labgate::gateway::jsonrpc::NestingExceeds(input,
-                                                 labgate::gateway::jsonrpc::kMaxNestingDepth)) {
-    const json state = json::parse(input, nullptr, /*allow_exceptions=*/false);
-    if (state.is_object()) CheckSeal(state, seed);
-  }
+  const labgate::gateway::jsonrpc::BoundedJson parsed = labgate::gateway::jsonrpc::ParseBoundedJson(
+      input, labgate::gateway::jsonrpc::kMaxNestingDepth);
+  if (parsed.value.is_object()) CheckSeal(parsed.value, seed);
 
   // As a sealed string from a client.
   const absl::StatusOr<json> opened = Codec().Open(input);

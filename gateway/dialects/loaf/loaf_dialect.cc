@@ -18,14 +18,14 @@ LoafDialect::LoafDialect(std::shared_ptr<grpc::Channel> session_channel,
     : stub_(pb::SessionService::NewStub(std::move(session_channel))), deadline_(deadline) {}
 
 void LoafDialect::OnShutdown(std::function<void(const std::string&)> handler) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   on_shutdown_ = std::move(handler);
 }
 
 void LoafDialect::RequestShutdown(const std::string& reason) const {
   std::function<void(const std::string&)> handler;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     handler = on_shutdown_;
   }
   if (handler) handler(reason);
@@ -70,7 +70,7 @@ void LoafConnection::Handle(const jsonrpc::IncomingMessage& message, Framing fra
                        "Invalid request: \"id\" must be a string, a number or null");
   }
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     framing_ = framing;
   }
   const std::string method = body["method"].get<std::string>();
@@ -189,7 +189,7 @@ void LoafConnection::Send(const json& params, ReplyOnce reply) {
 
 void LoafConnection::EnsureWatched(const std::string& session_id, std::function<void()> then) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     if (!closed_) {
       auto [it, inserted] = watches_.try_emplace(session_id);
       if (!inserted && !it->second.ready) {
@@ -219,7 +219,7 @@ void LoafConnection::EnsureWatched(const std::string& session_id, std::function<
 void LoafConnection::OnWatchReady(const std::string& session_id, bool subscribed) {
   std::vector<std::function<void()>> waiting;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     auto it = watches_.find(session_id);
     if (it == watches_.end()) return;
     waiting = std::move(it->second.waiting);
@@ -254,7 +254,7 @@ void LoafConnection::OnEvent(const pb::SessionEvent& event) {
 }
 
 void LoafConnection::Emit(std::string_view type, json payload) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  absl::MutexLock lock(&mutex_);
   if (closed_) return;
   OutboundMessage message;
   message.payload = Event(type, std::move(payload));
@@ -265,7 +265,7 @@ void LoafConnection::Emit(std::string_view type, json payload) {
 void LoafConnection::Close() {
   std::map<std::string, Watch> watches;
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     closed_ = true;
     watches.swap(watches_);
   }

@@ -10,10 +10,11 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/core/outbound.h"
 #include "gateway/core/reply_once.h"
 #include "gateway/jsonrpc/message.h"
@@ -35,8 +36,8 @@ class LoafDialect {
  private:
   std::unique_ptr<labgate::session::v1::SessionService::Stub> stub_;
   std::chrono::milliseconds deadline_;
-  mutable std::mutex mutex_;
-  std::function<void(const std::string&)> on_shutdown_;
+  mutable absl::Mutex mutex_;
+  std::function<void(const std::string&)> on_shutdown_ ABSL_GUARDED_BY(mutex_);
 };
 
 class LoafConnection : public std::enable_shared_from_this<LoafConnection> {
@@ -76,10 +77,10 @@ class LoafConnection : public std::enable_shared_from_this<LoafConnection> {
   const LoafDialect* dialect_;
   std::shared_ptr<Outbound> outbound_;
 
-  std::mutex mutex_;
-  bool closed_ = false;
-  Framing framing_ = Framing::kNewline;
-  std::map<std::string, Watch> watches_;
+  absl::Mutex mutex_;
+  bool closed_ ABSL_GUARDED_BY(mutex_) = false;
+  Framing framing_ ABSL_GUARDED_BY(mutex_) = Framing::kNewline;
+  std::map<std::string, Watch> watches_ ABSL_GUARDED_BY(mutex_);
 };
 
 }  // namespace labgate::gateway::loaf

@@ -3,8 +3,8 @@
 #include <grpcpp/client_context.h>
 #include <grpcpp/support/client_callback.h>
 
-#include <mutex>
-
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 #include "gateway/backends/open_streams.h"
 
 namespace labgate::gateway::loaf {
@@ -13,10 +13,10 @@ namespace {
 namespace pb = labgate::session::v1;
 
 struct State {
-  std::mutex mutex;
+  absl::Mutex mutex;
   grpc::ClientContext context;
   pb::WatchSessionRequest request;
-  bool done = false;
+  bool done ABSL_GUARDED_BY(mutex) = false;  // TryCancel only before the stream ended
 };
 
 class Reactor final : public grpc::ClientReadReactor<pb::SessionEvent> {
@@ -38,7 +38,7 @@ class Reactor final : public grpc::ClientReadReactor<pb::SessionEvent> {
   void OnDone(const grpc::Status&) override {
     Ready(false);
     {
-      std::lock_guard<std::mutex> lock(state_->mutex);
+      absl::MutexLock lock(&state_->mutex);
       state_->done = true;
     }
     delete this;
@@ -67,7 +67,7 @@ std::shared_ptr<void> WatchSession(pb::SessionService::Stub* stub, const std::st
   // Releasing the handle cancels the stream; the reactor frees itself when gRPC is done.
   return std::shared_ptr<void>(new char(0), [state](void* token) {
     delete static_cast<char*>(token);
-    std::lock_guard<std::mutex> lock(state->mutex);
+    absl::MutexLock lock(&state->mutex);
     if (!state->done) state->context.TryCancel();
   });
 }

@@ -1,13 +1,14 @@
 #include "gateway/dialects/mcp_stateful/mcp_session.h"
 
 #include <atomic>
-#include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "common/dcheck.h"
 #include "common/log.h"
 #include "common/status_map.h"
 #include "gateway/core/cancel_signal.h"
 #include "gateway/core/gateway_metrics.h"
+#include "gateway/core/strand_check.h"
 #include "gateway/mcp/invalid_params.h"
 #include "gateway/mcp/list_changed.h"
 #include "gateway/mcp/protocol_version.h"
@@ -111,6 +112,7 @@ McpSession::McpSession(const McpServer* server, boost::asio::any_io_executor str
       engine_(server),
       strand_(std::move(strand)),
       run_on_strand_(std::move(run_on_strand)),
+      sends_anywhere_(run_send != nullptr),
       run_send_(run_send ? std::move(run_send) : run_on_strand_),
       outbound_(std::move(outbound)),
       principal_(std::move(principal)),
@@ -150,7 +152,17 @@ ReplyOnce McpSession::MakeReply(const std::string& raw_id, const std::string& ke
   });
 }
 
+void McpSession::AssertOnStrand() const {
+  LG_DCHECK(RunningOnStrand(strand_), "McpSession runs on its strand");
+}
+
+void McpSession::AssertMaySend() const {
+  // With a run_send of its own, sending may happen on any thread; otherwise on the strand.
+  if (!sends_anywhere_) AssertOnStrand();
+}
+
 void McpSession::Deliver(const std::string& key, std::string payload) {
+  AssertMaySend();
   bool cancelled;
   Framing framing;
   InFlightCounter::Token token;
@@ -186,6 +198,7 @@ Framing McpSession::FramingOf(const std::string& key) const {
 }
 
 void McpSession::Send(std::string payload, const std::string& related_request, bool is_response) {
+  AssertMaySend();
   OutboundMessage message;
   message.payload = std::move(payload);
   message.related_request = related_request;
@@ -195,6 +208,7 @@ void McpSession::Send(std::string payload, const std::string& related_request, b
 }
 
 void McpSession::Handle(jsonrpc::IncomingMessage message, Framing framing) {
+  AssertOnStrand();
   if (closed_) return;
   {
     absl::MutexLock lock(&mutex_);
@@ -398,6 +412,7 @@ void McpSession::SendLog(McpLogLevel level, const std::string& logger, const jso
 void McpSession::SendClientRequest(const std::string& method, const json& params,
                                    const std::string& related_request,
                                    std::chrono::milliseconds timeout, JsonDone done) {
+  AssertOnStrand();
   if (closed_) return done(absl::CancelledError("the connection is closed"));
   static const std::map<std::string, std::string> kCapabilityFor = {
       {"sampling/createMessage", "sampling"},
@@ -428,11 +443,13 @@ void McpSession::SendClientRequest(const std::string& method, const json& params
 }
 
 void McpSession::NotifyListChanged(ListKind kind) {
+  AssertMaySend();
   if (!initialized_ || closed_) return;
   SendNotification(ListChangedMethod(kind), json::object());
 }
 
 void McpSession::Close() {
+  AssertOnStrand();
   if (closed_.exchange(true)) return;
   if (counted_) {
     counted_ = false;

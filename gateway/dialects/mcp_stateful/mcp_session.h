@@ -57,7 +57,8 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   // the client. What the principal owns stays with it. Call on the strand.
   void Close();
 
-  // Sends notifications/<kind>/list_changed if the client has initialized.
+  // Sends notifications/<kind>/list_changed if the client has initialized. Call on the
+  // strand.
   void NotifyListChanged(ListKind kind);
 
   size_t in_flight() const {
@@ -89,6 +90,9 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
     JsonDone done;
     std::unique_ptr<boost::asio::steady_timer> timer;
   };
+
+  // Debug builds check that the caller runs on the strand.
+  void AssertOnStrand() const;
 
   void HandleRequest(const jsonrpc::IncomingMessage& message, Framing framing);
   void HandleNotification(const jsonrpc::IncomingMessage& message);

@@ -51,7 +51,7 @@ std::optional<MetaError> ParseRequestMeta(const json& params, RequestMeta* meta)
   meta->protocol_version = version->get<std::string>();
   const auto& served = StatelessVersions();
   if (std::find(served.begin(), served.end(), meta->protocol_version) == served.end()) {
-    return MetaError{kUnsupportedProtocolVersion,
+    return MetaError{jsonrpc_code::kUnsupportedProtocolVersion,
                      absl::StrCat("Unsupported protocol version: ", meta->protocol_version),
                      {{"supported", StatelessVersions()}, {"requested", meta->protocol_version}}};
   }

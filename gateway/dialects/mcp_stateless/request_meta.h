@@ -19,11 +19,6 @@ inline constexpr char kLogLevelKey[] = "io.modelcontextprotocol/logLevel";
 inline constexpr char kServerInfoKey[] = "io.modelcontextprotocol/serverInfo";
 inline constexpr char kSubscriptionIdKey[] = "io.modelcontextprotocol/subscriptionId";
 
-// The error codes this era added.
-inline constexpr int kHeaderMismatch = -32020;
-inline constexpr int kMissingClientCapability = -32021;
-inline constexpr int kUnsupportedProtocolVersion = -32022;
-
 // Versions served statelessly (newest first).
 const std::vector<std::string>& StatelessVersions();
 // Every version labgate serves, both eras, newest first.

@@ -1,6 +1,5 @@
 #include "gateway/dialects/mcp_stateless/request_state.h"
 
-#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/rand.h>
@@ -10,6 +9,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "common/secret_compare.h"
 
 namespace labgate::gateway::stateless {
 
@@ -57,10 +57,7 @@ absl::StatusOr<nlohmann::json> RequestStateCodec::Open(const std::string& sealed
     return invalid;
   }
   std::string expected = Sign(payload);
-  if (mac.size() != expected.size() ||
-      CRYPTO_memcmp(mac.data(), expected.data(), mac.size()) != 0) {
-    return invalid;
-  }
+  if (!SecretEquals(mac, expected)) return invalid;
   nlohmann::json state = nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false);
   if (state.is_discarded() || !state.is_object()) return invalid;
   return state;

@@ -3,12 +3,13 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
 #include "common/log.h"
 #include "common/status_map.h"
 #include "gateway/core/cancel_signal.h"
@@ -167,7 +168,7 @@ class StatelessDialect::Context final : public RequestContext {
     }
     std::optional<json> answer;
     {
-      std::lock_guard<std::mutex> lock(mutex_);
+      absl::MutexLock lock(&mutex_);
       if (answers_.is_object() && answers_.contains(key)) {
         answer = answers_[key];
       } else if (!meta_.client_capabilities.contains(capability->second)) {
@@ -198,15 +199,15 @@ class StatelessDialect::Context final : public RequestContext {
   std::string Override(const std::string& raw_id, const RequestStateCodec& codec,
                        const std::string& method, const std::string& target,
                        const json& server_info, RequestOutcome* outcome) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    absl::MutexLock lock(&mutex_);
     if (!missing_capabilities_.empty()) {
-      *outcome = RequestOutcome::Error(kMissingClientCapability);
+      *outcome = RequestOutcome::Error(jsonrpc_code::kMissingClientCapability);
       std::string names;
       for (const auto& [name, value] : missing_capabilities_.items()) {
         (void)value;
         absl::StrAppend(&names, names.empty() ? "" : ", ", name);
       }
-      return jsonrpc::MakeError(raw_id, kMissingClientCapability,
+      return jsonrpc::MakeError(raw_id, jsonrpc_code::kMissingClientCapability,
                                 absl::StrCat("this request needs the client capability: ", names),
                                 {{"requiredCapabilities", missing_capabilities_}});
     }
@@ -227,10 +228,10 @@ class StatelessDialect::Context final : public RequestContext {
   std::shared_ptr<Principal> principal_;
   std::shared_ptr<StatelessCalls::Call> call_;
   Sender sender_;
-  std::mutex mutex_;
-  json answers_;
-  json pending_ = json::object();
-  json missing_capabilities_ = json::object();
+  absl::Mutex mutex_;
+  json answers_ ABSL_GUARDED_BY(mutex_);
+  json pending_ ABSL_GUARDED_BY(mutex_) = json::object();
+  json missing_capabilities_ ABSL_GUARDED_BY(mutex_) = json::object();
 };
 
 StatelessDialect::StatelessDialect(const McpServer* server, RequestStateCodec state_codec,

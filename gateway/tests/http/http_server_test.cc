@@ -15,7 +15,9 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -850,29 +852,61 @@ TEST_F(HttpServerTest, HealthAndReadiness) {
   EXPECT_EQ(Exchange(Request("GET", "", "", {}, "/readyz")).status, 200);
 }
 
+// A steady clock the test moves by hand, for idle expiry without waiting.
+class ManualClock {
+ public:
+  std::function<std::chrono::steady_clock::time_point()> AsFunction() const {
+    return [now = now_] {
+      return std::chrono::steady_clock::time_point(
+          std::chrono::steady_clock::duration(now->load()));
+    };
+  }
+  void Advance(std::chrono::steady_clock::duration by) { now_->fetch_add(by.count()); }
+
+ private:
+  std::shared_ptr<std::atomic<std::chrono::steady_clock::rep>> now_ =
+      std::make_shared<std::atomic<std::chrono::steady_clock::rep>>(
+          std::chrono::steady_clock::now().time_since_epoch().count());
+};
+
 TEST_F(HttpServerTest, IdleSessionsExpire) {
+  ManualClock clock;
   HttpOptions options;
-  options.session_idle_timeout = 200ms;
+  options.session_idle_timeout = 30min;
+  options.clock = clock.AsFunction();
   StartServer(options);
   std::string session = Initialize();
-  int status = 0;
-  // Each probe is itself activity, so wait well past the timeout between probes.
-  for (int i = 0; i < 20 && status != 404; ++i) {
-    std::this_thread::sleep_for(500ms);
-    status = Exchange(Request("POST", session, Call("p", "ping"))).status;
-  }
-  EXPECT_EQ(status, 404);
+
+  clock.Advance(29min);
+  http_->Sweep();
+  ASSERT_EQ(http_->session_count(), 1u);
+  // A request is activity: the 30 minutes start again from here.
+  EXPECT_EQ(Exchange(Request("POST", session, Call("p", "ping"))).status, 200);
+  clock.Advance(29min);
+  http_->Sweep();
+  ASSERT_EQ(http_->session_count(), 1u);
+
+  clock.Advance(2min);
+  http_->Sweep();
+  EXPECT_EQ(http_->session_count(), 0u);
+  Response gone = Exchange(Request("POST", session, Call("p", "ping")));
+  EXPECT_EQ(gone.status, 404);
+  EXPECT_THAT(gone.body, HasSubstr("-32001"));
 }
 
 TEST_F(HttpServerTest, AnOpenGetStreamKeepsItsSessionAlive) {
+  ManualClock clock;
   HttpOptions options;
   options.session_idle_timeout = 100ms;
+  options.clock = clock.AsFunction();
   StartServer(options);
   std::string session = Initialize();
   RawClient get(port_);
   ASSERT_TRUE(get.Send(Request("GET", session, "")));
   ASSERT_TRUE(get.ReadHead().has_value());
-  std::this_thread::sleep_for(600ms);
+  clock.Advance(2h);
+  http_->Sweep();
+  EXPECT_EQ(http_->session_count(), 1u);
   EXPECT_EQ(Exchange(Request("POST", session, Call("p", "ping"))).status, 200);
 }
 

@@ -9,30 +9,6 @@
 namespace labgate::gateway::jsonrpc {
 namespace {
 
-std::string Nested(size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); }
-
-TEST(NestingExceedsTest, CountsArraysAndObjects) {
-  EXPECT_FALSE(NestingExceeds("{}", 1));
-  EXPECT_TRUE(NestingExceeds("{\"a\":[]}", 1));
-  EXPECT_FALSE(NestingExceeds("{\"a\":[]}", 2));
-  EXPECT_FALSE(NestingExceeds(Nested(128), 128));
-  EXPECT_TRUE(NestingExceeds(Nested(129), 128));
-  // Siblings do not add up.
-  EXPECT_FALSE(NestingExceeds("[[],[],{},[[]]]", 3));
-}
-
-TEST(NestingExceedsTest, BracketsInsideStringsDoNotCount) {
-  EXPECT_FALSE(NestingExceeds("[\"" + std::string(1000, '[') + "\"]", 1));
-  // An escaped quote does not end the string.
-  EXPECT_FALSE(NestingExceeds(R"(["\"[[[[", "\\", "{{{"])", 1));
-  EXPECT_TRUE(NestingExceeds(R"(["\\", [[]]])", 2));
-}
-
-TEST(NestingExceedsTest, StopsEarlyOnAMillionBrackets) {
-  EXPECT_TRUE(NestingExceeds(std::string(1000000, '['), 128));
-  EXPECT_TRUE(NestingExceeds(std::string(1000000, '{'), 128));
-}
-
 TEST(TopLevelMemberTextTest, FindsTheExactValueText) {
   EXPECT_EQ(TopLevelMemberText(R"({"id":7})", "id"), "7");
   EXPECT_EQ(TopLevelMemberText(R"({ "a" : 1 , "id" :  -1.50e+3 , "b":2 })", "id"), "-1.50e+3");

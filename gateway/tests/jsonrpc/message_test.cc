@@ -153,7 +153,7 @@ TEST(ParseMessageTest, NestingUpTo128LevelsIsAccepted) {
   ExpectInvalid(Nest(129), kParse, "null", "deeper than 128 levels");
 }
 
-TEST(ParseMessageTest, DeepNestingIsRefusedBeforeParsing) {
+TEST(ParseMessageTest, DeepNestingIsRefusedAtTheLimit) {
   ExpectInvalid(std::string(1000000, '['), kParse, "null", "deeper than 128 levels");
   std::string objects;
   for (int i = 0; i < 1000000; ++i) objects += "{\"a\":";

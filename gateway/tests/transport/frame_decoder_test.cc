@@ -226,6 +226,24 @@ TEST(FrameDecoderTest, OverlongHeaderLine) {
                                   "nl:[9]", "nl:[1]"));
 }
 
+// After a bad header the rest of the block is dropped: a line counts as a header when its
+// name has at most 64 token characters, wherever the input was split.
+TEST(FrameDecoderTest, HeaderNameLengthAfterABadHeaderDoesNotDependOnSplits) {
+  const std::string name64(64, 'N');
+  const std::string name65(65, 'N');
+  const std::string stream =
+      "Content-Length: x\r\n" + name64 + ": dropped\r\n" + name65 + ": kept\n[1]\n";
+  const std::vector<std::string> expected{
+      "error:bad-header:content-length:invalid Content-Length value \"x\"",
+      "nl:" + name65 + ": kept", "nl:[1]"};
+  EXPECT_EQ(DecodeAll(stream), expected);
+  for (size_t cut = 0; cut <= stream.size(); ++cut) {
+    Recorder r(1024);
+    r.Feed(stream.substr(0, cut)).Feed(stream.substr(cut)).Finish();
+    ASSERT_EQ(r.events(), expected) << "split at offset " << cut;
+  }
+}
+
 TEST(FrameDecoderTest, TooManyHeaderLines) {
   std::string stream;
   for (int i = 0; i < 40; ++i) stream += "Content-X" + std::to_string(i) + ": y\r\n";

@@ -1,0 +1,109 @@
+// OwnerLease against a real labgate serial service on 127.0.0.1: while the lease stream
+// lives the owner's ports stay open; when it is released (or dropped) the service closes
+// them, and another owner's ports are left alone.
+#include "gateway/backends/owner_lease.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gateway/tests/eventually.h"
+#include "gateway/tests/serial_bench.h"
+#include "labgate/serial/v1/serial.grpc.pb.h"
+
+namespace labgate::gateway {
+namespace {
+
+namespace pb = labgate::serial::v1;
+using testing::ChannelTo;
+using testing::Eventually;
+using testing::SerialBench;
+constexpr auto kWait = std::chrono::seconds(30);
+
+std::unique_ptr<grpc::ClientContext> As(const std::string& owner) {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->AddMetadata("labgate-owner", owner);
+  context->set_deadline(std::chrono::system_clock::now() + kWait);
+  return context;
+}
+
+class OwnerLeaseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(bench_.Start());
+    channel_ = ChannelTo(bench_.address());
+    stub_ = pb::SerialService::NewStub(channel_);
+  }
+
+  void Open(const std::string& owner, const std::string& port) {
+    pb::OpenPortRequest request;
+    request.set_port_name(port);
+    request.set_baud_rate(9600);
+    pb::OpenPortResponse response;
+    grpc::Status status = stub_->OpenPort(As(owner).get(), request, &response);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  std::vector<std::string> OpenPorts() {
+    pb::GetStatusResponse response;
+    grpc::Status status = stub_->GetStatus(As("observer").get(), pb::GetStatusRequest(), &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return {response.open_ports().begin(), response.open_ports().end()};
+  }
+
+  SerialBench bench_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<pb::SerialService::Stub> stub_;
+};
+
+TEST_F(OwnerLeaseTest, ReleasingTheLeaseClosesOnlyThatOwnersPorts) {
+  std::shared_ptr<OwnerLease> lease = OwnerLease::Start(channel_, "alice");
+  ASSERT_TRUE(Eventually([&] { return lease->active(); })) << "the service never confirmed";
+  ASSERT_NO_FATAL_FAILURE(Open("alice", "loop://alice"));
+  ASSERT_NO_FATAL_FAILURE(Open("bob", "loop://bob"));
+  EXPECT_EQ(OpenPorts().size(), 2u);
+
+  lease->Release();
+  EXPECT_TRUE(Eventually([&] { return OpenPorts() == std::vector<std::string>{"loop://bob"}; }));
+  EXPECT_TRUE(Eventually([&] { return !lease->active(); }));
+}
+
+TEST_F(OwnerLeaseTest, DroppingTheLeaseReleasesIt) {
+  ASSERT_NO_FATAL_FAILURE(Open("carol", "loop://carol"));
+  {
+    std::shared_ptr<OwnerLease> lease = OwnerLease::Start(channel_, "carol");
+    ASSERT_TRUE(Eventually([&] { return lease->active(); }));
+  }
+  EXPECT_TRUE(Eventually([&] { return OpenPorts().empty(); }));
+}
+
+TEST_F(OwnerLeaseTest, OwnerLeasesHoldOneLeasePerBench) {
+  SerialBench other;
+  ASSERT_NO_FATAL_FAILURE(other.Start());
+  auto other_channel = ChannelTo(other.address());
+  OwnerLeases leases({channel_, other_channel}, pb::SerialService::service_full_name());
+  EXPECT_TRUE(leases.Covers(pb::SerialService::service_full_name()));
+  EXPECT_FALSE(leases.Covers("labgate.session.v1.SessionService"));
+
+  auto other_stub = pb::SerialService::NewStub(other_channel);
+  std::shared_ptr<void> held = leases.Acquire("dave");
+  ASSERT_NO_FATAL_FAILURE(Open("dave", "loop://here"));
+  pb::OpenPortRequest request;
+  request.set_port_name("loop://there");
+  request.set_baud_rate(9600);
+  pb::OpenPortResponse response;
+  ASSERT_TRUE(other_stub->OpenPort(As("dave").get(), request, &response).ok());
+
+  held.reset();  // both benches close dave's ports
+  EXPECT_TRUE(Eventually([&] { return OpenPorts().empty(); }));
+  EXPECT_TRUE(Eventually([&] {
+    pb::GetStatusResponse status;
+    return other_stub->GetStatus(As("observer").get(), pb::GetStatusRequest(), &status).ok() &&
+           status.open_ports().empty();
+  }));
+}
+
+}  // namespace
+}  // namespace labgate::gateway

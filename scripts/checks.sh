@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The machine checks .ci/run adds after the test command, each a preset of CMakePresets.json:
+#   clang-tsa  clang 16, the thread-safety analysis as errors; clang-tidy on the files the last
+#              commit changed; the unit tests of that build
+#   asan       the whole suite under AddressSanitizer and UndefinedBehaviorSanitizer
+#   tsan       the gateway and serial suites under ThreadSanitizer
+#   fuzz-long  each fuzzer for 60 s more, on the fuzz build and corpus the test command left
+# Usage: scripts/checks.sh [CHECK...]   (default: all four, in that order)
+# Every check runs even if one before it failed; each says how long it took (stderr). The
+# last line counts every CTest run, "N passed, M failed"; the exit status is non-zero if
+# anything failed.
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+source "$root/scripts/lib/tally.sh"
+"$root/scripts/setup.sh" --test || tally_failure "checks: setup failed"
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+
+# run_ctest ARGS...: one CTest run, tallied.
+run_ctest() {
+  ctest "$@" 2>&1 | tee "$log"
+  tally_log "$log"
+}
+
+# build PRESET: configures and builds it; false (and one failure) if either step fails.
+build() {
+  if cmake --preset "$1" >&2 && cmake --build --preset "$1" >&2; then
+    return 0
+  fi
+  tally_failure "checks: the $1 preset did not build"
+  return 1
+}
+
+check_clang_tsa() {
+  build clang-tsa || return
+  # On a fresh clone there is no branch to compare with: the last commit is the change.
+  if git rev-parse -q --verify HEAD^ >/dev/null; then
+    "$root/scripts/tidy-changed.sh" HEAD^ || tally_failure "checks: clang-tidy found problems"
+  fi
+  run_ctest --preset clang-tsa
+}
+
+check_asan() { build asan && run_ctest --preset asan; }
+check_tsan() { build tsan && run_ctest --preset tsan; }
+
+check_fuzz_long() {
+  # The test command builds the fuzz preset; build it here too when run on its own.
+  build fuzz && run_ctest --preset fuzz-long
+}
+
+checks=("$@")
+((${#checks[@]})) || checks=(clang-tsa asan tsan fuzz-long)
+for check in "${checks[@]}"; do
+  started=$SECONDS
+  echo "checks: $check" >&2
+  case $check in
+    clang-tsa) check_clang_tsa ;;
+    asan) check_asan ;;
+    tsan) check_tsan ;;
+    fuzz-long) check_fuzz_long ;;
+    *) tally_failure "checks: unknown check '$check' (clang-tsa, asan, tsan, fuzz-long)" ;;
+  esac
+  echo "checks: $check took $(((SECONDS - started) / 60)) min $(((SECONDS - started) % 60)) s" >&2
+done
+
+tally_line
+((tally_failed == 0))

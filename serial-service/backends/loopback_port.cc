@@ -1,0 +1,46 @@
+#include "serial-service/backends/loopback_port.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/time/time.h"
+
+namespace labgate::serial {
+
+absl::Status LoopbackPort::Open() {
+  absl::MutexLock lock(&mu_);
+  open_ = true;
+  buffer_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status LoopbackPort::Configure(const PortSettings&) { return absl::OkStatus(); }
+
+absl::StatusOr<size_t> LoopbackPort::Read(char* buffer, size_t max, int64_t timeout_ms) {
+  absl::MutexLock lock(&mu_);
+  auto readable = [this]()
+                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !buffer_.empty() || !open_; };
+  mu_.AwaitWithTimeout(absl::Condition(&readable), absl::Milliseconds(timeout_ms));
+  if (!open_) return absl::UnavailableError("device disconnected: loopback closed");
+  const size_t count = std::min(max, buffer_.size());
+  std::memcpy(buffer, buffer_.data(), count);
+  buffer_.erase(0, count);
+  return count;
+}
+
+absl::StatusOr<size_t> LoopbackPort::Write(const std::string& data, int64_t) {
+  absl::MutexLock lock(&mu_);
+  if (!open_) return absl::UnavailableError("device disconnected: loopback closed");
+  const size_t room = kCapacity - std::min(kCapacity, buffer_.size());
+  const size_t count = std::min(room, data.size());
+  buffer_.append(data, 0, count);
+  return count;
+}
+
+void LoopbackPort::Close() {
+  absl::MutexLock lock(&mu_);
+  open_ = false;
+  buffer_.clear();
+}
+
+}  // namespace labgate::serial

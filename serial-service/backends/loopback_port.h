@@ -1,0 +1,31 @@
+// loop:// — a built-in port that reads back what was written, for demos and the
+// gateway's tests. Each opened loopback (loop://, loop://a, ...) has its own buffer.
+#pragma once
+
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "serial-service/backends/serial_port.h"
+
+namespace labgate::serial {
+
+class LoopbackPort : public SerialPort {
+ public:
+  // Bytes written but not yet read back, beyond which writes are refused.
+  static constexpr size_t kCapacity = 1 << 20;
+
+  absl::Status Open() override;
+  absl::Status Configure(const PortSettings& settings) override;
+  absl::StatusOr<size_t> Read(char* buffer, size_t max, int64_t timeout_ms) override;
+  absl::StatusOr<size_t> Write(const std::string& data, int64_t timeout_ms) override;
+  void Close() override;
+  std::string backend_name() const override { return "loopback"; }
+
+ private:
+  absl::Mutex mu_;
+  std::string buffer_ ABSL_GUARDED_BY(mu_);
+  bool open_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace labgate::serial

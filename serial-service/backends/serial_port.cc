@@ -1,0 +1,36 @@
+#include "serial-service/backends/serial_port.h"
+
+#include <chrono>
+
+#include "absl/strings/match.h"
+#include "serial-service/backends/libserialport_backend.h"
+#include "serial-service/backends/loopback_port.h"
+#include "serial-service/backends/tty_port.h"
+#include "serial-service/ports/clock.h"
+
+namespace labgate::serial {
+
+bool IsLoopbackName(const std::string& port_name) { return absl::StartsWith(port_name, "loop://"); }
+
+std::unique_ptr<SerialPort> DefaultPortFactory(const std::string& port_name) {
+  if (IsLoopbackName(port_name)) return std::make_unique<LoopbackPort>();
+  return std::make_unique<TtyPort>(port_name);
+}
+
+namespace {
+class SteadyClock : public Clock {
+ public:
+  int64_t NowMs() override {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+};
+}  // namespace
+
+Clock* SystemClock() {
+  static SteadyClock* clock = new SteadyClock();
+  return clock;
+}
+
+}  // namespace labgate::serial

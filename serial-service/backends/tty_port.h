@@ -1,0 +1,34 @@
+// A device path: libserialport where it can, termios for any other tty (ptys, socat
+// links, tty0tty), chosen when the port opens.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "serial-service/backends/serial_port.h"
+
+namespace labgate::serial {
+
+class TtyPort : public SerialPort {
+ public:
+  explicit TtyPort(std::string path);
+
+  absl::Status Open() override;
+  absl::Status Configure(const PortSettings& settings) override {
+    return active_->Configure(settings);
+  }
+  absl::StatusOr<size_t> Read(char* buffer, size_t max, int64_t timeout_ms) override {
+    return active_->Read(buffer, max, timeout_ms);
+  }
+  absl::StatusOr<size_t> Write(const std::string& data, int64_t timeout_ms) override {
+    return active_->Write(data, timeout_ms);
+  }
+  void Close() override { active_->Close(); }
+  std::string backend_name() const override { return active_->backend_name(); }
+
+ private:
+  std::string path_;
+  std::unique_ptr<SerialPort> active_;
+};
+
+}  // namespace labgate::serial

@@ -1,0 +1,492 @@
+// The gRPC adapter: reads the caller (labgate-owner, a relayed confirmation) and the
+// request, hands them to PortService, and writes what it answers into the response.
+// Handlers never block: PortService finishes each call from its completion.
+#include <atomic>
+#include <optional>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "common/confirmation_secret.h"
+#include "common/grpc_finish.h"
+#include "common/grpc_status.h"
+#include "common/secret_compare.h"
+#include "serial-service/grpc/stream_reactors.h"
+#include "serial-service/policy/port_policy_proto.h"
+#include "serial-service/port_service.h"
+#include "serial-service/ports/data_encoding.h"
+#include "serial-service/ports/port_settings.h"
+#include "serial-service/serial_service.h"
+
+namespace labgate::serial {
+namespace {
+
+std::string OwnerOf(grpc::CallbackServerContext* context) {
+  const auto& metadata = context->client_metadata();
+  auto it = metadata.find(kOwnerMetadataKey);
+  if (it == metadata.end() || it->second.empty()) return kDefaultOwner;
+  return std::string(it->second.data(), it->second.size());
+}
+
+grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* context, const absl::Status& status) {
+  return FinishNow(context, status);
+}
+
+// A gateway's answer to a confirmation request: metadata "<id>:<decision>:<secret>".
+// Only a caller that knows the confirmation secret can give one.
+std::optional<Confirmation> ConfirmationOf(grpc::CallbackServerContext* context) {
+  const auto& metadata = context->client_metadata();
+  auto it = metadata.find(kConfirmationMetadata);
+  if (it == metadata.end()) return std::nullopt;
+  const std::string value(it->second.data(), it->second.size());
+  const size_t first = value.find(':');
+  const size_t second = first == std::string::npos ? first : value.find(':', first + 1);
+  if (second == std::string::npos ||
+      !SecretEquals(value.substr(second + 1), ConfirmationSecret())) {
+    return std::nullopt;
+  }
+  return Confirmation{value.substr(0, first), value.substr(first + 1, second - first - 1)};
+}
+
+// Like FinishWith, but a write the policy holds for a person's confirmation also gets the
+// rule and the approval's id in the call's trailing metadata.
+template <typename T, typename Fill>
+std::function<void(absl::StatusOr<T>)> FinishWrite(grpc::CallbackServerContext* context,
+                                                   grpc::ServerUnaryReactor* reactor, Fill fill) {
+  return [context, finish = FinishWith<T>(reactor, std::move(fill))](absl::StatusOr<T> outcome) {
+    if (!outcome.ok()) {
+      auto rule = outcome.status().GetPayload(kConfirmRulePayload);
+      auto id = outcome.status().GetPayload(kConfirmIdPayload);
+      if (rule.has_value()) context->AddTrailingMetadata(kConfirmRuleTrailer, std::string(*rule));
+      if (id.has_value()) context->AddTrailingMetadata(kConfirmIdTrailer, std::string(*id));
+    }
+    finish(std::move(outcome));
+  };
+}
+
+v1::PortState StateToProto(PortState state) {
+  switch (state) {
+    case PortState::kOpening:
+    case PortState::kOpen:
+      return v1::PORT_STATE_OPEN;
+    case PortState::kError:
+      return v1::PORT_STATE_ERROR;
+    case PortState::kClosed:
+      break;
+  }
+  return v1::PORT_STATE_CLOSED;
+}
+
+std::optional<std::string> OptionalName(bool has, const std::string& name) {
+  if (!has || name.empty()) return std::nullopt;
+  return name;
+}
+
+// The text encodings (and none) make text writes and reads; hex and base64 binary ones.
+bool IsTextMode(v1::Encoding encoding) {
+  return encoding == v1::ENCODING_UNSPECIFIED || encoding == v1::ENCODING_TEXT;
+}
+
+absl::Status BadEncoding() {
+  return absl::InvalidArgumentError("encoding must be one of text, hex, base64");
+}
+
+void FillDetails(const PortDetails& details, v1::PortDetails* out) {
+  out->set_port_name(details.port_name);
+  out->set_transport(TransportToProto(details.transport));
+  if (details.usb_vid >= 0) {
+    out->set_vid(absl::StrCat("0x", absl::Hex(details.usb_vid, absl::kZeroPad4)));
+    out->set_pid(absl::StrCat("0x", absl::Hex(details.usb_pid, absl::kZeroPad4)));
+  }
+  if (details.serial_number) out->set_serial_number(*details.serial_number);
+  if (details.manufacturer) out->set_manufacturer(*details.manufacturer);
+  if (details.product) out->set_product(*details.product);
+  if (details.description) out->set_description(*details.description);
+}
+
+void FillReadResponse(const ReadResult& result, v1::Encoding encoding, const std::string& name,
+                      v1::ReadResponse* response) {
+  response->set_port_name(name);
+  response->set_bytes_read_total(result.bytes_read_total);
+  response->set_not_recorded(result.not_recorded);
+  if (result.auto_closed) {
+    response->set_event("auto_close");
+    response->set_reason("idle_timeout");
+    response->set_idle_ms(result.idle_ms);
+    response->set_idle_close_count(result.idle_close_count);
+    response->set_encoding(v1::ENCODING_TEXT);
+    return;
+  }
+  EncodedData encoded = EncodeData(result.data, encoding);
+  response->set_data(std::move(encoded.data));
+  response->set_encoding(encoded.encoding);
+  response->set_bytes_read(static_cast<int64_t>(result.data.size()));
+  response->set_timed_out(result.timed_out);
+}
+
+class SerialServiceImpl final : public SerialGrpcService {
+ public:
+  SerialServiceImpl(std::unique_ptr<PortService> ports, size_t queue_limit)
+      : ports_(std::move(ports)), queue_limit_(queue_limit) {}
+
+  ~SerialServiceImpl() override { Shutdown(); }
+
+  absl::Status ReloadPolicy() override { return ports_->ReloadPolicy(); }
+
+  void SetSessionChannel(std::shared_ptr<grpc::Channel> channel) override {
+    ports_->recorder().SetChannel(std::move(channel));
+  }
+
+  void Shutdown() override {
+    if (!ports_->StopPorts()) return;
+    tracker_.EndAll();
+    ports_->DrainRecords(std::chrono::seconds(2));
+  }
+
+  grpc::ServerUnaryReactor* ListPorts(grpc::CallbackServerContext* context,
+                                      const v1::ListPortsRequest*,
+                                      v1::ListPortsResponse* response) override {
+    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    ports_->ListPorts(
+        FinishWith<std::vector<std::string>>(reactor, [response](std::vector<std::string> names) {
+          for (const std::string& name : names) response->add_ports()->set_port_name(name);
+        }));
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* ListPortsExtended(grpc::CallbackServerContext* context,
+                                              const v1::ListPortsExtendedRequest*,
+                                              v1::ListPortsExtendedResponse* response) override {
+    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    ports_->ListPortsExtended(FinishWith<std::vector<PortDetails>>(
+        reactor, [response](const std::vector<PortDetails>& ports) {
+          for (const PortDetails& port : ports) FillDetails(port, response->add_ports());
+        }));
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* DescribePort(grpc::CallbackServerContext* context,
+                                         const v1::DescribePortRequest* request,
+                                         v1::DescribePortResponse* response) override {
+    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    ports_->DescribePort(
+        OwnerOf(context), request->port_name(),
+        FinishWith<PortDescription>(reactor, [response](const PortDescription& description) {
+          response->set_backend(description.backend);
+          FillDetails(description.details, response->mutable_port());
+          if (!description.open.has_value()) {
+            response->set_state(v1::PORT_STATE_CLOSED);
+            return;
+          }
+          response->set_state(StateToProto(description.open->state));
+          SettingsToProto(description.open->settings, response->mutable_settings());
+          response->set_owned_by_caller(description.owned_by_caller);
+        }));
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* OpenPort(grpc::CallbackServerContext* context,
+                                     const v1::OpenPortRequest* request,
+                                     v1::OpenPortResponse* response) override {
+    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
+    absl::StatusOr<PortSettings> settings = SettingsFromOpenRequest(*request);
+    if (!settings.ok()) return Reply(context, settings.status());
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    ports_->OpenPort(
+        OwnerOf(context), request->port_name(), *settings,
+        FinishWith<PortSettings>(reactor, [request, response](const PortSettings& opened) {
+          response->set_status("opened");
+          response->set_port_name(request->port_name());
+          SettingsToProto(opened, response->mutable_settings());
+        }));
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* ReconfigurePort(grpc::CallbackServerContext* context,
+                                            const v1::ReconfigurePortRequest* request,
+                                            v1::ReconfigurePortResponse* response) override {
+    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(context, *request);
+    if (!port.ok()) return Reply(context, port.status());
+    absl::StatusOr<PortSettings> settings =
+        ApplyReconfigure((*port)->Snapshot().settings, *request);
+    if (!settings.ok()) return Reply(context, settings.status());
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    ports_->Reconfigure(**port, *settings,
+                        FinishWith<PortSettings>(reactor, [response, name = (*port)->name()](
+                                                              const PortSettings& applied) {
+                          response->set_status("reconfigured");
+                          response->set_port_name(name);
+                          SettingsToProto(applied, response->mutable_settings());
+                        }));
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* Write(grpc::CallbackServerContext* context,
+                                  const v1::WriteRequest* request,
+                                  v1::WriteResponse* response) override {
+    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(context, *request);
+    if (!port.ok()) return Reply(context, port.status());
+    absl::StatusOr<std::string> bytes = DecodeData(request->data(), request->encoding());
+    if (!bytes.ok()) return Reply(context, bytes.status());
+    TransferOptions options;
+    options.text_mode = IsTextMode(request->encoding());
+    if (request->has_timeout_ms()) options.timeout_ms = request->timeout_ms();
+    options.confirmation = ConfirmationOf(context);
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    ports_->Write(
+        OwnerOf(context), **port, *std::move(bytes), options,
+        FinishWrite<WriteResult>(context, reactor,
+                                 [response, name = (*port)->name()](const WriteResult& wrote) {
+                                   response->set_bytes_written(wrote.bytes_written);
+                                   response->set_bytes_written_total(wrote.bytes_written_total);
+                                   response->set_port_name(name);
+                                   response->set_not_recorded(wrote.not_recorded);
+                                 }));
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* Read(grpc::CallbackServerContext* context,
+                                 const v1::ReadRequest* request,
+                                 v1::ReadResponse* response) override {
+    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(context, *request);
+    if (!port.ok()) return Reply(context, port.status());
+    const v1::Encoding encoding = request->encoding();
+    TransferOptions options;
+    if (request->has_max_bytes()) options.max_bytes = request->max_bytes();
+    if (request->has_timeout_ms()) options.timeout_ms = request->timeout_ms();
+    options.text_mode = IsTextMode(encoding);
+    // The context outlives the read: the reactor finishes only in its callback.
+    options.abandoned = [context] { return context->IsCancelled(); };
+    absl::StatusOr<ReadParams> params = ports_->ReadParamsFor(**port, options);
+    if (!params.ok()) return Reply(context, params.status());
+    if (!v1::Encoding_IsValid(encoding)) return Reply(context, BadEncoding());
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    ports_->Read(**port, *std::move(params),
+                 FinishWith<ReadResult>(reactor, [response, encoding, name = (*port)->name()](
+                                                     const ReadResult& result) {
+                   FillReadResponse(result, encoding, name, response);
+                 }));
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* Query(grpc::CallbackServerContext* context,
+                                  const v1::QueryRequest* request,
+                                  v1::QueryResponse* response) override {
+    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(context, *request);
+    if (!port.ok()) return Reply(context, port.status());
+    const v1::Encoding encoding = request->encoding();
+    if (!v1::Encoding_IsValid(encoding)) return Reply(context, BadEncoding());
+    absl::StatusOr<std::string> bytes = DecodeData(request->data(), encoding);
+    if (!bytes.ok()) return Reply(context, bytes.status());
+    TransferOptions options;
+    if (request->has_max_bytes()) options.max_bytes = request->max_bytes();
+    if (request->has_timeout_ms()) options.timeout_ms = request->timeout_ms();
+    options.text_mode = IsTextMode(encoding);
+    options.keep_terminator = !options.text_mode;
+    options.abandoned = [context] { return context->IsCancelled(); };
+    options.confirmation = ConfirmationOf(context);
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    ports_->Query(OwnerOf(context), **port, *std::move(bytes), options,
+                  FinishWrite<QueryResult>(
+                      context, reactor,
+                      [response, encoding, name = (*port)->name()](const QueryResult& result) {
+                        EncodedData encoded = EncodeData(result.reply.data, encoding);
+                        response->set_data(std::move(encoded.data));
+                        response->set_encoding(encoded.encoding);
+                        response->set_bytes_read(static_cast<int64_t>(result.reply.data.size()));
+                        response->set_timed_out(result.reply.timed_out);
+                        response->set_latency_ms(result.latency_ms);
+                        response->set_bytes_written(result.wrote.bytes_written);
+                        response->set_port_name(name);
+                        response->set_not_recorded(result.not_recorded);
+                      }));
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* ClosePort(grpc::CallbackServerContext* context,
+                                      const v1::ClosePortRequest* request,
+                                      v1::ClosePortResponse* response) override {
+    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    ports_->ClosePort(OwnerOf(context),
+                      OptionalName(request->has_port_name(), request->port_name()),
+                      FinishWith<PortService::CloseOutcome>(
+                          reactor, [response](const PortService::CloseOutcome& closed) {
+                            response->set_status(closed.status);
+                            response->set_port_name(closed.port_name);
+                          }));
+    return reactor;
+  }
+
+  grpc::ServerUnaryReactor* GetStatus(grpc::CallbackServerContext* context,
+                                      const v1::GetStatusRequest* request,
+                                      v1::GetStatusResponse* response) override {
+    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
+    const std::string owner = OwnerOf(context);
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port =
+        ports_->ObservedPort(owner, OptionalName(request->has_port_name(), request->port_name()));
+    if (!port.ok()) return Reply(context, port.status());
+    for (const std::string& name : ports_->OpenPortNames()) response->add_open_ports(name);
+    response->set_port_name(request->port_name());
+    const std::string policy_port = *port != nullptr ? (*port)->name() : request->port_name();
+    if (std::shared_ptr<const Policy> policy = ports_->policy();
+        policy != nullptr && !policy_port.empty()) {
+      PortPolicyToProto(*policy, policy_port, response->mutable_policy());
+    }
+    if (*port == nullptr) {
+      response->set_status(v1::PORT_STATE_CLOSED);
+      return Reply(context, absl::OkStatus());
+    }
+    const PortSnapshot snapshot = (*port)->Snapshot();
+    response->set_port_name((*port)->name());
+    response->set_status(StateToProto(snapshot.state));
+    if (snapshot.state != PortState::kClosed) {
+      SettingsToProto(snapshot.settings, response->mutable_settings());
+    }
+    response->set_owned_by_caller((*port)->owner() == owner);
+    if (snapshot.state != PortState::kClosed) response->set_owner((*port)->owner());
+    const SessionRecorder::PortCounts records = ports_->RecordCounts((*port)->name());
+    response->set_records_pending(records.pending);
+    response->set_records_lost(records.lost);
+    return Reply(context, absl::OkStatus());
+  }
+
+  grpc::ServerUnaryReactor* GetMetrics(grpc::CallbackServerContext* context,
+                                       const v1::GetMetricsRequest* request,
+                                       v1::GetMetricsResponse* response) override {
+    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = ports_->ObservedPort(
+        OwnerOf(context), OptionalName(request->has_port_name(), request->port_name()));
+    if (!port.ok()) return Reply(context, port.status());
+    const std::string name = *port != nullptr ? (*port)->name() : request->port_name();
+    response->set_port_name(name);
+    response->set_idle_close_count(ports_->IdleCloseCount(name));
+    const SessionRecorder::PortCounts records = ports_->RecordCounts(name);
+    response->set_records_pending(records.pending);
+    response->set_records_lost(records.lost);
+    if (*port == nullptr) {
+      response->set_state(v1::PORT_STATE_CLOSED);
+      return Reply(context, absl::OkStatus());
+    }
+    const PortSnapshot snapshot = (*port)->Snapshot();
+    response->set_state(StateToProto(snapshot.state));
+    response->set_bytes_read_total(snapshot.bytes_read_total);
+    response->set_bytes_written_total(snapshot.bytes_written_total);
+    response->set_open_duration_ms(snapshot.open_duration_ms);
+    response->set_last_activity_ms(snapshot.last_activity_ms);
+    response->set_timeout_streak(snapshot.timeout_streak);
+    return Reply(context, absl::OkStatus());
+  }
+
+  grpc::ServerWriteReactor<v1::PortEvent>* Subscribe(grpc::CallbackServerContext* /*context*/,
+                                                     const v1::SubscribeRequest* request) override {
+    if (request->port_name().empty() || ports_->stopped()) {
+      auto* reactor = new RejectedStream<v1::PortEvent>();
+      reactor->Finish(ToGrpcStatus(
+          ports_->stopped() ? PortService::ShuttingDownError()
+                            : absl::InvalidArgumentError("port_name is required for Subscribe")));
+      return reactor;
+    }
+    v1::PortEvent initial;
+    initial.set_port_name(request->port_name());
+    initial.set_reason("current state");
+    std::shared_ptr<ManagedPort> port = ports_->FindPort(request->port_name());
+    const PortState state = port != nullptr ? port->state() : PortState::kClosed;
+    initial.set_type(state == PortState::kError    ? v1::PortEvent::TYPE_ERROR
+                     : state == PortState::kClosed ? v1::PortEvent::TYPE_CLOSED
+                                                   : v1::PortEvent::TYPE_OPENED);
+    auto* reactor = SubscribeReactor::Start(request->port_name(), request->encoding(),
+                                            request->include_writes(), std::move(initial),
+                                            &ports_->hub(), &tracker_, queue_limit_);
+    if (port != nullptr) port->WakeForSubscribers();
+    return reactor;
+  }
+
+  grpc::ServerWriteReactor<v1::PortEvent>* WatchPorts(grpc::CallbackServerContext* /*context*/,
+                                                      const v1::WatchPortsRequest*) override {
+    if (ports_->stopped()) {
+      auto* reactor = new RejectedStream<v1::PortEvent>();
+      reactor->Finish(ToGrpcStatus(PortService::ShuttingDownError()));
+      return reactor;
+    }
+    return SubscribeReactor::StartForEveryPort([this] { return CurrentPortEvents(); },
+                                               &ports_->hub(), &tracker_);
+  }
+
+  grpc::ServerWriteReactor<v1::LeaseEvent>* Lease(grpc::CallbackServerContext* context,
+                                                  const v1::LeaseRequest*) override {
+    return LeaseReactor::Start(OwnerOf(context), ports_.get(), &tracker_);
+  }
+
+  grpc::ServerUnaryReactor* ReleaseOwner(grpc::CallbackServerContext* context,
+                                         const v1::ReleaseOwnerRequest*,
+                                         v1::ReleaseOwnerResponse* response) override {
+    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    ports_->ReleaseOwner(OwnerOf(context), [response, reactor](std::vector<std::string> names) {
+      for (const std::string& name : names) response->add_closed_ports(name);
+      reactor->Finish(grpc::Status::OK);
+    });
+    return reactor;
+  }
+
+ private:
+  template <typename Message>
+  class RejectedStream : public grpc::ServerWriteReactor<Message> {
+   public:
+    void OnDone() override { delete this; }
+  };
+
+  // The port a write, read, query or reconfigure addresses: named, or the caller's only one.
+  template <typename Request>
+  absl::StatusOr<std::shared_ptr<ManagedPort>> CallersPort(grpc::CallbackServerContext* context,
+                                                           const Request& request) const {
+    return ports_->CallersPort(OwnerOf(context),
+                               OptionalName(request.has_port_name(), request.port_name()));
+  }
+
+  // One "current state" event per open or lost port: OPENED, or ERROR for a lost device.
+  std::vector<v1::PortEvent> CurrentPortEvents() const {
+    std::vector<v1::PortEvent> events;
+    for (const auto& [name, state] : ports_->CurrentPortStates()) {
+      v1::PortEvent& event = events.emplace_back();
+      event.set_type(state == PortState::kError ? v1::PortEvent::TYPE_ERROR
+                                                : v1::PortEvent::TYPE_OPENED);
+      event.set_port_name(name);
+      event.set_reason("current state");
+    }
+    return events;
+  }
+
+  const std::unique_ptr<PortService> ports_;
+  const size_t queue_limit_;
+  StreamTracker tracker_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<SerialGrpcService>> CreateSerialService(
+    const SerialServiceOptions& options) {
+  if (options.subscriber_queue_limit <= 0) {
+    return absl::InvalidArgumentError("subscriber_queue_limit must be positive");
+  }
+  PortServiceOptions port_options;
+  port_options.clock = options.clock;
+  port_options.port_factory = options.port_factory;
+  port_options.poll_period_ms = options.poll_period_ms;
+  port_options.record_queue_limit = options.record_queue_limit;
+  port_options.policy_file = options.policy_file;
+  absl::StatusOr<std::unique_ptr<PortService>> ports = PortService::Create(port_options);
+  if (!ports.ok()) return ports.status();
+  if (options.session_channel) (*ports)->recorder().SetChannel(options.session_channel);
+  return std::unique_ptr<SerialGrpcService>(std::make_unique<SerialServiceImpl>(
+      *std::move(ports), static_cast<size_t>(options.subscriber_queue_limit)));
+}
+
+}  // namespace labgate::serial

@@ -1,0 +1,351 @@
+#include "serial-service/port_service.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "serial-service/backends/libserialport_backend.h"
+#include "serial-service/backends/termios_port.h"
+#include "serial-service/ports/data_encoding.h"
+#include "serial-service/ports/port_settings.h"
+#include "serial-service/serial_metrics.h"
+
+namespace labgate::serial {
+namespace {
+
+PortDetails LoopbackDetails(const std::string& name) {
+  PortDetails details;
+  details.port_name = name;
+  details.transport = Transport::kLoopback;
+  details.description = "built-in loopback: reads back what is written";
+  return details;
+}
+
+RecorderOptions RecorderOptionsFor(const PortServiceOptions& options) {
+  RecorderOptions recorder;
+  recorder.queue_limit = options.record_queue_limit;
+  return recorder;
+}
+
+// Written data as an event shows it: text, or base64 for other bytes; at most 200.
+std::string Shown(const std::string& bytes) {
+  std::string shown = IsValidUtf8(bytes) ? bytes : EncodeData(bytes, v1::ENCODING_BASE64).data;
+  if (shown.size() > 200) shown = shown.substr(0, 200) + "...";
+  return shown;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<PortService>> PortService::Create(
+    const PortServiceOptions& options) {
+  if (options.poll_period_ms <= 0) {
+    return absl::InvalidArgumentError("poll_period_ms must be positive");
+  }
+  SerialMetrics::Get();  // listed from the first scrape on
+  std::unique_ptr<PortService> service(new PortService(options));
+  if (absl::Status loaded = service->ReloadPolicy(); !loaded.ok()) return loaded;
+  return service;
+}
+
+PortService::PortService(const PortServiceOptions& options)
+    : clock_(options.clock != nullptr ? options.clock : SystemClock()),
+      policy_file_(options.policy_file),
+      recorder_(std::make_unique<SessionRecorder>(RecorderOptionsFor(options))),
+      registry_(options.port_factory ? options.port_factory : PortFactory(DefaultPortFactory),
+                clock_, &hub_, options.poll_period_ms, recorder_.get()),
+      misc_worker_(std::make_unique<PortWorker>("serial-misc", nullptr, 0)) {}
+
+PortService::~PortService() { StopPorts(); }
+
+absl::Status PortService::ShuttingDownError() {
+  return absl::UnavailableError("labgate-serial is shutting down");
+}
+
+absl::Status PortService::ReloadPolicy() {
+  if (policy_file_.empty()) return absl::OkStatus();
+  absl::StatusOr<std::shared_ptr<const Policy>> loaded = LoadPolicyFile(policy_file_);
+  if (!loaded.ok()) {
+    LG_LOG(kError) << "policy not (re)loaded, the previous one stays in force: "
+                   << loaded.status().message();
+    return loaded.status();
+  }
+  policy_.Replace(*std::move(loaded));
+  LG_LOG(kInfo) << "policy loaded from " << policy_file_;
+  return absl::OkStatus();
+}
+
+bool PortService::StopPorts() {
+  if (stopped_.exchange(true)) return false;
+  registry_.CloseAll("service stopping", absl::Seconds(5));
+  return true;
+}
+
+void PortService::DrainRecords(std::chrono::milliseconds grace) { recorder_->Drain(grace); }
+
+void PortService::ListPorts(std::function<void(absl::StatusOr<std::vector<std::string>>)> done) {
+  OnMiscWorker([this, done = std::move(done)] {
+    absl::StatusOr<std::vector<PortDetails>> ports = LibSerialPortBackend::ListPorts();
+    if (!ports.ok()) return done(ports.status());
+    std::set<std::string> names;
+    for (const PortDetails& port : *ports) names.insert(port.port_name);
+    for (const std::string& name : registry_.OpenPortNames()) names.insert(name);
+    std::vector<std::string> listed;
+    for (const std::string& name : names) {
+      if (policy_.Listed(name)) listed.push_back(name);
+    }
+    done(std::move(listed));
+  });
+}
+
+void PortService::ListPortsExtended(
+    std::function<void(absl::StatusOr<std::vector<PortDetails>>)> done) {
+  OnMiscWorker([this, done = std::move(done)] {
+    absl::StatusOr<std::vector<PortDetails>> ports = LibSerialPortBackend::ListPorts();
+    if (!ports.ok()) return done(ports.status());
+    std::vector<PortDetails> listed;
+    std::set<std::string> found;
+    for (const PortDetails& port : *ports) {
+      found.insert(port.port_name);
+      if (policy_.Listed(port.port_name)) listed.push_back(port);
+    }
+    for (const std::string& name : registry_.OpenPortNames()) {
+      if (found.count(name) != 0 || !policy_.Listed(name)) continue;
+      if (IsLoopbackName(name)) {
+        listed.push_back(LoopbackDetails(name));
+      } else {
+        absl::StatusOr<PortDetails> details = LibSerialPortBackend::Describe(name);
+        PortDetails fallback;
+        fallback.port_name = name;
+        listed.push_back(details.ok() ? *details : fallback);
+      }
+    }
+    done(std::move(listed));
+  });
+}
+
+void PortService::DescribePort(const std::string& owner, const std::string& name,
+                               std::function<void(absl::StatusOr<PortDescription>)> done) {
+  if (name.empty()) {
+    return done(absl::InvalidArgumentError(
+        "port_name is required: a device path such as /dev/ttyUSB0, or loop://"));
+  }
+  OnMiscWorker([this, owner, name, done = std::move(done)] {
+    std::shared_ptr<ManagedPort> port = registry_.Find(name);
+    absl::StatusOr<PortDetails> details =
+        IsLoopbackName(name) ? LoopbackDetails(name) : LibSerialPortBackend::Describe(name);
+    PortDescription description;
+    description.backend = IsLoopbackName(name) ? "loopback" : "libserialport";
+    if (!details.ok()) {
+      const bool tty = port != nullptr || TermiosPort::IsTty(name);
+      if (!tty) return done(details.status());
+      PortDetails fallback;
+      fallback.port_name = name;
+      fallback.description = "tty without a serial-port entry in sysfs";
+      details = fallback;
+      description.backend = "termios";
+    }
+    description.details = *std::move(details);
+    if (port != nullptr) {
+      description.open = port->Snapshot();
+      if (!description.open->backend.empty()) description.backend = description.open->backend;
+      description.owned_by_caller = port->owner() == owner;
+    }
+    done(std::move(description));
+  });
+}
+
+absl::Status PortService::CheckCanRecord(const std::string& session_id) const {
+  if (session_id.empty() || recorder_->enabled()) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      "session_id given, but this labgate-serial has no session service to record to "
+      "(start it with --session-addr)");
+}
+
+void PortService::OpenPort(const std::string& owner, const std::string& name,
+                           const PortSettings& settings,
+                           std::function<void(absl::StatusOr<PortSettings>)> done) {
+  if (absl::Status can = CheckCanRecord(settings.session_id); !can.ok()) return done(can);
+  if (absl::Status allowed = policy_.CheckOpen(name, settings.baud_rate); !allowed.ok()) {
+    SerialMetrics::Get().policy_refusals.With({"open"}).Increment();
+    if (!settings.session_id.empty()) {
+      recorder_->Enqueue({settings.session_id, name, "event",
+                          absl::StrCat("open refused by policy: ", allowed.message()),
+                          std::nullopt});
+    }
+    return done(allowed);
+  }
+  registry_.Open(owner, name, settings, [done = std::move(done), settings](absl::Status status) {
+    if (!status.ok()) return done(status);
+    done(settings);
+  });
+}
+
+absl::Status PortService::CheckOwner(const ManagedPort& port, const std::string& owner) {
+  if (port.owner() == owner) return absl::OkStatus();
+  return PortInUseError(port.name(), port.owner());
+}
+
+absl::StatusOr<std::shared_ptr<ManagedPort>> PortService::CallersPort(
+    const std::string& owner, const std::optional<std::string>& name) const {
+  absl::StatusOr<std::shared_ptr<ManagedPort>> port = registry_.Select(owner, name);
+  if (!port.ok()) return port;
+  if (absl::Status owned = CheckOwner(**port, owner); !owned.ok()) return owned;
+  return port;
+}
+
+absl::StatusOr<std::shared_ptr<ManagedPort>> PortService::ObservedPort(
+    const std::string& owner, const std::optional<std::string>& name) const {
+  if (name.has_value()) return registry_.Find(*name);
+  if (registry_.OpenPortNamesOf(owner).empty()) return std::shared_ptr<ManagedPort>();
+  return registry_.Select(owner, name);
+}
+
+std::shared_ptr<ManagedPort> PortService::FindPort(const std::string& name) const {
+  return registry_.Find(name);
+}
+
+void PortService::Reconfigure(ManagedPort& port, const PortSettings& settings,
+                              std::function<void(absl::StatusOr<PortSettings>)> done) {
+  if (absl::Status can = CheckCanRecord(settings.session_id); !can.ok()) return done(can);
+  if (absl::Status allowed = policy_.CheckOpen(port.name(), settings.baud_rate); !allowed.ok()) {
+    SerialMetrics::Get().policy_refusals.With({"reconfigure"}).Increment();
+    port.RecordEvent(absl::StrCat("reconfigure refused by policy: ", allowed.message()));
+    return done(allowed);
+  }
+  port.Reconfigure(settings, std::move(done));
+}
+
+absl::Status PortService::CheckWrite(const std::string& owner, ManagedPort& port,
+                                     const std::string& bytes,
+                                     const std::optional<Confirmation>& confirmation,
+                                     const char* what) {
+  if (static_cast<int64_t>(bytes.size()) > kMaxTransferBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("data is ", bytes.size(), " bytes; ", what,
+                                                   " takes at most ", kMaxTransferBytes,
+                                                   " bytes per call"));
+  }
+  const std::string shown = Shown(bytes);
+  std::string approval;
+  if (confirmation.has_value()) {
+    if (confirmation->decision != "accept") {
+      SerialMetrics::Get().policy_confirmations.With({"declined"}).Increment();
+      policy_.Withdraw(confirmation->id);
+      port.RecordEvent(absl::StrCat("write not approved (", confirmation->decision, "): ", shown));
+      return absl::FailedPreconditionError(
+          absl::StrCat("the write to ", port.name(), " was not approved (", confirmation->decision,
+                       "), so it was not sent"));
+    }
+    approval = confirmation->id;
+  }
+  absl::Status status = policy_.CheckWrite(owner, port.name(), bytes, approval);
+  if (status.ok()) {
+    if (!approval.empty()) {
+      SerialMetrics::Get().policy_confirmations.With({"approved"}).Increment();
+      port.RecordEvent(absl::StrCat("write approved by a person: ", shown));
+    }
+    return status;
+  }
+  if (status.GetPayload(kConfirmRulePayload).has_value()) {
+    SerialMetrics::Get().policy_confirmations.With({"requested"}).Increment();
+    port.RecordEvent(absl::StrCat("confirmation required (rule '",
+                                  std::string(*status.GetPayload(kConfirmRulePayload)),
+                                  "'): ", shown));
+  } else {
+    SerialMetrics::Get().policy_refusals.With({"write"}).Increment();
+    port.RecordEvent(absl::StrCat("write refused by policy: ", status.message()));
+  }
+  return status;
+}
+
+void PortService::Write(const std::string& owner, ManagedPort& port, std::string bytes,
+                        const TransferOptions& options,
+                        std::function<void(absl::StatusOr<WriteResult>)> done) {
+  if (absl::Status allowed = CheckWrite(owner, port, bytes, options.confirmation, "write");
+      !allowed.ok()) {
+    return done(allowed);
+  }
+  int64_t timeout_ms = port.Snapshot().settings.timeout_ms;
+  if (options.timeout_ms.has_value()) {
+    if (absl::Status status = ValidateTimeout(*options.timeout_ms); !status.ok()) {
+      return done(status);
+    }
+    timeout_ms = *options.timeout_ms;
+  }
+  port.Write(std::move(bytes), options.text_mode, timeout_ms, std::move(done));
+}
+
+absl::StatusOr<ReadParams> PortService::ReadParamsFor(const ManagedPort& port,
+                                                      const TransferOptions& options) const {
+  ReadParams params;
+  params.max_bytes = options.max_bytes.value_or(kDefaultReadBytes);
+  if (absl::Status status = ValidateMaxBytes(params.max_bytes); !status.ok()) return status;
+  params.timeout_ms = port.Snapshot().settings.timeout_ms;
+  if (options.timeout_ms.has_value()) {
+    if (absl::Status status = ValidateTimeout(*options.timeout_ms); !status.ok()) return status;
+    params.timeout_ms = *options.timeout_ms;
+  }
+  params.text_mode = options.text_mode;
+  params.keep_terminator = options.keep_terminator;
+  params.abandoned = options.abandoned;
+  return params;
+}
+
+void PortService::Read(ManagedPort& port, ReadParams params,
+                       std::function<void(absl::StatusOr<ReadResult>)> done) {
+  port.Read(std::move(params), std::move(done));
+}
+
+void PortService::Query(const std::string& owner, ManagedPort& port, std::string bytes,
+                        const TransferOptions& options,
+                        std::function<void(absl::StatusOr<QueryResult>)> done) {
+  if (bytes.empty()) {
+    return done(absl::InvalidArgumentError("data is required: the command to send"));
+  }
+  if (absl::Status allowed = CheckWrite(owner, port, bytes, options.confirmation, "query");
+      !allowed.ok()) {
+    return done(allowed);
+  }
+  absl::StatusOr<ReadParams> params = ReadParamsFor(port, options);
+  if (!params.ok()) return done(params.status());
+  port.Query(std::move(bytes), options.text_mode, *std::move(params), std::move(done));
+}
+
+void PortService::ClosePort(const std::string& owner, const std::optional<std::string>& name,
+                            std::function<void(absl::StatusOr<CloseOutcome>)> done) {
+  std::shared_ptr<ManagedPort> port;
+  if (name.has_value()) {
+    port = registry_.Find(*name);
+    if (port != nullptr) {
+      if (absl::Status owned = CheckOwner(*port, owner); !owned.ok()) return done(owned);
+    }
+  } else if (!registry_.OpenPortNamesOf(owner).empty()) {
+    absl::StatusOr<std::shared_ptr<ManagedPort>> selected = CallersPort(owner, name);
+    if (!selected.ok()) return done(selected.status());
+    port = *selected;
+  }
+  if (port == nullptr) return done(CloseOutcome{"already closed", name.value_or("")});
+  port->Close("closed by client",
+              [done = std::move(done), port_name = port->name()](std::string status) {
+                done(CloseOutcome{std::move(status), port_name});
+              });
+}
+
+void PortService::ReleaseOwner(const std::string& owner,
+                               std::function<void(std::vector<std::string>)> done) {
+  registry_.CloseAllOf(owner, "released by owner", std::move(done));
+}
+
+std::vector<std::pair<std::string, PortState>> PortService::CurrentPortStates() const {
+  std::vector<std::pair<std::string, PortState>> states;
+  for (const std::string& name : registry_.OpenPortNames()) {
+    std::shared_ptr<ManagedPort> port = registry_.Find(name);
+    if (port == nullptr) continue;  // closed meanwhile; its CLOSED event is on the stream
+    // A port still opening reports OPENED on the stream once it is open.
+    const PortState state = port->state();
+    if (state != PortState::kOpen && state != PortState::kError) continue;
+    states.emplace_back(name, state);
+  }
+  return states;
+}
+
+}  // namespace labgate::serial

@@ -1,0 +1,190 @@
+// The serial service without gRPC: the open ports and who owns them, the safety policy,
+// recording into sessions, listing and shutdown. Callers name themselves by an owner
+// string; requests arrive already decoded, and answers are PortSettings, ReadResult and
+// the like, or an absl::Status. The gRPC adapter (grpc/serial_grpc_service.cc) turns
+// messages into these calls and back.
+//
+// Nothing here blocks a caller on a device: device work runs on each port's worker, and
+// listing (sysfs can be slow) on a worker of its own. `done` runs once, on one of those
+// or on the calling thread before the call returns.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "serial-service/backends/serial_port.h"
+#include "serial-service/policy/policy_engine.h"
+#include "serial-service/ports/clock.h"
+#include "serial-service/ports/event_hub.h"
+#include "serial-service/ports/managed_port.h"
+#include "serial-service/ports/port_registry.h"
+#include "serial-service/ports/port_worker.h"
+#include "serial-service/recording/session_recorder.h"
+
+namespace labgate::serial {
+
+struct PortServiceOptions {
+  // Time for idle auto-close and the metrics' durations; null means SystemClock().
+  Clock* clock = nullptr;
+  // Backend per port name; empty means DefaultPortFactory (loop:// or a tty).
+  PortFactory port_factory;
+  // How often an otherwise idle port with subscribers polls its device.
+  int poll_period_ms = 10;
+  // Records waiting for the session service; beyond this they are lost (and counted).
+  size_t record_queue_limit = 10000;
+  // The safety policy (JSON); empty: no policy, everything is allowed.
+  std::string policy_file;
+};
+
+// A person's answer to a confirmation request, as a confirming gateway relays it.
+struct Confirmation {
+  std::string id;
+  std::string decision;  // "accept", or why not: "decline", "cancel", "unavailable"
+};
+
+// A port as DescribePort reports it.
+struct PortDescription {
+  PortDetails details;
+  std::string backend;               // "loopback", "libserialport" or "termios"
+  std::optional<PortSnapshot> open;  // set while the port is open (or lost)
+  bool owned_by_caller = false;
+};
+
+// What a write or query asks for, beyond its bytes. Unset values take the port's.
+struct TransferOptions {
+  bool text_mode = true;  // text: the terminator is appended to writes, and ends reads
+  std::optional<int64_t> max_bytes;
+  std::optional<int64_t> timeout_ms;
+  // A query's binary reply stops at the terminator and keeps it.
+  bool keep_terminator = false;
+  // True once the caller has gone (see ReadParams::abandoned).
+  std::function<bool()> abandoned;
+  // The person's answer to an earlier confirmation request, if the caller relays one.
+  std::optional<Confirmation> confirmation;
+};
+
+class PortService {
+ public:
+  // INVALID_ARGUMENT for a poll period that is not positive; the policy file's error when
+  // it does not load.
+  static absl::StatusOr<std::unique_ptr<PortService>> Create(const PortServiceOptions& options);
+  ~PortService();
+  PortService(const PortService&) = delete;
+  PortService& operator=(const PortService&) = delete;
+
+  // Reads the policy file again. A file that does not load leaves the current policy in
+  // force, and the error is returned.
+  absl::Status ReloadPolicy();
+  // Where bound ports are recorded (its channel may be set later).
+  SessionRecorder& recorder() { return *recorder_; }
+  EventHub& hub() { return hub_; }
+
+  // Closes every port (waiting up to 5 s for the closes); calls made after it should be
+  // refused with ShuttingDownError(). False, doing nothing, when it has already run.
+  bool StopPorts();
+  // Waits up to `grace` for the records still queued to reach the session service.
+  void DrainRecords(std::chrono::milliseconds grace);
+  bool stopped() const { return stopped_.load(); }
+  static absl::Status ShuttingDownError();
+
+  // Every port the host has plus the open ones, sorted, as far as the policy lists them.
+  void ListPorts(std::function<void(absl::StatusOr<std::vector<std::string>>)> done);
+  // The same with what is known of each.
+  void ListPortsExtended(std::function<void(absl::StatusOr<std::vector<PortDetails>>)> done);
+  // One port, open or not; NOT_FOUND-like errors for a name that is no port at all.
+  void DescribePort(const std::string& owner, const std::string& name,
+                    std::function<void(absl::StatusOr<PortDescription>)> done);
+
+  // Opens `name` for `owner` (see PortRegistry::Open), unless the policy refuses, or the
+  // settings bind a session and there is no session service to record to.
+  void OpenPort(const std::string& owner, const std::string& name, const PortSettings& settings,
+                std::function<void(absl::StatusOr<PortSettings>)> done);
+
+  // The port a reconfigure, write, read or query addresses: named, or the caller's only
+  // open one. FAILED_PRECONDITION when it is not open or another owner holds it.
+  absl::StatusOr<std::shared_ptr<ManagedPort>> CallersPort(
+      const std::string& owner, const std::optional<std::string>& name) const;
+  // The port a status or metrics call looks at: named (null when not open), or the
+  // caller's only one (null when it has none). Anyone may look.
+  absl::StatusOr<std::shared_ptr<ManagedPort>> ObservedPort(
+      const std::string& owner, const std::optional<std::string>& name) const;
+  std::shared_ptr<ManagedPort> FindPort(const std::string& name) const;
+
+  // Applies `settings` to the caller's port, with the same checks as OpenPort.
+  void Reconfigure(ManagedPort& port, const PortSettings& settings,
+                   std::function<void(absl::StatusOr<PortSettings>)> done);
+  // Writes `bytes` (decoded) after the size limit and the policy allow it. A policy that
+  // wants a person's confirmation fails it with FAILED_PRECONDITION carrying the
+  // kConfirmRulePayload and kConfirmIdPayload payloads.
+  void Write(const std::string& owner, ManagedPort& port, std::string bytes,
+             const TransferOptions& options, std::function<void(absl::StatusOr<WriteResult>)> done);
+  // A read's parameters, from the caller's options and the port's settings.
+  absl::StatusOr<ReadParams> ReadParamsFor(const ManagedPort& port,
+                                           const TransferOptions& options) const;
+  void Read(ManagedPort& port, ReadParams params,
+            std::function<void(absl::StatusOr<ReadResult>)> done);
+  // A write and then a read, checked as Write checks a write.
+  void Query(const std::string& owner, ManagedPort& port, std::string bytes,
+             const TransferOptions& options, std::function<void(absl::StatusOr<QueryResult>)> done);
+
+  struct CloseOutcome {
+    std::string status;  // "closed" or "already closed"
+    std::string port_name;
+  };
+  // Closes the named port, or the caller's only one; a port that is not open is "already
+  // closed". Another owner's port is refused.
+  void ClosePort(const std::string& owner, const std::optional<std::string>& name,
+                 std::function<void(absl::StatusOr<CloseOutcome>)> done);
+  // Closes all of the owner's ports; `done` gets their names.
+  void ReleaseOwner(const std::string& owner, std::function<void(std::vector<std::string>)> done);
+
+  // An owner keeps its ports while it holds a lease; releasing the last closes them.
+  void AcquireLease(const std::string& owner) { registry_.AcquireLease(owner); }
+  void ReleaseLease(const std::string& owner) { registry_.ReleaseLease(owner); }
+
+  // Facts the status and metrics calls report.
+  std::vector<std::string> OpenPortNames() const { return registry_.OpenPortNames(); }
+  // The state of every port that is open or lost (a port still opening is left out).
+  std::vector<std::pair<std::string, PortState>> CurrentPortStates() const;
+  std::shared_ptr<const Policy> policy() const { return policy_.current(); }
+  SessionRecorder::PortCounts RecordCounts(const std::string& name) const {
+    return recorder_->CountsFor(name);
+  }
+  int64_t IdleCloseCount(const std::string& name) const { return registry_.IdleCloseCount(name); }
+
+ private:
+  explicit PortService(const PortServiceOptions& options);
+
+  // The one ownership check: FAILED_PRECONDITION naming the holder.
+  static absl::Status CheckOwner(const ManagedPort& port, const std::string& owner);
+  // A port may be bound to a session only when there is a session service to record to.
+  absl::Status CheckCanRecord(const std::string& session_id) const;
+  // The size limit and the policy's verdict on a write or query of `bytes`, recorded in
+  // the port's session.
+  absl::Status CheckWrite(const std::string& owner, ManagedPort& port, const std::string& bytes,
+                          const std::optional<Confirmation>& confirmation, const char* what);
+  // Runs `work` on the misc worker.
+  void OnMiscWorker(std::function<void()> work) { misc_worker_->Post(std::move(work)); }
+
+  Clock* const clock_;
+  const std::string policy_file_;
+  // Declared before the registry: ports record into it until they are gone.
+  std::unique_ptr<SessionRecorder> recorder_;
+  std::atomic<bool> stopped_{false};
+  EventHub hub_;
+  PortRegistry registry_;
+  PolicyEngine policy_;
+  // Last: destroyed first, so the listings still queued run while the rest is there.
+  std::unique_ptr<PortWorker> misc_worker_;
+};
+
+}  // namespace labgate::serial

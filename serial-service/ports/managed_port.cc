@@ -1,0 +1,530 @@
+#include "serial-service/ports/managed_port.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "common/log.h"
+#include "serial-service/ports/idle_close.h"
+#include "serial-service/serial_metrics.h"
+
+namespace labgate::serial {
+
+std::shared_ptr<ManagedPort> ManagedPort::Create(std::string name, std::string owner,
+                                                 std::unique_ptr<SerialPort> backend,
+                                                 PortSettings settings, PortEnvironment env) {
+  return std::shared_ptr<ManagedPort>(new ManagedPort(
+      std::move(name), std::move(owner), std::move(backend), std::move(settings), std::move(env)));
+}
+
+ManagedPort::ManagedPort(std::string name, std::string owner, std::unique_ptr<SerialPort> backend,
+                         PortSettings settings, PortEnvironment env)
+    : name_(std::move(name)),
+      owner_(std::move(owner)),
+      env_(std::move(env)),
+      backend_(std::move(backend)),
+      settings_(std::move(settings)),
+      // The idle hook may use `this`: worker_ is destroyed (and joined) before any other
+      // member.
+      worker_(
+          "serial-port",
+          [this] {
+            worker_.AssertInPlace();
+            return PollForSubscribers();
+          },
+          env_.poll_period_ms) {}
+
+ManagedPort::~ManagedPort() {
+  // A port is normally closed before it goes; if not, it is no longer open either way.
+  absl::MutexLock lock(&mu_);
+  if (state_ == PortState::kOpen) SerialMetrics::Get().open_ports.Get().Decrement();
+}
+
+PortState ManagedPort::state() const {
+  absl::MutexLock lock(&mu_);
+  return state_;
+}
+
+PortSnapshot ManagedPort::Snapshot() const {
+  const int64_t now = env_.clock->NowMs();
+  absl::MutexLock lock(&mu_);
+  PortSnapshot snapshot;
+  snapshot.state = state_;
+  snapshot.settings = settings_;
+  snapshot.bytes_read_total = bytes_read_total_;
+  snapshot.bytes_written_total = bytes_written_total_;
+  if (state_ == PortState::kOpen || state_ == PortState::kError) {
+    snapshot.open_duration_ms = std::max<int64_t>(0, now - opened_at_ms_);
+    snapshot.last_activity_ms = std::max<int64_t>(0, now - last_activity_at_ms_);
+  }
+  snapshot.timeout_streak = timeout_streak_;
+  snapshot.backend = backend_name_;
+  return snapshot;
+}
+
+void ManagedPort::Open(std::function<void(absl::Status)> done) {
+  worker_.Post([self = shared_from_this(), done = std::move(done)] {
+    self->worker_.AssertInPlace();
+    done(self->DoOpen());
+  });
+}
+
+void ManagedPort::Reconfigure(PortSettings settings,
+                              std::function<void(absl::StatusOr<PortSettings>)> done) {
+  worker_.Post([self = shared_from_this(), settings = std::move(settings), done = std::move(done)] {
+    self->worker_.AssertInPlace();
+    done(self->DoReconfigure(settings));
+  });
+}
+
+void ManagedPort::Write(std::string bytes, bool text_mode, int64_t timeout_ms,
+                        std::function<void(absl::StatusOr<WriteResult>)> done) {
+  // The device usually takes a short write at once: then it is done here, and only what
+  // did not fit waits on the worker.
+  int64_t written_inline = 0;
+  bool inline_not_recorded = false;
+  bool finished = false;
+  const bool ran_inline = worker_.TryRunInline([&] {
+    worker_.AssertInPlace();
+    if (text_mode) AppendTerminator(&bytes);
+    absl::StatusOr<WriteResult> wrote = DoWrite(bytes, /*timeout_ms=*/0);
+    if (!wrote.ok() || wrote->bytes_written == static_cast<int64_t>(bytes.size())) {
+      finished = true;
+      done(std::move(wrote));
+      return;
+    }
+    written_inline = wrote->bytes_written;
+    inline_not_recorded = wrote->not_recorded;
+  });
+  if (finished) return;
+  bytes.erase(0, static_cast<size_t>(written_inline));
+  // The terminator is added where the write starts, under the settings of that moment.
+  const bool append_terminator = text_mode && !ran_inline;
+  worker_.Post([self = shared_from_this(), bytes = std::move(bytes), append_terminator, timeout_ms,
+                written_inline, inline_not_recorded, done = std::move(done)]() mutable {
+    self->worker_.AssertInPlace();
+    if (append_terminator) self->AppendTerminator(&bytes);
+    absl::StatusOr<WriteResult> wrote = self->DoWrite(bytes, timeout_ms);
+    if (wrote.ok()) {
+      wrote->bytes_written += written_inline;
+      wrote->not_recorded = wrote->not_recorded || inline_not_recorded;
+    }
+    done(std::move(wrote));
+  });
+}
+
+void ManagedPort::Read(ReadParams params, std::function<void(absl::StatusOr<ReadResult>)> done) {
+  // A reply that has already arrived is returned here; only a read that must wait for
+  // the device goes to the worker.
+  const auto started = std::chrono::steady_clock::now();
+  auto elapsed_ms = [started] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                 started)
+        .count();
+  };
+  bool finished = false;
+  worker_.TryRunInline([&] {
+    worker_.AssertInPlace();
+    std::optional<absl::StatusOr<ReadResult>> result = DoRead(params, /*may_wait=*/false);
+    if (!result.has_value()) return;
+    finished = true;
+    RecordReply(&*result, elapsed_ms(), nullptr);
+    done(*std::move(result));
+  });
+  if (finished) return;
+  worker_.Post([self = shared_from_this(), params, elapsed_ms, done = std::move(done)] {
+    self->worker_.AssertInPlace();
+    absl::StatusOr<ReadResult> result = *self->DoRead(params, /*may_wait=*/true);
+    self->RecordReply(&result, elapsed_ms(), nullptr);
+    done(std::move(result));
+  });
+}
+
+void ManagedPort::Query(std::string bytes, bool text_mode, ReadParams params,
+                        std::function<void(absl::StatusOr<QueryResult>)> done) {
+  // The reply must be waited for, so the whole query runs on the worker, where no other
+  // call can come between its write and its read.
+  worker_.Post([self = shared_from_this(), bytes = std::move(bytes), text_mode,
+                params = std::move(params), done = std::move(done)]() mutable {
+    self->worker_.AssertInPlace();
+    const auto started = std::chrono::steady_clock::now();
+    if (text_mode) self->AppendTerminator(&bytes);
+    absl::StatusOr<WriteResult> wrote = self->DoWrite(bytes, params.timeout_ms);
+    if (!wrote.ok()) return done(wrote.status());
+    QueryResult result;
+    result.wrote = *wrote;
+    if (wrote->bytes_written < static_cast<int64_t>(bytes.size())) {
+      result.reply.timed_out = true;
+    } else {
+      absl::StatusOr<ReadResult> reply = *self->DoRead(params, /*may_wait=*/true);
+      if (!reply.ok()) return done(reply.status());
+      result.reply = *std::move(reply);
+    }
+    result.latency_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now() - started)
+                            .count();
+    absl::StatusOr<ReadResult> reply = result.reply;
+    self->RecordReply(&reply, result.latency_ms, "query timed out with no reply");
+    result.not_recorded = result.wrote.not_recorded || reply->not_recorded;
+    done(std::move(result));
+  });
+}
+
+void ManagedPort::Close(std::string reason, std::function<void(std::string)> done) {
+  close_requested_ = true;  // a read in progress gives up within kReadSliceMs
+  worker_.Post([self = shared_from_this(), reason = std::move(reason), done = std::move(done)] {
+    self->worker_.AssertInPlace();
+    std::string result = self->DoClose(reason);
+    if (done) done(std::move(result));
+  });
+}
+
+absl::Status ManagedPort::DoOpen() {
+  PortSettings settings;
+  {
+    absl::MutexLock lock(&mu_);
+    settings = settings_;
+  }
+  absl::Status status = backend_->Open();
+  if (status.ok()) {
+    status = backend_->Configure(settings);
+    if (!status.ok()) backend_->Close();
+  }
+  if (!status.ok()) {
+    {
+      absl::MutexLock lock(&mu_);
+      state_ = PortState::kClosed;
+    }
+    env_.on_closed(name_, this);
+    return status;
+  }
+  {
+    const int64_t now = env_.clock->NowMs();
+    absl::MutexLock lock(&mu_);
+    state_ = PortState::kOpen;
+    SerialMetrics::Get().open_ports.Get().Increment();
+    backend_name_ = backend_->backend_name();
+    opened_at_ms_ = now;
+    last_activity_at_ms_ = now;
+  }
+  LG_LOG(kInfo) << "opened " << name_ << " for " << owner_ << " (" << backend_->backend_name()
+                << ")";
+  Publish(PortEventRecord::Type::kOpened);
+  return absl::OkStatus();
+}
+
+absl::Status ManagedPort::CheckUsable() const {
+  absl::MutexLock lock(&mu_);
+  switch (state_) {
+    case PortState::kOpen:
+      return absl::OkStatus();
+    case PortState::kError:
+      return absl::UnavailableError(absl::StrCat("device disconnected: ", name_));
+    case PortState::kOpening:
+    case PortState::kClosed:
+      break;
+  }
+  return absl::FailedPreconditionError(absl::StrCat("port ", name_, " is not open"));
+}
+
+absl::StatusOr<PortSettings> ManagedPort::DoReconfigure(const PortSettings& settings) {
+  if (absl::Status usable = CheckUsable(); !usable.ok()) return usable;
+  PortSettings previous;
+  {
+    absl::MutexLock lock(&mu_);
+    previous = settings_;
+  }
+  if (absl::Status status = backend_->Configure(settings); !status.ok()) {
+    if (absl::IsUnavailable(status)) {
+      EnterError(status);
+    } else {
+      backend_->Configure(previous).IgnoreError();
+    }
+    return status;
+  }
+  if (previous.session_id != settings.session_id && !previous.session_id.empty()) {
+    RecordTo(previous.session_id, "event",
+             settings.session_id.empty()
+                 ? std::string("recording stopped")
+                 : absl::StrCat("recording moved to session ", settings.session_id),
+             std::nullopt);
+  }
+  {
+    const int64_t now = env_.clock->NowMs();
+    absl::MutexLock lock(&mu_);
+    settings_ = settings;
+    bytes_read_total_ = 0;
+    bytes_written_total_ = 0;
+    timeout_streak_ = 0;
+    opened_at_ms_ = now;
+    last_activity_at_ms_ = now;
+  }
+  Publish(PortEventRecord::Type::kReconfigured);
+  return settings;
+}
+
+void ManagedPort::AppendTerminator(std::string* bytes) const {
+  std::string terminator;
+  {
+    absl::MutexLock lock(&mu_);
+    terminator = settings_.terminator;
+  }
+  if (!terminator.empty() && !absl::EndsWith(*bytes, terminator)) *bytes += terminator;
+}
+
+absl::StatusOr<WriteResult> ManagedPort::DoWrite(const std::string& bytes, int64_t timeout_ms) {
+  if (absl::Status usable = CheckUsable(); !usable.ok()) return usable;
+  absl::StatusOr<size_t> wrote = backend_->Write(bytes, timeout_ms);
+  if (!wrote.ok()) {
+    if (absl::IsUnavailable(wrote.status())) EnterError(wrote.status());
+    return wrote.status();
+  }
+  const int64_t now = env_.clock->NowMs();
+  if (*wrote > 0) SerialMetrics::Get().bytes.With({"tx"}).Increment(*wrote);
+  WriteResult result;
+  {
+    absl::MutexLock lock(&mu_);
+    bytes_written_total_ += static_cast<int64_t>(*wrote);
+    if (*wrote > 0) last_activity_at_ms_ = now;
+    result.bytes_written = static_cast<int64_t>(*wrote);
+    result.bytes_written_total = bytes_written_total_;
+  }
+  if (*wrote > 0) {
+    result.not_recorded = !Record("tx", bytes.substr(0, *wrote));
+    // Only subscribers that asked see writes; without any, the copy is not worth making.
+    if (env_.hub->HasSubscribers(name_)) {
+      Publish(PortEventRecord::Type::kWritten, bytes.substr(0, *wrote));
+    }
+  }
+  return result;
+}
+
+absl::StatusOr<size_t> ManagedPort::Receive(int64_t timeout_ms) {
+  char buffer[4096];
+  absl::StatusOr<size_t> got = backend_->Read(buffer, sizeof(buffer), timeout_ms);
+  if (!got.ok()) {
+    EnterError(got.status());
+    return got.status();
+  }
+  if (*got == 0) return got;
+  SerialMetrics::Get().bytes.With({"rx"}).Increment(*got);
+  pending_.append(buffer, *got);
+  if (pending_.size() > kMaxPending) pending_.erase(0, pending_.size() - kMaxPending);
+  {
+    const int64_t now = env_.clock->NowMs();
+    absl::MutexLock lock(&mu_);
+    last_activity_at_ms_ = now;
+  }
+  Publish(PortEventRecord::Type::kData, std::string(buffer, *got));
+  return got;
+}
+
+ReadResult ManagedPort::Take(size_t count, size_t consumed, bool timed_out) {
+  ReadResult result;
+  result.data = pending_.substr(0, count);
+  pending_.erase(0, consumed);
+  result.timed_out = timed_out;
+  if (timed_out) SerialMetrics::Get().read_timeouts.Get().Increment();
+  const int64_t now = env_.clock->NowMs();
+  absl::MutexLock lock(&mu_);
+  bytes_read_total_ += static_cast<int64_t>(consumed);
+  if (consumed > 0) last_activity_at_ms_ = now;
+  if (timed_out) {
+    ++timeout_streak_;
+  } else {
+    timeout_streak_ = 0;
+  }
+  result.bytes_read_total = bytes_read_total_;
+  return result;
+}
+
+std::optional<absl::StatusOr<ReadResult>> ManagedPort::DoRead(const ReadParams& params,
+                                                              bool may_wait) {
+  if (absl::Status usable = CheckUsable(); !usable.ok()) return usable;
+  std::optional<IdleClose> idle_close;
+  std::string terminator;
+  {
+    const int64_t now = env_.clock->NowMs();
+    absl::MutexLock lock(&mu_);
+    idle_close = IdleClose::Due(settings_.idle_disconnect_ms, last_activity_at_ms_, now);
+    terminator = settings_.terminator;
+  }
+  if (idle_close.has_value()) {
+    // Closing a real device may wait for its output to drain: the worker's job.
+    if (!may_wait) return std::nullopt;
+    return AutoClose(*idle_close);
+  }
+
+  const size_t max = static_cast<size_t>(params.max_bytes);
+  const bool until_terminator = (params.text_mode || params.keep_terminator) && !terminator.empty();
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(params.timeout_ms);
+  for (bool first = true;; first = false) {
+    if (until_terminator) {
+      const size_t at = pending_.find(terminator);
+      if (at != std::string::npos) {
+        const size_t end = at + terminator.size();
+        if (params.text_mode && at <= max) return Take(at, end, false);
+        if (!params.text_mode && end <= max) return Take(end, end, false);
+      }
+      if (pending_.size() >= max) return Take(max, max, false);
+    } else if (!pending_.empty()) {
+      // Collect what else has already arrived; a failure shows on the next call.
+      if (pending_.size() < max) Receive(0).IgnoreError();
+      const size_t count = std::min(max, pending_.size());
+      return Take(count, count, false);
+    }
+    const int64_t left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             deadline - std::chrono::steady_clock::now())
+                             .count();
+    if (left <= 0 && !first) break;
+    if (!may_wait) {
+      // One look at what the device already has; anything more is the worker's job.
+      if (!first) return std::nullopt;
+      absl::StatusOr<size_t> got = Receive(0);
+      if (!got.ok()) return got.status();
+      continue;
+    }
+    if (close_requested_) {
+      return absl::AbortedError(absl::StrCat("port ", name_, " was closed during the read"));
+    }
+    if (params.abandoned && params.abandoned()) {
+      return absl::CancelledError(absl::StrCat("the read on ", name_, " was cancelled"));
+    }
+    absl::StatusOr<size_t> got = Receive(std::clamp<int64_t>(left, 0, kReadSliceMs));
+    if (!got.ok()) return got.status();
+  }
+  // Timed out. A text read keeps nothing back: an unterminated line is returned as is.
+  const size_t count = until_terminator ? std::min(max, pending_.size()) : 0;
+  return Take(count, count, true);
+}
+
+ReadResult ManagedPort::AutoClose(const IdleClose& idle_close) {
+  CloseBackend(PortState::kClosed);
+  SerialMetrics::Get().auto_closes.Get().Increment();
+  ReadResult result;
+  result.auto_closed = true;
+  result.idle_ms = idle_close.idle_disconnect_ms;
+  result.idle_close_count = env_.count_idle_close(name_);
+  {
+    absl::MutexLock lock(&mu_);
+    result.bytes_read_total = bytes_read_total_;
+  }
+  LG_LOG(kInfo) << "auto-closed idle port " << name_ << " after " << idle_close.idle_for_ms
+                << " ms";
+  env_.hub->Publish(idle_close.Event(name_, result.idle_close_count));
+  Record("event", idle_close.TranscriptLine());
+  env_.on_closed(name_, this);
+  return result;
+}
+
+std::string ManagedPort::DoClose(const std::string& reason) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (state_ == PortState::kClosed) return "already closed";
+  }
+  CloseBackend(PortState::kClosed);
+  LG_LOG(kInfo) << "closed " << name_ << " (" << reason << ")";
+  Publish(PortEventRecord::Type::kClosed, "", reason);
+  env_.on_closed(name_, this);
+  return "closed";
+}
+
+void ManagedPort::EnterError(const absl::Status& cause) {
+  LG_LOG(kWarning) << "port " << name_ << " lost its device: " << std::string(cause.message());
+  SerialMetrics::Get().devices_lost.Get().Increment();
+  CloseBackend(PortState::kError);
+  Publish(PortEventRecord::Type::kError, "", "device disconnected");
+}
+
+void ManagedPort::CloseBackend(PortState new_state) {
+  backend_->Close();
+  // A read that is returning data when the device goes keeps what it has.
+  if (new_state == PortState::kClosed) pending_.clear();
+  absl::MutexLock lock(&mu_);
+  if (state_ == PortState::kOpen) SerialMetrics::Get().open_ports.Get().Decrement();
+  state_ = new_state;
+}
+
+bool ManagedPort::PollForSubscribers() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (state_ != PortState::kOpen) return false;
+  }
+  if (!env_.hub->HasSubscribers(name_)) return false;
+  // Drain what has arrived, but leave room for queued calls.
+  for (int round = 0; round < 16; ++round) {
+    absl::StatusOr<size_t> got = Receive(0);
+    if (!got.ok()) return false;
+    if (*got == 0) break;
+  }
+  return true;
+}
+
+void ManagedPort::Publish(PortEventRecord::Type type, std::string data, std::string reason) {
+  PortEventRecord event;
+  event.type = type;
+  event.port_name = name_;
+  event.data = std::move(data);
+  event.reason = std::move(reason);
+  env_.hub->Publish(event);
+  switch (type) {
+    case PortEventRecord::Type::kOpened: {
+      PortSettings settings;
+      {
+        absl::MutexLock lock(&mu_);
+        settings = settings_;
+      }
+      Record("event", absl::StrCat("opened at ", settings.baud_rate, " baud for ", owner_));
+      break;
+    }
+    case PortEventRecord::Type::kClosed:
+      Record("event", absl::StrCat("closed: ", event.reason));
+      break;
+    case PortEventRecord::Type::kError:
+      Record("event", "device lost: " + event.reason);
+      break;
+    case PortEventRecord::Type::kReconfigured: {
+      PortSettings settings;
+      {
+        absl::MutexLock lock(&mu_);
+        settings = settings_;
+      }
+      Record("event", absl::StrCat("reconfigured: ", settings.baud_rate, " baud"));
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+bool ManagedPort::Record(const std::string& direction, std::string bytes,
+                         std::optional<int64_t> latency_ms) {
+  std::string session_id;
+  {
+    absl::MutexLock lock(&mu_);
+    session_id = settings_.session_id;
+  }
+  if (session_id.empty()) return true;
+  return RecordTo(session_id, direction, std::move(bytes), latency_ms);
+}
+
+bool ManagedPort::RecordTo(const std::string& session_id, const std::string& direction,
+                           std::string bytes, std::optional<int64_t> latency_ms) {
+  if (env_.recorder == nullptr) return false;
+  return env_.recorder->Enqueue({session_id, name_, direction, std::move(bytes), latency_ms});
+}
+
+void ManagedPort::RecordReply(absl::StatusOr<ReadResult>* result, int64_t latency_ms,
+                              const char* silent_event) {
+  if (!result->ok() || (*result)->auto_closed) return;
+  if (!(*result)->data.empty()) {
+    (*result)->not_recorded = !Record("rx", (*result)->data, latency_ms);
+  } else if (silent_event != nullptr) {
+    (*result)->not_recorded = !Record("event", silent_event, latency_ms);
+  }
+}
+
+}  // namespace labgate::serial

@@ -1,0 +1,200 @@
+// One open port: its backend, settings, metrics and worker thread. Device calls that
+// may block run on the worker. A write the device takes at once, or a read whose data
+// has already arrived, runs on the caller's thread in the idle worker's place (see
+// PortWorker::TryRunInline); so `done` runs either there, before the call returns, or on
+// the worker. Status and metrics are answered from a snapshot without waiting behind a
+// blocked read.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "serial-service/backends/serial_port.h"
+#include "serial-service/ports/clock.h"
+#include "serial-service/ports/event_hub.h"
+#include "serial-service/ports/idle_close.h"
+#include "serial-service/ports/port_worker.h"
+#include "serial-service/recording/session_recorder.h"
+
+namespace labgate::serial {
+
+enum class PortState { kOpening, kOpen, kError, kClosed };
+
+// Largest write and read per call.
+inline constexpr int64_t kMaxTransferBytes = 64 * 1024;
+
+struct ReadParams {
+  int64_t max_bytes = 1024;
+  int64_t timeout_ms = 1000;
+  // Text reads stop at the terminator and strip it; binary reads return raw bytes.
+  bool text_mode = true;
+  // A binary read that stops at the terminator and keeps it (query's hex/base64 replies).
+  bool keep_terminator = false;
+  // True once the caller has gone (e.g. its gRPC call was cancelled): a blocked read
+  // then gives up within kReadSliceMs, so the port's worker is free again.
+  std::function<bool()> abandoned;
+};
+
+struct ReadResult {
+  std::string data;
+  int64_t bytes_read_total = 0;
+  bool timed_out = false;
+  // The read found the port idle past idle_disconnect_ms and closed it instead.
+  bool auto_closed = false;
+  int64_t idle_ms = 0;
+  int64_t idle_close_count = 0;
+  // The port is bound to a session and this I/O could not be queued for the record.
+  bool not_recorded = false;
+};
+
+struct WriteResult {
+  int64_t bytes_written = 0;
+  int64_t bytes_written_total = 0;
+  bool not_recorded = false;  // as in ReadResult
+};
+
+struct QueryResult {
+  WriteResult wrote;
+  // Empty and timed out when the write did not complete within the timeout.
+  ReadResult reply;
+  int64_t latency_ms = 0;
+  bool not_recorded = false;  // the write's or the reply's record was lost
+};
+
+struct PortSnapshot {
+  PortState state = PortState::kClosed;
+  PortSettings settings;
+  int64_t bytes_read_total = 0;
+  int64_t bytes_written_total = 0;
+  int64_t open_duration_ms = 0;
+  int64_t last_activity_ms = 0;
+  int64_t timeout_streak = 0;
+  std::string backend;  // the backend's name once the port has opened
+};
+
+// What a port needs from the service around it.
+struct PortEnvironment {
+  Clock* clock = nullptr;
+  EventHub* hub = nullptr;
+  // Called on the worker once the port has closed (or failed to open), so the
+  // registry can drop it.
+  std::function<void(const std::string& name, const void* port)> on_closed;
+  // Counts an idle auto-close of `name` and returns its new total.
+  std::function<int64_t(const std::string& name)> count_idle_close;
+  // How often the worker polls the device for Subscribe while otherwise idle.
+  int poll_period_ms = 10;
+  // Where I/O of a port bound to a session is recorded; null: nowhere.
+  SessionRecorder* recorder = nullptr;
+};
+
+class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
+ public:
+  // Bytes received and not yet read that the port keeps; the oldest go first.
+  static constexpr size_t kMaxPending = 1 << 20;
+  // A blocked read checks this often whether the port is being closed.
+  static constexpr int64_t kReadSliceMs = 100;
+
+  static std::shared_ptr<ManagedPort> Create(std::string name, std::string owner,
+                                             std::unique_ptr<SerialPort> backend,
+                                             PortSettings settings, PortEnvironment env);
+  ~ManagedPort();
+
+  const std::string& name() const { return name_; }
+  const std::string& owner() const { return owner_; }
+  PortSnapshot Snapshot() const;
+  PortState state() const;
+
+  void Open(std::function<void(absl::Status)> done);
+  void Reconfigure(PortSettings settings, std::function<void(absl::StatusOr<PortSettings>)> done);
+  // Text writes get the terminator appended when missing.
+  void Write(std::string bytes, bool text_mode, int64_t timeout_ms,
+             std::function<void(absl::StatusOr<WriteResult>)> done);
+  void Read(ReadParams params, std::function<void(absl::StatusOr<ReadResult>)> done);
+  // A write and then a read, with nothing else on the port in between.
+  void Query(std::string bytes, bool text_mode, ReadParams params,
+             std::function<void(absl::StatusOr<QueryResult>)> done);
+  // Records a policy decision about this port in its bound session, if any.
+  void RecordEvent(std::string text) { Record("event", std::move(text)); }
+  // A subscriber arrived: start polling the device for it.
+  void WakeForSubscribers() { worker_.Wake(); }
+  // `done` gets "closed" or "already closed". A read in progress on the port ends
+  // with ABORTED within kReadSliceMs instead of running out its timeout.
+  void Close(std::string reason, std::function<void(std::string)> done);
+
+ private:
+  ManagedPort(std::string name, std::string owner, std::unique_ptr<SerialPort> backend,
+              PortSettings settings, PortEnvironment env);
+
+  // The Do* methods, and everything that touches the device or pending_, run in the
+  // worker's place (a task, the idle hook, or an inline attempt).
+  absl::Status DoOpen() ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<PortSettings> DoReconfigure(const PortSettings& settings)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  void AppendTerminator(std::string* bytes) const ABSL_LOCKS_EXCLUDED(mu_);
+  // A timeout of 0 writes only what the device takes at once.
+  absl::StatusOr<WriteResult> DoWrite(const std::string& bytes, int64_t timeout_ms)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  // Without `may_wait`, nullopt when the read would have to wait for the device.
+  std::optional<absl::StatusOr<ReadResult>> DoRead(const ReadParams& params, bool may_wait)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  std::string DoClose(const std::string& reason) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Closes the port that a read found idle (see IdleClose) and answers the read.
+  ReadResult AutoClose(const IdleClose& idle_close) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The idle hook: false when there is nothing to poll for.
+  bool PollForSubscribers() ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+
+  absl::Status CheckUsable() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Reads once from the device into pending_; false with `status` on failure.
+  absl::StatusOr<size_t> Receive(int64_t timeout_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void EnterError(const absl::Status& cause) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void CloseBackend(PortState new_state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void Publish(PortEventRecord::Type type, std::string data = "", std::string reason = "")
+      ABSL_LOCKS_EXCLUDED(mu_);
+  ReadResult Take(size_t count, size_t consumed, bool timed_out)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  // Records I/O of a bound port, in I/O order (callers hold the worker's place, except
+  // for policy events, which have no I/O order to keep). True when recorded or when the
+  // port is not bound.
+  bool Record(const std::string& direction, std::string bytes,
+              std::optional<int64_t> latency_ms = std::nullopt) ABSL_LOCKS_EXCLUDED(mu_);
+  bool RecordTo(const std::string& session_id, const std::string& direction, std::string bytes,
+                std::optional<int64_t> latency_ms);
+  // Records what a read or query returned.
+  void RecordReply(absl::StatusOr<ReadResult>* result, int64_t latency_ms, const char* silent_event)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_);
+
+  const std::string name_;
+  const std::string owner_;
+  const PortEnvironment env_;
+  std::unique_ptr<SerialPort> backend_ ABSL_GUARDED_BY(worker_);
+  std::string pending_ ABSL_GUARDED_BY(worker_);  // received, not yet read
+  std::atomic<bool> close_requested_{false};
+
+  mutable absl::Mutex mu_;
+  PortState state_ ABSL_GUARDED_BY(mu_) = PortState::kOpening;
+  PortSettings settings_ ABSL_GUARDED_BY(mu_);
+  int64_t bytes_read_total_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t bytes_written_total_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t opened_at_ms_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t last_activity_at_ms_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t timeout_streak_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string backend_name_ ABSL_GUARDED_BY(mu_);
+
+  // Last member: destroyed first, so its thread has stopped before the rest goes; and
+  // constructed last, so its thread (whose idle hook uses the members) starts after them.
+  PortWorker worker_;
+};
+
+}  // namespace labgate::serial

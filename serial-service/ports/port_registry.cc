@@ -1,0 +1,228 @@
+#include "serial-service/ports/port_registry.h"
+
+#include <atomic>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace labgate::serial {
+
+PortRegistry::PortRegistry(PortFactory factory, Clock* clock, EventHub* hub, int poll_period_ms,
+                           SessionRecorder* recorder)
+    : factory_(std::move(factory)),
+      clock_(clock),
+      hub_(hub),
+      poll_period_ms_(poll_period_ms),
+      recorder_(recorder) {}
+
+PortRegistry::~PortRegistry() { CloseAll("service stopping", absl::Seconds(5)); }
+
+absl::Status PortInUseError(const std::string& name, const std::string& holder) {
+  return absl::FailedPreconditionError(
+      absl::StrCat("port ", name, " is in use by another client (held by ", holder, ")"));
+}
+
+void PortRegistry::Open(const std::string& owner, const std::string& name,
+                        const PortSettings& settings, std::function<void(absl::Status)> done) {
+  std::shared_ptr<ManagedPort> port;
+  std::shared_ptr<ManagedPort> replaced;
+  absl::Status refused;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = ports_.find(name);
+    if (it != ports_.end()) {
+      if (it->second->owner() != owner) {
+        refused = PortInUseError(name, it->second->owner());
+      } else if (it->second->state() != PortState::kError) {
+        refused = absl::AlreadyExistsError(absl::StrCat("Port is already open: ", name));
+      } else {
+        replaced = std::move(it->second);
+        ports_.erase(it);
+      }
+    }
+    std::unique_ptr<SerialPort> backend = refused.ok() ? factory_(name) : nullptr;
+    if (refused.ok() && backend == nullptr) {
+      refused = absl::InternalError(absl::StrCat("no backend for port ", name));
+    }
+    if (refused.ok()) {
+      PortEnvironment env;
+      env.clock = clock_;
+      env.hub = hub_;
+      env.on_closed = [this](const std::string& port_name, const void* closed) {
+        OnPortClosed(port_name, closed);
+      };
+      env.count_idle_close = [this](const std::string& port_name) {
+        return CountIdleClose(port_name);
+      };
+      env.poll_period_ms = poll_period_ms_;
+      env.recorder = recorder_;
+      port = ManagedPort::Create(name, owner, std::move(backend), settings, std::move(env));
+      ports_[name] = port;
+    }
+  }
+  if (!refused.ok()) {
+    done(refused);
+    return;
+  }
+  if (replaced == nullptr) {
+    port->Open(std::move(done));
+    return;
+  }
+  // Subscribers see the failed port's CLOSED before the new one's OPENED.
+  replaced->Close("replaced by a new open", [port, done = std::move(done)](std::string) mutable {
+    port->Open(std::move(done));
+  });
+}
+
+absl::StatusOr<std::shared_ptr<ManagedPort>> PortRegistry::Select(
+    const std::string& owner, const std::optional<std::string>& name) const {
+  absl::MutexLock lock(&mu_);
+  if (name.has_value()) {
+    auto it = ports_.find(*name);
+    if (it == ports_.end()) {
+      return absl::FailedPreconditionError(absl::StrCat("port ", *name, " is not open"));
+    }
+    return it->second;
+  }
+  std::vector<std::string> mine;
+  std::shared_ptr<ManagedPort> only;
+  for (const auto& [port_name, port] : ports_) {
+    if (port->owner() != owner) continue;
+    mine.push_back(port_name);
+    only = port;
+  }
+  if (mine.empty()) {
+    return absl::FailedPreconditionError("no port is open; open one with open_port first");
+  }
+  if (mine.size() > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("port_name is required when several ports are open; open ports: ",
+                     absl::StrJoin(mine, ", ")));
+  }
+  return only;
+}
+
+std::shared_ptr<ManagedPort> PortRegistry::Find(const std::string& name) const {
+  absl::MutexLock lock(&mu_);
+  auto it = ports_.find(name);
+  return it == ports_.end() ? nullptr : it->second;
+}
+
+std::vector<std::string> PortRegistry::OpenPortNames() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> names;
+  for (const auto& entry : ports_) names.push_back(entry.first);
+  return names;
+}
+
+std::vector<std::string> PortRegistry::OpenPortNamesOf(const std::string& owner) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> names;
+  for (const auto& [name, port] : ports_) {
+    if (port->owner() == owner) names.push_back(name);
+  }
+  return names;
+}
+
+void PortRegistry::CloseAllOf(const std::string& owner, const std::string& reason,
+                              std::function<void(std::vector<std::string>)> done) {
+  std::vector<std::shared_ptr<ManagedPort>> closing;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [name, port] : ports_) {
+      if (port->owner() == owner) closing.push_back(port);
+    }
+  }
+  std::vector<std::string> names;
+  for (const auto& port : closing) names.push_back(port->name());
+  if (closing.empty()) {
+    if (done) done(std::move(names));
+    return;
+  }
+  struct Countdown {
+    std::atomic<size_t> left;
+    std::vector<std::string> names;
+    std::function<void(std::vector<std::string>)> done;
+  };
+  auto countdown = std::make_shared<Countdown>();
+  countdown->left = closing.size();
+  countdown->names = std::move(names);
+  countdown->done = std::move(done);
+  for (const auto& port : closing) {
+    port->Close(reason, [countdown](std::string) {
+      if (countdown->left.fetch_sub(1) == 1 && countdown->done) {
+        countdown->done(std::move(countdown->names));
+      }
+    });
+  }
+}
+
+void PortRegistry::CloseAll(const std::string& reason, absl::Duration wait) {
+  std::vector<std::shared_ptr<ManagedPort>> closing;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& entry : ports_) closing.push_back(entry.second);
+  }
+  if (closing.empty()) return;
+  struct Countdown {
+    absl::Mutex mu;
+    size_t left ABSL_GUARDED_BY(mu) = 0;
+  };
+  auto countdown = std::make_shared<Countdown>();
+  {
+    absl::MutexLock lock(&countdown->mu);
+    countdown->left = closing.size();
+  }
+  for (const auto& port : closing) {
+    port->Close(reason, [countdown](std::string) {
+      absl::MutexLock lock(&countdown->mu);
+      --countdown->left;
+    });
+  }
+  closing.clear();
+  absl::MutexLock lock(&countdown->mu);
+  countdown->mu.AwaitWithTimeout(absl::Condition(
+                                     +[](size_t* left) { return *left == 0; }, &countdown->left),
+                                 wait);
+}
+
+void PortRegistry::AcquireLease(const std::string& owner) {
+  absl::MutexLock lock(&mu_);
+  ++leases_[owner];
+}
+
+void PortRegistry::ReleaseLease(const std::string& owner) {
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = leases_.find(owner);
+    if (it == leases_.end()) return;
+    if (--it->second > 0) return;
+    leases_.erase(it);
+  }
+  CloseAllOf(owner, "owner disconnected", nullptr);
+}
+
+int PortRegistry::LeaseCount(const std::string& owner) const {
+  absl::MutexLock lock(&mu_);
+  auto it = leases_.find(owner);
+  return it == leases_.end() ? 0 : it->second;
+}
+
+int64_t PortRegistry::IdleCloseCount(const std::string& name) const {
+  absl::MutexLock lock(&mu_);
+  auto it = idle_close_counts_.find(name);
+  return it == idle_close_counts_.end() ? 0 : it->second;
+}
+
+void PortRegistry::OnPortClosed(const std::string& name, const void* port) {
+  absl::MutexLock lock(&mu_);
+  auto it = ports_.find(name);
+  if (it != ports_.end() && it->second.get() == port) ports_.erase(it);
+}
+
+int64_t PortRegistry::CountIdleClose(const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  return ++idle_close_counts_[name];
+}
+
+}  // namespace labgate::serial

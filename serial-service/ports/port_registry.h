@@ -1,0 +1,85 @@
+// The open ports, who owns each, and the owners' leases. Never blocks on a device:
+// it only hands work to the ports' workers.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "serial-service/backends/serial_port.h"
+#include "serial-service/ports/clock.h"
+#include "serial-service/ports/event_hub.h"
+#include "serial-service/ports/managed_port.h"
+
+namespace labgate::serial {
+
+// FAILED_PRECONDITION naming the owner (the principal) that holds the port.
+absl::Status PortInUseError(const std::string& name, const std::string& holder);
+
+class PortRegistry {
+ public:
+  PortRegistry(PortFactory factory, Clock* clock, EventHub* hub, int poll_period_ms = 10,
+               SessionRecorder* recorder = nullptr);
+  // Closes every port and waits (bounded) for the closes.
+  ~PortRegistry();
+  PortRegistry(const PortRegistry&) = delete;
+  PortRegistry& operator=(const PortRegistry&) = delete;
+
+  // Opens `name` for `owner`; `done` runs on the port's worker (or at once on a
+  // conflict). ALREADY_EXISTS "Port is already open" for the owner's own open port,
+  // FAILED_PRECONDITION "port X is in use by another client (held by OWNER)" for another's. A port
+  // in the error state is replaced.
+  void Open(const std::string& owner, const std::string& name, const PortSettings& settings,
+            std::function<void(absl::Status)> done);
+
+  // The port a call addresses. With no name: the owner's only open port, else
+  // FAILED_PRECONDITION (none open) or INVALID_ARGUMENT listing the open ports.
+  // With a name: FAILED_PRECONDITION when not open. Whose port it is, is PortService's
+  // check.
+  absl::StatusOr<std::shared_ptr<ManagedPort>> Select(const std::string& owner,
+                                                      const std::optional<std::string>& name) const;
+  std::shared_ptr<ManagedPort> Find(const std::string& name) const;
+
+  // Names of all open ports (any owner), sorted.
+  std::vector<std::string> OpenPortNames() const;
+  std::vector<std::string> OpenPortNamesOf(const std::string& owner) const;
+
+  // Closes the owner's ports; `done` (optional) gets their names once all closed.
+  void CloseAllOf(const std::string& owner, const std::string& reason,
+                  std::function<void(std::vector<std::string>)> done);
+  // Closes every port and waits up to `wait` for the closes to finish.
+  void CloseAll(const std::string& reason, absl::Duration wait);
+
+  // An owner is connected while it holds at least one lease; releasing the last one
+  // closes its ports.
+  void AcquireLease(const std::string& owner);
+  void ReleaseLease(const std::string& owner);
+  int LeaseCount(const std::string& owner) const;
+
+  int64_t IdleCloseCount(const std::string& name) const;
+
+ private:
+  void OnPortClosed(const std::string& name, const void* port);
+  int64_t CountIdleClose(const std::string& name);
+
+  const PortFactory factory_;
+  Clock* const clock_;
+  EventHub* const hub_;
+  const int poll_period_ms_;
+  SessionRecorder* const recorder_;
+
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::shared_ptr<ManagedPort>> ports_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int64_t> idle_close_counts_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int> leases_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace labgate::serial

@@ -1,0 +1,28 @@
+// Argument validation and conversion between the proto messages and PortSettings.
+// Every rejection is INVALID_ARGUMENT naming the field and the values allowed.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "labgate/serial/v1/serial.pb.h"
+#include "serial-service/backends/serial_port.h"
+
+namespace labgate::serial {
+
+inline constexpr int64_t kMaxBaudRate = 4'000'000;
+inline constexpr int64_t kMaxTimeoutMs = 600'000;
+inline constexpr int64_t kDefaultTimeoutMs = 1000;
+inline constexpr int64_t kDefaultReadBytes = 1024;
+
+absl::StatusOr<PortSettings> SettingsFromOpenRequest(const v1::OpenPortRequest& request);
+// `current` with the request's present fields applied.
+absl::StatusOr<PortSettings> ApplyReconfigure(const PortSettings& current,
+                                              const v1::ReconfigurePortRequest& request);
+void SettingsToProto(const PortSettings& settings, v1::PortSettings* out);
+v1::Transport TransportToProto(Transport transport);
+
+// Checks a per-call timeout_ms override (0..600000).
+absl::Status ValidateTimeout(int64_t timeout_ms);
+// Checks read's max_bytes (1..65536).
+absl::Status ValidateMaxBytes(int64_t max_bytes);
+
+}  // namespace labgate::serial

@@ -1,0 +1,330 @@
+// The policy enforced by the serial service for direct gRPC callers, on loop:// ports:
+// in-process, and in a real labgate-serial child process reloading on SIGHUP.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <thread>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/confirmation_secret.h"
+#include "common/service_host.h"
+#include "serial-service/serial_metrics.h"
+#include "serial-service/serial_service.h"
+#include "serial-service/tests/serial_test_client.h"
+
+#ifndef LABGATE_SERIAL_BINARY
+#error "LABGATE_SERIAL_BINARY must name the labgate-serial binary"
+#endif
+
+extern char** environ;
+
+namespace labgate::serial {
+namespace {
+
+using testing::SerialClient;
+
+constexpr char kPolicy[] = R"json({
+  "confirm_exempt": ["robot"],
+  "ports": [
+    {"match": "loop://locked", "allow": false},
+    {"match": "loop://meter", "read_only": true},
+    {"match": "loop://psu*", "max_baud": 115200, "max_writes_per_s": 3,
+     "deny": [{"name": "no-reset", "pattern": "^\\*RST"}],
+     "confirm": [{"name": "output-on", "pattern": "^OUTP ON"}]}
+  ]
+})json";
+
+constexpr char kRelaxed[] = R"json({"ports": [{"match": "loop://*"}]})json";
+
+std::string TempFile(const std::string& name) {
+  return absl::StrCat(::testing::TempDir(), "labgate-policy-", getpid(), "-", name);
+}
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+}
+
+grpc::Status WriteWith(SerialClient& client, const std::string& port, const std::string& data,
+                       const std::string& confirmation,
+                       std::multimap<std::string, std::string>* trailers = nullptr) {
+  auto context = client.Context();
+  if (!confirmation.empty()) context->AddMetadata("labgate-confirmation", confirmation);
+  v1::WriteRequest request;
+  request.set_port_name(port);
+  request.set_data(data);
+  v1::WriteResponse response;
+  grpc::Status status = client.stub()->Write(context.get(), request, &response);
+  if (trailers != nullptr) {
+    for (const auto& [key, value] : context->GetServerTrailingMetadata()) {
+      trailers->emplace(std::string(key.data(), key.size()),
+                        std::string(value.data(), value.size()));
+    }
+  }
+  return status;
+}
+
+class PolicyServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    policy_file_ = TempFile("policy.json");
+    WriteFile(policy_file_, kPolicy);
+    SerialServiceOptions options;
+    options.policy_file = policy_file_;
+    auto service = CreateSerialService(options);
+    ASSERT_TRUE(service.ok()) << service.status();
+    service_ = std::move(*service);
+    auto host = ServiceHost::Start("", {service_.get()});
+    ASSERT_TRUE(host.ok());
+    host_ = std::move(*host);
+    alice_ = std::make_unique<SerialClient>(host_->InProcessChannel(), "alice");
+    robot_ = std::make_unique<SerialClient>(host_->InProcessChannel(), "robot");
+  }
+  void TearDown() override {
+    service_->Shutdown();
+    host_->Shutdown(std::chrono::seconds(2));
+    unlink(policy_file_.c_str());
+  }
+  // What the loopback has received and not yet read.
+  std::string Pending(SerialClient& client, const std::string& port) {
+    v1::ReadResponse read;
+    EXPECT_TRUE(client.Read(port, 0, &read).ok());
+    return read.data();
+  }
+
+  std::string policy_file_;
+  std::unique_ptr<SerialGrpcService> service_;
+  std::unique_ptr<ServiceHost> host_;
+  std::unique_ptr<SerialClient> alice_, robot_;
+};
+
+TEST_F(PolicyServiceTest, StatusReportsTheRuleThatAppliesToEachPort) {
+  v1::GetStatusResponse psu;
+  ASSERT_TRUE(alice_->Status("loop://psu2", &psu).ok());
+  ASSERT_TRUE(psu.has_policy());
+  EXPECT_EQ(psu.policy().source(), policy_file_);
+  EXPECT_EQ(psu.policy().match(), "loop://psu*");
+  EXPECT_TRUE(psu.policy().allowed());
+  EXPECT_FALSE(psu.policy().read_only());
+  EXPECT_EQ(psu.policy().max_baud(), 115200);
+  EXPECT_EQ(psu.policy().max_writes_per_s(), 3);
+  ASSERT_EQ(psu.policy().deny_rules_size(), 1);
+  EXPECT_EQ(psu.policy().deny_rules(0), "no-reset");
+  ASSERT_EQ(psu.policy().confirm_rules_size(), 1);
+  EXPECT_EQ(psu.policy().confirm_rules(0), "output-on");
+
+  v1::GetStatusResponse meter;
+  ASSERT_TRUE(alice_->Status("loop://meter", &meter).ok());
+  EXPECT_TRUE(meter.policy().read_only());
+  EXPECT_FALSE(meter.policy().has_max_baud());
+
+  v1::GetStatusResponse locked;
+  ASSERT_TRUE(alice_->Status("loop://locked", &locked).ok());
+  EXPECT_EQ(locked.policy().match(), "loop://locked");
+  EXPECT_FALSE(locked.policy().allowed());
+
+  v1::GetStatusResponse unmatched;
+  ASSERT_TRUE(alice_->Status("/dev/ttyS9", &unmatched).ok());
+  EXPECT_EQ(unmatched.policy().match(), "") << "no rule matches";
+  EXPECT_FALSE(unmatched.policy().allowed());
+}
+
+uint64_t Confirmations(const char* outcome) {
+  return SerialMetrics::Get().policy_confirmations.With({outcome}).value();
+}
+uint64_t Refusals(const char* action) {
+  return SerialMetrics::Get().policy_refusals.With({action}).value();
+}
+
+TEST_F(PolicyServiceTest, ADirectWriteMatchingAConfirmRuleIsRefusedAndCannotConfirmItself) {
+  const uint64_t requested = Confirmations("requested");
+  const uint64_t approved_before = Confirmations("approved");
+  const uint64_t declined_before = Confirmations("declined");
+  ASSERT_TRUE(alice_->Open("loop://psu", 9600).ok());
+  std::multimap<std::string, std::string> trailers;
+  grpc::Status refused = WriteWith(*alice_, "loop://psu", "OUTP ON", "", &trailers);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_TRUE(absl::StrContains(refused.error_message(), "confirmation required"));
+  EXPECT_TRUE(absl::StrContains(refused.error_message(), "'output-on'"));
+  ASSERT_EQ(trailers.count("labgate-confirm-rule"), 1u);
+  EXPECT_EQ(trailers.find("labgate-confirm-rule")->second, "output-on");
+  ASSERT_EQ(trailers.count("labgate-confirm-id"), 1u);
+  const std::string id = trailers.find("labgate-confirm-id")->second;
+  EXPECT_EQ(Pending(*alice_, "loop://psu"), "") << "nothing was written";
+
+  // A direct caller does not know the secret, so its own "approval" is no approval.
+  grpc::Status forged = WriteWith(*alice_, "loop://psu", "OUTP ON", id + ":accept:guess");
+  EXPECT_EQ(forged.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(Pending(*alice_, "loop://psu"), "");
+
+  // The gateway, after a person approved, presents the id with the secret.
+  trailers.clear();
+  ASSERT_FALSE(WriteWith(*alice_, "loop://psu", "OUTP ON", "", &trailers).ok());
+  const std::string fresh = trailers.find("labgate-confirm-id")->second;
+  grpc::Status approved =
+      WriteWith(*alice_, "loop://psu", "OUTP ON", fresh + ":accept:" + ConfirmationSecret());
+  EXPECT_TRUE(approved.ok()) << approved.error_message();
+  EXPECT_EQ(Pending(*alice_, "loop://psu"), "OUTP ON");
+  // A decline is refused, with nothing written.
+  trailers.clear();
+  ASSERT_FALSE(WriteWith(*alice_, "loop://psu", "OUTP ON", "", &trailers).ok());
+  const std::string declined_id = trailers.find("labgate-confirm-id")->second;
+  grpc::Status declined =
+      WriteWith(*alice_, "loop://psu", "OUTP ON", declined_id + ":decline:" + ConfirmationSecret());
+  EXPECT_EQ(declined.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_TRUE(absl::StrContains(declined.error_message(), "not approved (decline)"));
+  EXPECT_EQ(Pending(*alice_, "loop://psu"), "");
+  // A declined request cannot be approved afterwards.
+  grpc::Status late =
+      WriteWith(*alice_, "loop://psu", "OUTP ON", declined_id + ":accept:" + ConfirmationSecret());
+  EXPECT_EQ(late.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(Pending(*alice_, "loop://psu"), "");
+  // Every hold is counted, and each person's answer once.
+  EXPECT_GE(Confirmations("requested"), requested + 4);
+  EXPECT_EQ(Confirmations("approved"), approved_before + 1);
+  EXPECT_EQ(Confirmations("declined"), declined_before + 1);
+}
+
+TEST_F(PolicyServiceTest, AConfirmExemptOwnerWritesDirectly) {
+  ASSERT_TRUE(robot_->Open("loop://psu-robot", 9600).ok());
+  EXPECT_TRUE(WriteWith(*robot_, "loop://psu-robot", "OUTP ON", "").ok());
+  EXPECT_EQ(Pending(*robot_, "loop://psu-robot"), "OUTP ON");
+  grpc::Status denied = WriteWith(*robot_, "loop://psu-robot", "*RST", "");
+  EXPECT_EQ(denied.error_code(), grpc::StatusCode::PERMISSION_DENIED) << "deny binds everyone";
+}
+
+TEST_F(PolicyServiceTest, DenyReadOnlyRateLimitAllowAndBaud) {
+  const uint64_t opens = Refusals("open");
+  const uint64_t reconfigures = Refusals("reconfigure");
+  const uint64_t writes = Refusals("write");
+  grpc::Status locked = alice_->Open("loop://locked", 9600);
+  EXPECT_EQ(locked.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(absl::StrContains(locked.error_message(), "not allowed")) << locked.error_message();
+  EXPECT_EQ(alice_->Open("loop://unlisted", 9600).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  grpc::Status fast = alice_->Open("loop://psu", 230400);
+  EXPECT_EQ(fast.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(absl::StrContains(fast.error_message(), "max_baud")) << fast.error_message();
+
+  ASSERT_TRUE(alice_->Open("loop://meter", 9600).ok());
+  grpc::Status read_only = WriteWith(*alice_, "loop://meter", "*IDN?", "");
+  EXPECT_EQ(read_only.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  v1::QueryResponse reply;
+  EXPECT_EQ(alice_->Query("loop://meter", "*IDN?", 10, &reply).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED)
+      << "query writes, so read_only refuses it too";
+
+  ASSERT_TRUE(alice_->Open("loop://psu", 9600).ok());
+  grpc::Status reset = WriteWith(*alice_, "loop://psu", "*RST", "");
+  EXPECT_EQ(reset.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(absl::StrContains(reset.error_message(), "'no-reset'")) << reset.error_message();
+  v1::ReconfigurePortRequest faster;
+  faster.set_port_name("loop://psu");
+  faster.set_baud_rate(921600);
+  v1::ReconfigurePortResponse ignored;
+  EXPECT_EQ(alice_->stub()->ReconfigurePort(alice_->Context().get(), faster, &ignored).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+
+  // 3 writes per second: the 4th within the second is refused (and the limit is far
+  // below what the loop does, so this does not depend on timing).
+  int accepted = 0;
+  grpc::Status limited;
+  for (int i = 0; i < 4; ++i) {
+    limited = WriteWith(*alice_, "loop://psu", absl::StrCat("VOLT ", i), "");
+    if (limited.ok()) ++accepted;
+  }
+  EXPECT_LE(accepted, 3);
+  EXPECT_EQ(limited.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_TRUE(absl::StrContains(limited.error_message(), "writes per second"));
+  // labgate_serial_policy_refusals_total counts each refusal by what was refused.
+  EXPECT_EQ(Refusals("open"), opens + 3);
+  EXPECT_EQ(Refusals("reconfigure"), reconfigures + 1);
+  EXPECT_GE(Refusals("write"), writes + 4);  // read_only write and query, *RST, the rate
+}
+
+TEST_F(PolicyServiceTest, ReloadTakesTheNewFileAndKeepsTheOldOnABadOne) {
+  ASSERT_TRUE(alice_->Open("loop://psu", 9600).ok());
+  EXPECT_FALSE(WriteWith(*alice_, "loop://psu", "OUTP ON", "").ok());
+  WriteFile(policy_file_, "{\"ports\": [{\"match\": \"loop://*\", \"colour\": 1}]}");
+  absl::Status bad = service_->ReloadPolicy();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(bad.message(), "colour")) << bad;
+  EXPECT_FALSE(WriteWith(*alice_, "loop://psu", "OUTP ON", "").ok()) << "old policy in force";
+  WriteFile(policy_file_, kRelaxed);
+  ASSERT_TRUE(service_->ReloadPolicy().ok());
+  EXPECT_TRUE(WriteWith(*alice_, "loop://psu", "OUTP ON", "").ok());
+}
+
+TEST(PolicyStartupTest, ABadPolicyFileStopsTheServiceFromStarting) {
+  const std::string path = TempFile("bad.json");
+  WriteFile(path, "{\"ports\": [{\"match\": \"*\", \"allow\": \"yes\"}]}");
+  SerialServiceOptions options;
+  options.policy_file = path;
+  auto service = CreateSerialService(options);
+  ASSERT_FALSE(service.ok());
+  EXPECT_TRUE(absl::StrContains(service.status().message(), "allow")) << service.status();
+  options.policy_file = TempFile("missing.json");
+  EXPECT_EQ(CreateSerialService(options).status().code(), absl::StatusCode::kNotFound);
+  unlink(path.c_str());
+}
+
+// The real binary: SIGHUP reloads the policy file.
+TEST(PolicyChildProcessTest, SighupReloadsThePolicy) {
+  const std::string policy = TempFile("hup.json");
+  const std::string port_file = TempFile("hup.port");
+  WriteFile(policy, kPolicy);
+  unlink(port_file.c_str());
+  std::vector<std::string> args = {LABGATE_SERIAL_BINARY,
+                                   "--listen",
+                                   "127.0.0.1:0",
+                                   "--port-file",
+                                   port_file,
+                                   "--policy",
+                                   policy,
+                                   "--log-level",
+                                   "warning"};
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+  int port = 0;
+  for (int i = 0; i < 750 && port == 0; ++i) {
+    std::ifstream in(port_file);
+    std::string text;
+    if (in >> text && !absl::SimpleAtoi(text, &port)) port = 0;
+    if (port == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_NE(port, 0) << "labgate-serial did not start";
+  SerialClient alice(
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()),
+      "alice");
+  ASSERT_TRUE(alice.Open("loop://psu", 9600).ok());
+  EXPECT_EQ(WriteWith(alice, "loop://psu", "OUTP ON", "").error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  WriteFile(policy, kRelaxed);
+  ASSERT_EQ(kill(pid, SIGHUP), 0);
+  bool reloaded = false;
+  for (int i = 0; i < 250 && !reloaded; ++i) {
+    reloaded = WriteWith(alice, "loop://psu", "OUTP ON", "").ok();
+    if (!reloaded) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(reloaded) << "the relaxed policy did not take effect after SIGHUP";
+  kill(pid, SIGTERM);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "SIGHUP did not end it";
+  unlink(policy.c_str());
+  unlink(port_file.c_str());
+}
+
+}  // namespace
+}  // namespace labgate::serial

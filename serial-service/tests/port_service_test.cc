@@ -1,0 +1,156 @@
+// PortService on its own, without gRPC: ownership, closing, the transfer limits and the
+// parameters of a read, on loop:// ports.
+#include "serial-service/port_service.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "serial-service/ports/port_settings.h"
+#include "serial-service/tests/test_util.h"
+
+namespace labgate::serial {
+namespace {
+
+using testing::Await;
+using testing::FakeClock;
+
+class PortServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    PortServiceOptions options;
+    options.clock = &clock_;
+    absl::StatusOr<std::unique_ptr<PortService>> created = PortService::Create(options);
+    ASSERT_TRUE(created.ok()) << created.status();
+    service_ = *std::move(created);
+  }
+
+  absl::StatusOr<PortSettings> Open(const std::string& owner, const std::string& name,
+                                    const std::string& session_id = "") {
+    PortSettings settings;
+    settings.baud_rate = 115200;
+    settings.timeout_ms = 250;
+    settings.session_id = session_id;
+    return Await<absl::StatusOr<PortSettings>>(
+        [&](std::function<void(absl::StatusOr<PortSettings>)> done) {
+          service_->OpenPort(owner, name, settings, std::move(done));
+        });
+  }
+  absl::StatusOr<PortService::CloseOutcome> Close(const std::string& owner,
+                                                  std::optional<std::string> name) {
+    return Await<absl::StatusOr<PortService::CloseOutcome>>(
+        [&](std::function<void(absl::StatusOr<PortService::CloseOutcome>)> done) {
+          service_->ClosePort(owner, name, std::move(done));
+        });
+  }
+
+  FakeClock clock_;
+  std::unique_ptr<PortService> service_;
+};
+
+TEST_F(PortServiceTest, AnotherOwnersPortIsRefusedButMayBeObserved) {
+  ASSERT_TRUE(Open("alice", "loop://a").ok());
+  auto mine = service_->CallersPort("alice", std::string("loop://a"));
+  ASSERT_TRUE(mine.ok()) << mine.status();
+  EXPECT_EQ((*mine)->owner(), "alice");
+  auto theirs = service_->CallersPort("bob", std::string("loop://a"));
+  EXPECT_EQ(theirs.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(std::string(theirs.status().message()),
+            "port loop://a is in use by another client (held by alice)");
+  auto observed = service_->ObservedPort("bob", std::string("loop://a"));
+  ASSERT_TRUE(observed.ok());
+  ASSERT_NE(*observed, nullptr);
+  EXPECT_EQ((*observed)->name(), "loop://a");
+  // With no name, an observer without ports of its own looks at none.
+  auto none = service_->ObservedPort("bob", std::nullopt);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(*none, nullptr);
+}
+
+TEST_F(PortServiceTest, ClosingChecksTheOwnerAndIsIdempotent) {
+  ASSERT_TRUE(Open("alice", "loop://a").ok());
+  auto refused = Close("bob", std::string("loop://a"));
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(std::string(refused.status().message()),
+            "port loop://a is in use by another client (held by alice)");
+  auto closed = Close("alice", std::nullopt);  // her only port
+  ASSERT_TRUE(closed.ok()) << closed.status();
+  EXPECT_EQ(closed->status, "closed");
+  EXPECT_EQ(closed->port_name, "loop://a");
+  auto again = Close("alice", std::string("loop://a"));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->status, "already closed");
+  EXPECT_EQ(again->port_name, "loop://a");
+}
+
+TEST_F(PortServiceTest, BindingASessionNeedsASessionService) {
+  auto opened = Open("alice", "loop://a", "session-1");
+  EXPECT_EQ(opened.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(std::string(opened.status().message()),
+            "session_id given, but this labgate-serial has no session service to record to "
+            "(start it with --session-addr)");
+  EXPECT_TRUE(service_->OpenPortNames().empty());
+}
+
+TEST_F(PortServiceTest, WritesAndQueriesAreCheckedBeforeTheyReachThePort) {
+  ASSERT_TRUE(Open("alice", "loop://a").ok());
+  auto port = service_->CallersPort("alice", std::nullopt);
+  ASSERT_TRUE(port.ok());
+  const std::string too_long(kMaxTransferBytes + 1, 'x');
+  auto wrote = Await<absl::StatusOr<WriteResult>>(
+      [&](std::function<void(absl::StatusOr<WriteResult>)> done) {
+        service_->Write("alice", **port, too_long, TransferOptions(), std::move(done));
+      });
+  EXPECT_EQ(wrote.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(wrote.status().message()),
+            "data is 65537 bytes; write takes at most 65536 bytes per call");
+  auto empty = Await<absl::StatusOr<QueryResult>>(
+      [&](std::function<void(absl::StatusOr<QueryResult>)> done) {
+        service_->Query("alice", **port, "", TransferOptions(), std::move(done));
+      });
+  EXPECT_EQ(empty.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(empty.status().message()), "data is required: the command to send");
+  auto queried = Await<absl::StatusOr<QueryResult>>(
+      [&](std::function<void(absl::StatusOr<QueryResult>)> done) {
+        service_->Query("alice", **port, too_long, TransferOptions(), std::move(done));
+      });
+  EXPECT_EQ(std::string(queried.status().message()),
+            "data is 65537 bytes; query takes at most 65536 bytes per call");
+}
+
+TEST_F(PortServiceTest, AReadTakesThePortsTimeoutUnlessTheCallerGivesOne) {
+  ASSERT_TRUE(Open("alice", "loop://a").ok());
+  auto port = service_->CallersPort("alice", std::nullopt);
+  ASSERT_TRUE(port.ok());
+  TransferOptions options;
+  absl::StatusOr<ReadParams> defaults = service_->ReadParamsFor(**port, options);
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  EXPECT_EQ(defaults->timeout_ms, 250);
+  EXPECT_EQ(defaults->max_bytes, kDefaultReadBytes);
+  EXPECT_TRUE(defaults->text_mode);
+  options.timeout_ms = 40;
+  options.max_bytes = 7;
+  options.text_mode = false;
+  absl::StatusOr<ReadParams> given = service_->ReadParamsFor(**port, options);
+  ASSERT_TRUE(given.ok()) << given.status();
+  EXPECT_EQ(given->timeout_ms, 40);
+  EXPECT_EQ(given->max_bytes, 7);
+  EXPECT_FALSE(given->text_mode);
+  options.timeout_ms = kMaxTimeoutMs + 1;
+  EXPECT_EQ(service_->ReadParamsFor(**port, options).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(PortServiceTest, StoppingClosesEveryPortOnce) {
+  ASSERT_TRUE(Open("alice", "loop://a").ok());
+  ASSERT_TRUE(Open("bob", "loop://b").ok());
+  EXPECT_FALSE(service_->stopped());
+  EXPECT_TRUE(service_->StopPorts());
+  EXPECT_TRUE(service_->stopped());
+  EXPECT_TRUE(service_->OpenPortNames().empty());
+  EXPECT_FALSE(service_->StopPorts());
+  EXPECT_EQ(PortService::ShuttingDownError().code(), absl::StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace labgate::serial
