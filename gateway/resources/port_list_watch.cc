@@ -19,9 +19,10 @@ bool ChangesPortList(int type, const std::string& reason) {
 }
 
 std::unique_ptr<PortListWatch> PortListWatch::Start(
-    std::vector<std::shared_ptr<grpc::Channel>> channels, std::function<void()> changed) {
+    const std::vector<std::shared_ptr<grpc::Channel>>& channels,
+    const std::function<void()>& changed) {
   std::vector<std::shared_ptr<Stream>> streams;
-  for (auto& channel : channels) {
+  for (const auto& channel : channels) {
     if (channel == nullptr) continue;
     std::shared_ptr<serial_v1::SerialService::Stub> stub =
         serial_v1::SerialService::NewStub(channel);

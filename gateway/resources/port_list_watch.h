@@ -21,8 +21,9 @@ class PortListWatch {
  public:
   // `changed` runs on a gRPC thread for each port opened, closed or auto-closed, and when
   // a stream starts.
-  static std::unique_ptr<PortListWatch> Start(std::vector<std::shared_ptr<grpc::Channel>> channels,
-                                              std::function<void()> changed);
+  static std::unique_ptr<PortListWatch> Start(
+      const std::vector<std::shared_ptr<grpc::Channel>>& channels,
+      const std::function<void()>& changed);
   ~PortListWatch();  // cancels the streams; no call after it returns but a running one
 
   using Stream = ResumingWatch<labgate::serial::v1::PortEvent>;

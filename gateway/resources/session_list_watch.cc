@@ -12,8 +12,8 @@ constexpr std::chrono::seconds kRetryAfter{1};
 
 namespace session_v1 = labgate::session::v1;
 
-std::unique_ptr<SessionListWatch> SessionListWatch::Start(std::shared_ptr<grpc::Channel> channel,
-                                                          std::function<void()> changed) {
+std::unique_ptr<SessionListWatch> SessionListWatch::Start(
+    const std::shared_ptr<grpc::Channel>& channel, std::function<void()> changed) {
   std::shared_ptr<session_v1::SessionService::Stub> stub =
       session_v1::SessionService::NewStub(channel);
   auto stream = Stream::Start(

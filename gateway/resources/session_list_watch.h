@@ -17,7 +17,7 @@ namespace labgate::gateway {
 class SessionListWatch {
  public:
   // `changed` runs on a gRPC thread for each created or closed session.
-  static std::unique_ptr<SessionListWatch> Start(std::shared_ptr<grpc::Channel> channel,
+  static std::unique_ptr<SessionListWatch> Start(const std::shared_ptr<grpc::Channel>& channel,
                                                  std::function<void()> changed);
   ~SessionListWatch();  // cancels the stream; no call after it returns but a running one
 

@@ -46,12 +46,12 @@ class Recorder {
 
  private:
   FrameDecoder::FrameCallback OnFrame() {
-    return [this](Frame f) {
+    return [this](const Frame& f) {
       events_.push_back((f.framing == Framing::kNewline ? "nl:" : "cl:") + f.payload);
     };
   }
   FrameDecoder::ErrorCallback OnError() {
-    return [this](FrameError e) {
+    return [this](const FrameError& e) {
       events_.push_back("error:" + KindName(e.kind) + ":" + std::string(FramingName(e.framing)) +
                         ":" + e.message);
     };
