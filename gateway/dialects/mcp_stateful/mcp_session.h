@@ -57,8 +57,8 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   // the client. What the principal owns stays with it. Call on the strand.
   void Close();
 
-  // Sends notifications/<kind>/list_changed if the client has initialized. Call on the
-  // strand.
+  // Sends notifications/<kind>/list_changed if the client has initialized. Call through
+  // run_send.
   void NotifyListChanged(ListKind kind);
 
   size_t in_flight() const {
@@ -91,8 +91,10 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
     std::unique_ptr<boost::asio::steady_timer> timer;
   };
 
-  // Debug builds check that the caller runs on the strand.
+  // Debug builds check that the caller runs on the strand (AssertMaySend: or anywhere, when
+  // the session was given a run_send of its own).
   void AssertOnStrand() const;
+  void AssertMaySend() const;
 
   void HandleRequest(const jsonrpc::IncomingMessage& message, Framing framing);
   void HandleNotification(const jsonrpc::IncomingMessage& message);
@@ -129,6 +131,7 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   McpEngine engine_;
   boost::asio::any_io_executor strand_;
   RunOnStrand run_on_strand_;
+  bool sends_anywhere_;
   RunOnStrand run_send_;
   std::shared_ptr<Outbound> outbound_;
   std::shared_ptr<Principal> principal_;

@@ -25,6 +25,12 @@ using testing::ChannelTo;
 using testing::Outcome;
 using testing::RecordingRequest;
 
+// A tool provider's answer as a JSON object, whether it came serialized or not.
+absl::StatusOr<json> AsJson(absl::StatusOr<ToolResult> result) {
+  if (!result.ok()) return result.status();
+  return result->AsJson();
+}
+
 constexpr char kBoundary[] =
     "Non-clinical support; must provide escalation cues when risk is elevated";
 constexpr char kInvalidText[] =
@@ -133,19 +139,19 @@ TEST(ActionResultJsonTest, SuccessIsStructuredAndOtherFailuresNameTheirCode) {
 
 TEST_F(ActionToolsTest, CallToolAnswersACallToolResultAndLogsTheCall) {
   auto request = std::make_shared<RecordingRequest>();
-  Outcome<absl::StatusOr<json>> outcome;
+  Outcome<absl::StatusOr<ToolResult>> outcome;
   tools_->CallTool("supportive_reply", {{"message", "hello"}, {"risk_level", "low"}}, request,
                    outcome.Callback());
-  absl::StatusOr<json> result = outcome.Wait();
+  absl::StatusOr<json> result = AsJson(outcome.Wait());
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ((*result)["isError"], false);
   EXPECT_EQ((*result)["structuredContent"]["action"], "supportive_reply");
   EXPECT_TRUE(request->has_cancel_handler());  // a cancelled request cancels the gRPC call
 
   auto failing = std::make_shared<RecordingRequest>();
-  Outcome<absl::StatusOr<json>> failed;
+  Outcome<absl::StatusOr<ToolResult>> failed;
   tools_->CallTool("supportive_reply", {{"message", "hello"}}, failing, failed.Callback());
-  absl::StatusOr<json> refusal = failed.Wait();
+  absl::StatusOr<json> refusal = AsJson(failed.Wait());
   ASSERT_TRUE(refusal.ok()) << refusal.status();  // a tool failure is a result, not an error
   EXPECT_EQ((*refusal)["isError"], true);
   bool logged_error = false;
