@@ -2,7 +2,8 @@
 // `labgate` over stdio pipes and, for comparison, direct libserialport calls on the same
 // ptys in the same run:
 //   1. command round trip (write "*IDN?" + read the reply) to a simulated SCPI instrument,
-//      gateway against direct, in alternating blocks;
+//      gateway against direct, in alternating blocks; through the gateway both as two tool
+//      calls (`write`, then `read`) and as one (`query`: round_trip_query in the report);
 //   2. a 1 MiB binary transfer each way (instrument -> host, host -> instrument);
 //   3. eight ports active at once through one gateway.
 // Sets up the pty harness itself (tests/serial_harness: private mount namespace and
@@ -257,6 +258,7 @@ json RoundTrips(Gateway& gateway, const std::string& path, int total) {
   std::vector<double> through_gateway;
   std::vector<double> direct;
   std::vector<double> gateway_write;
+  std::vector<double> gateway_query;  // the same exchange as one `query` tool call
   // Where the gateway's time goes: a bare MCP ping (stdio + JSON-RPC), and the same two
   // tool calls on a loop:// port (gRPC in-process + the port worker, no device).
   std::vector<double> ping;
@@ -291,6 +293,13 @@ json RoundTrips(Gateway& gateway, const std::string& path, int total) {
         gateway_write.push_back(Micros(wrote - start));
       }
     }
+    for (int i = 0; i < kWarmup + per_block; ++i) {
+      const auto start = Clock::now();
+      json reply = gateway.Tool("query", {{"port_name", path}, {"data", "*IDN?"}});
+      const auto end = Clock::now();
+      Expect(reply.value("data", "") == kInstrumentId, "gateway query " + reply.dump());
+      if (i >= kWarmup) gateway_query.push_back(Micros(end - start));
+    }
     gateway.Tool("close", {{"port_name", path}});
 
     DirectPort port(path);
@@ -305,8 +314,14 @@ json RoundTrips(Gateway& gateway, const std::string& path, int total) {
   }
   const double gateway_p50 = Percentile(through_gateway, 0.5);
   const double direct_p50 = Percentile(direct, 0.5);
+  const double query_p50 = Percentile(gateway_query, 0.5);
   gateway.Tool("close", {{"port_name", "loop://bench"}});
-  return {{"gateway", Summary(through_gateway)},
+  json query = {{"gateway", Summary(gateway_query)},
+                {"direct", Summary(direct)},
+                {"ratio_p50", query_p50 / direct_p50},
+                {"added_p50_us", query_p50 - direct_p50}};
+  return {{"query", std::move(query)},
+          {"gateway", Summary(through_gateway)},
           {"gateway_ping", Summary(ping)},
           {"gateway_loopback_round_trip", Summary(loopback)},
           {"gateway_write_call", Summary(gateway_write)},
@@ -504,7 +519,10 @@ int main(int argc, char** argv) {
     json report;
     {
       Gateway gateway(binary, data_dir);
-      report["round_trip"] = RoundTrips(gateway, devices[0]->path(), round_trips);
+      json round_trips_report = RoundTrips(gateway, devices[0]->path(), round_trips);
+      report["round_trip_query"] = std::move(round_trips_report["query"]);
+      round_trips_report.erase("query");
+      report["round_trip"] = std::move(round_trips_report);
       std::fprintf(stderr, "round trips done\n");
       report["eight_ports"] = EightPorts(gateway, devices, per_port);
       std::fprintf(stderr, "eight ports done\n");

@@ -172,10 +172,12 @@ absl::StatusOr<size_t> LibSerialPortBackend::Read(char* buffer, size_t max, int6
   // which libserialport would turn into a silent timeout.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    // Rounded up: a wait shorter than a millisecond must still sleep, not spin on poll(0).
+    const int64_t left_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                                deadline - std::chrono::steady_clock::now())
+                                .count();
     struct pollfd entry = {fd, POLLIN, 0};
-    const int ready = poll(&entry, 1, left.count() > 0 ? static_cast<int>(left.count()) : 0);
+    const int ready = poll(&entry, 1, left_us > 0 ? static_cast<int>((left_us + 999) / 1000) : 0);
     if (ready < 0) {
       if (errno == EINTR) continue;
       return Disconnected(path_);

@@ -40,10 +40,12 @@ constexpr BaudEntry kBauds[] = {
     {3500000, B3500000}, {4000000, B4000000},
 };
 
+// Rounded up: a wait shorter than a millisecond must still sleep, not spin on poll(0).
 int64_t MsLeft(std::chrono::steady_clock::time_point deadline) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(deadline -
-                                                               std::chrono::steady_clock::now())
-      .count();
+  const int64_t us = std::chrono::duration_cast<std::chrono::microseconds>(
+                         deadline - std::chrono::steady_clock::now())
+                         .count();
+  return us > 0 ? (us + 999) / 1000 : 0;
 }
 
 }  // namespace

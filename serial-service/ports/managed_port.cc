@@ -144,32 +144,68 @@ void ManagedPort::Read(ReadParams params, std::function<void(absl::StatusOr<Read
 
 void ManagedPort::Query(std::string bytes, bool text_mode, ReadParams params,
                         std::function<void(absl::StatusOr<QueryResult>)> done) {
-  // The reply must be waited for, so the whole query runs on the worker, where no other
-  // call can come between its write and its read.
-  worker_.Post([self = shared_from_this(), bytes = std::move(bytes), text_mode,
-                params = std::move(params), done = std::move(done)]() mutable {
-    self->worker_.AssertInPlace();
-    const auto started = std::chrono::steady_clock::now();
-    if (text_mode) self->AppendTerminator(&bytes);
-    absl::StatusOr<WriteResult> wrote = self->DoWrite(bytes, params.timeout_ms);
+  // With the worker idle the query starts on the caller's thread: a command the device
+  // takes at once and a reply within kQueryInlineWaitMs need no thread hand-off. What is
+  // left continues on the worker, posted before the attempt ends, so that no other call on
+  // the port comes between the write and the read.
+  const auto started = std::chrono::steady_clock::now();
+  const bool ran_inline = worker_.TryRunInline([&] {
+    worker_.AssertInPlace();
+    if (text_mode) AppendTerminator(&bytes);
+    absl::StatusOr<WriteResult> wrote = DoWrite(bytes, /*timeout_ms=*/0);
     if (!wrote.ok()) return done(wrote.status());
     QueryResult result;
     result.wrote = *wrote;
-    if (wrote->bytes_written < static_cast<int64_t>(bytes.size())) {
-      result.reply.timed_out = true;
-    } else {
-      absl::StatusOr<ReadResult> reply = *self->DoRead(params, /*may_wait=*/true);
-      if (!reply.ok()) return done(reply.status());
-      result.reply = *std::move(reply);
+    const auto written = static_cast<size_t>(wrote->bytes_written);
+    if (written == bytes.size()) {
+      std::optional<absl::StatusOr<ReadResult>> reply =
+          DoRead(params, /*may_wait=*/false, kQueryInlineWaitMs);
+      if (reply.has_value())
+        return AnswerQuery(std::move(result), *std::move(reply), started, done);
     }
-    result.latency_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                            std::chrono::steady_clock::now() - started)
-                            .count();
-    absl::StatusOr<ReadResult> reply = result.reply;
-    self->RecordReply(&reply, result.latency_ms, "query timed out with no reply");
-    result.not_recorded = result.wrote.not_recorded || reply->not_recorded;
-    done(std::move(result));
+    worker_.Post([self = shared_from_this(), rest = bytes.substr(written),
+                  result = std::move(result), params, started, done = std::move(done)]() mutable {
+      self->worker_.AssertInPlace();
+      self->FinishQuery(rest, std::move(result), params, started, done);
+    });
   });
+  if (ran_inline) return;
+  worker_.Post([self = shared_from_this(), bytes = std::move(bytes), text_mode,
+                params = std::move(params), started, done = std::move(done)]() mutable {
+    self->worker_.AssertInPlace();
+    if (text_mode) self->AppendTerminator(&bytes);
+    self->FinishQuery(bytes, QueryResult(), params, started, done);
+  });
+}
+
+void ManagedPort::FinishQuery(const std::string& rest, QueryResult so_far, const ReadParams& params,
+                              std::chrono::steady_clock::time_point started,
+                              const std::function<void(absl::StatusOr<QueryResult>)>& done) {
+  if (!rest.empty()) {
+    absl::StatusOr<WriteResult> wrote = DoWrite(rest, params.timeout_ms);
+    if (!wrote.ok()) return done(wrote.status());
+    so_far.wrote.bytes_written += wrote->bytes_written;
+    so_far.wrote.not_recorded = so_far.wrote.not_recorded || wrote->not_recorded;
+    if (wrote->bytes_written < static_cast<int64_t>(rest.size())) {
+      ReadResult nothing;
+      nothing.timed_out = true;  // the command did not go out in time: no reply to wait for
+      return AnswerQuery(std::move(so_far), std::move(nothing), started, done);
+    }
+  }
+  AnswerQuery(std::move(so_far), *DoRead(params, /*may_wait=*/true), started, done);
+}
+
+void ManagedPort::AnswerQuery(QueryResult result, absl::StatusOr<ReadResult> reply,
+                              std::chrono::steady_clock::time_point started,
+                              const std::function<void(absl::StatusOr<QueryResult>)>& done) {
+  if (!reply.ok()) return done(reply.status());
+  result.reply = *reply;
+  result.latency_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now() - started)
+                          .count();
+  RecordReply(&reply, result.latency_ms, "query timed out with no reply");
+  result.not_recorded = result.wrote.not_recorded || reply->not_recorded;
+  done(std::move(result));
 }
 
 void ManagedPort::Close(std::string reason, std::function<void(std::string)> done) {
@@ -341,7 +377,8 @@ ReadResult ManagedPort::Take(size_t count, size_t consumed, bool timed_out) {
 }
 
 std::optional<absl::StatusOr<ReadResult>> ManagedPort::DoRead(const ReadParams& params,
-                                                              bool may_wait) {
+                                                              bool may_wait,
+                                                              int64_t brief_wait_ms) {
   if (absl::Status usable = CheckUsable(); !usable.ok()) return usable;
   std::optional<IdleClose> idle_close;
   std::string terminator;
@@ -359,8 +396,10 @@ std::optional<absl::StatusOr<ReadResult>> ManagedPort::DoRead(const ReadParams& 
 
   const size_t max = static_cast<size_t>(params.max_bytes);
   const bool until_terminator = (params.text_mode || params.keep_terminator) && !terminator.empty();
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(params.timeout_ms);
+  const auto now = std::chrono::steady_clock::now();
+  const auto deadline = now + std::chrono::milliseconds(params.timeout_ms);
+  const auto brief_deadline =
+      now + std::chrono::milliseconds(std::min(brief_wait_ms, params.timeout_ms));
   for (bool first = true;; first = false) {
     if (until_terminator) {
       const size_t at = pending_.find(terminator);
@@ -381,9 +420,13 @@ std::optional<absl::StatusOr<ReadResult>> ManagedPort::DoRead(const ReadParams& 
                              .count();
     if (left <= 0 && !first) break;
     if (!may_wait) {
-      // One look at what the device already has; anything more is the worker's job.
-      if (!first) return std::nullopt;
-      absl::StatusOr<size_t> got = Receive(0);
+      // What the device already has, or sends within the brief wait; anything more is the
+      // worker's job.
+      const int64_t brief_left_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                                        brief_deadline - std::chrono::steady_clock::now())
+                                        .count();
+      if (!first && brief_left_us <= 0) return std::nullopt;
+      absl::StatusOr<size_t> got = Receive((std::max<int64_t>(brief_left_us, 0) + 999) / 1000);
       if (!got.ok()) return got.status();
       continue;
     }

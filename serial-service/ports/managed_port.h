@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -100,6 +101,9 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   static constexpr size_t kMaxPending = 1 << 20;
   // A blocked read checks this often whether the port is being closed.
   static constexpr int64_t kReadSliceMs = 100;
+  // How long a query started on the caller's thread waits there for the reply before the
+  // worker takes over. Short: the caller is one of gRPC's callback threads.
+  static constexpr int64_t kQueryInlineWaitMs = 1;
 
   static std::shared_ptr<ManagedPort> Create(std::string name, std::string owner,
                                              std::unique_ptr<SerialPort> backend,
@@ -141,8 +145,21 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   // A timeout of 0 writes only what the device takes at once.
   absl::StatusOr<WriteResult> DoWrite(const std::string& bytes, int64_t timeout_ms)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
-  // Without `may_wait`, nullopt when the read would have to wait for the device.
-  std::optional<absl::StatusOr<ReadResult>> DoRead(const ReadParams& params, bool may_wait)
+  // Without `may_wait`, nullopt when the read would have to wait for the device longer
+  // than `brief_wait_ms` (0: what has already arrived); what did arrive stays pending.
+  std::optional<absl::StatusOr<ReadResult>> DoRead(const ReadParams& params, bool may_wait,
+                                                   int64_t brief_wait_ms = 0)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  // The part of a query that may block: writes `rest` (what an inline attempt left of the
+  // command), then waits for the reply, and answers with `so_far` completed.
+  void FinishQuery(const std::string& rest, QueryResult so_far, const ReadParams& params,
+                   std::chrono::steady_clock::time_point started,
+                   const std::function<void(absl::StatusOr<QueryResult>)>& done)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  // Answers a query whose write and read are done.
+  void AnswerQuery(QueryResult result, absl::StatusOr<ReadResult> reply,
+                   std::chrono::steady_clock::time_point started,
+                   const std::function<void(absl::StatusOr<QueryResult>)>& done)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
   std::string DoClose(const std::string& reason) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)
       ABSL_LOCKS_EXCLUDED(mu_);

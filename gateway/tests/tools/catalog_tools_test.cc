@@ -53,11 +53,11 @@ class CatalogToolsTest : public ::testing::Test {
 
   json Call(const std::string& name, const json& arguments,
             const std::shared_ptr<RecordingRequest>& request) {
-    Outcome<absl::StatusOr<json>> outcome;
+    Outcome<absl::StatusOr<ToolResult>> outcome;
     tools_->CallTool(name, arguments, request, outcome.Callback());
-    absl::StatusOr<json> result = outcome.Wait();
+    absl::StatusOr<ToolResult> result = outcome.Wait();
     EXPECT_TRUE(result.ok()) << result.status();  // failures are results, not errors
-    return result.ok() ? *result : json();
+    return result.ok() ? result->AsJson() : json();
   }
   std::vector<std::string> OpenPorts() {
     auto stub = pb::SerialService::NewStub(channel_);

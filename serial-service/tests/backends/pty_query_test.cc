@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <future>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
@@ -138,6 +140,49 @@ TEST_F(PtyQueryTest, BinaryQueriesKeepNulBytesAndTheTerminator) {
   EXPECT_EQ(hex.bytes_read(), 4);
   EXPECT_FALSE(hex.timed_out());
   EXPECT_TRUE(device->Received() == command + std::string("\x00\xff\x00\xff", 4));
+}
+
+// A reply that takes longer than the brief wait on the caller's thread is waited for on the
+// port's worker; a call that arrives meanwhile comes after the whole query, not between its
+// write and its read.
+TEST_F(PtyQueryTest, ASlowReplyIsStillTheQuerysOwn) {
+  auto device = Device(InstrumentMode::kScpi);
+  ASSERT_NE(device, nullptr);
+  ASSERT_TRUE(alice_->Open(device->path(), 115200, "\n").ok());
+  device->Stall(std::chrono::milliseconds(200));
+  auto slow = std::async(std::launch::async, [&] {
+    v1::QueryResponse reply;
+    grpc::Status status = alice_->Query("", "*IDN?", 3000, &reply);
+    return std::make_pair(status, reply);
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the first query is waiting
+  v1::QueryResponse second;
+  grpc::Status second_status = alice_->Query("", "SECOND", 3000, &second);
+  auto [first_status, first] = slow.get();
+  ASSERT_TRUE(first_status.ok()) << first_status.error_message();
+  EXPECT_EQ(first.data(), kInstrumentId);
+  EXPECT_FALSE(first.timed_out());
+  ASSERT_TRUE(second_status.ok()) << second_status.error_message();
+  EXPECT_EQ(second.data(), "SECOND");
+  EXPECT_EQ(device->Received(), "*IDN?\nSECOND\n");
+}
+
+// A command larger than the device takes at once: the rest is written on the worker, then
+// the reply read there.
+TEST_F(PtyQueryTest, ACommandTheDeviceCannotTakeAtOnceIsWrittenWhole) {
+  auto device = Device(InstrumentMode::kScpi);
+  ASSERT_NE(device, nullptr);
+  ASSERT_TRUE(alice_->Open(device->path(), 115200, "\n").ok());
+  device->Stall(std::chrono::milliseconds(300));  // nothing is read off the pty meanwhile
+  const std::string command(60000, 'A');
+  v1::QueryResponse reply;
+  grpc::Status status =
+      alice_->Query("", command, 5000, &reply, v1::ENCODING_TEXT, /*max_bytes=*/65536);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(reply.bytes_written(), 60001);
+  EXPECT_FALSE(reply.timed_out());
+  EXPECT_TRUE(reply.data() == command) << "echo of " << reply.data().size() << " bytes";
+  EXPECT_TRUE(device->Received() == command + "\n");
 }
 
 TEST_F(PtyQueryTest, BadQueriesAreRefusedAndWriteNothing) {
