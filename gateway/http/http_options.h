@@ -49,7 +49,8 @@ struct HttpOptions {
   // reading is disconnected (its SSE events stay in the replay buffer).
   std::chrono::milliseconds write_timeout{60000};
   std::chrono::milliseconds session_idle_timeout{30 * 60 * 1000};
-  // The clock session idle expiry reads (a session's last activity, the sweep's cutoff).
+  // The clock idle expiry reads (a session's or principal's last activity, the sweep's
+  // cutoffs).
   // Tests move a clock of their own instead of waiting.
   std::function<std::chrono::steady_clock::time_point()> clock = [] {
     return std::chrono::steady_clock::now();

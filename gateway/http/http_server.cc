@@ -124,6 +124,7 @@ HttpServer::HttpServer(asio::io_context& io, const McpServer* server, HttpOption
       options_(std::make_shared<const HttpOptions>(std::move(options))),
       readiness_(std::move(readiness)),
       stateless_(stateless_dialect),
+      principals_("http:", "http", options_->clock),
       accept_strand_(asio::make_strand(io)),
       acceptor_(accept_strand_),
       sweep_timer_(accept_strand_) {}
@@ -536,7 +537,7 @@ void HttpServer::ScheduleSweep() {
 }
 
 void HttpServer::Sweep() {
-  principals_.ReleaseIdle(std::chrono::steady_clock::now() - options_->port_idle_release);
+  principals_.ReleaseIdle(options_->clock() - options_->port_idle_release);
   auto cutoff = options_->clock() - options_->session_idle_timeout;
   std::vector<std::shared_ptr<HttpSession>> expired;
   {

@@ -88,7 +88,7 @@ class HttpServer {
   ReadinessProbe readiness_;
   stateless::StatelessDialect* stateless_;
   std::atomic<console::Console*> console_{nullptr};
-  PrincipalRegistry principals_{"http:"};
+  PrincipalRegistry principals_;  // idle release reads options_->clock
   HeaderParamIndex header_params_;
   boost::asio::strand<boost::asio::io_context::executor_type> accept_strand_;
   boost::asio::ip::tcp::acceptor acceptor_;

@@ -4,8 +4,11 @@
 
 namespace labgate::gateway {
 
-Principal::Principal(std::string name, std::string owner_id, const char* transport)
-    : name_(std::move(name)), owner_id_(std::move(owner_id)), transport_(transport) {
+Principal::Principal(std::string name, std::string owner_id, const char* transport, Clock clock)
+    : name_(std::move(name)),
+      owner_id_(std::move(owner_id)),
+      transport_(transport),
+      clock_(clock ? std::move(clock) : [] { return std::chrono::steady_clock::now(); }) {
   Touch();
   GatewayMetrics::Get().principals.With({transport_}).Increment();
 }
@@ -32,8 +35,7 @@ bool Principal::holds_anything() const {
 }
 
 void Principal::Touch() {
-  last_active_.store(std::chrono::steady_clock::now().time_since_epoch().count(),
-                     std::memory_order_relaxed);
+  last_active_.store(clock_().time_since_epoch().count(), std::memory_order_relaxed);
 }
 
 std::chrono::steady_clock::time_point Principal::last_active() const {

@@ -18,10 +18,15 @@ namespace labgate::gateway {
 
 class Principal {
  public:
+  // What Touch() reads; tests move one of their own instead of waiting.
+  using Clock = std::function<std::chrono::steady_clock::time_point()>;
+
   // `name` is shown to people ("alice", "local", "stdio-1"); `owner_id` is what the
   // services know it by (the labgate-owner of its serial ports); `transport` ("stdio" or
-  // "http", a static string) is where it speaks, for logs and metrics.
-  Principal(std::string name, std::string owner_id, const char* transport = "stdio");
+  // "http", a static string) is where it speaks, for logs and metrics. Without a `clock`,
+  // the steady clock.
+  Principal(std::string name, std::string owner_id, const char* transport = "stdio",
+            Clock clock = nullptr);
   ~Principal();
 
   const std::string& name() const { return name_; }
@@ -42,6 +47,7 @@ class Principal {
   const std::string name_;
   const std::string owner_id_;
   const char* const transport_;
+  const Clock clock_;
   mutable absl::Mutex mutex_;
   std::map<std::string, std::shared_ptr<void>> held_ ABSL_GUARDED_BY(mutex_);
   std::atomic<std::chrono::steady_clock::rep> last_active_;

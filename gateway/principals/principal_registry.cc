@@ -9,7 +9,7 @@ namespace labgate::gateway {
 std::shared_ptr<Principal> PrincipalRegistry::Get(const std::string& name) {
   absl::MutexLock lock(&mutex_);
   auto& principal = principals_[name];
-  if (!principal) principal = std::make_shared<Principal>(name, prefix_ + name, transport_);
+  if (!principal) principal = std::make_shared<Principal>(name, prefix_ + name, transport_, clock_);
   return principal;
 }
 

@@ -17,9 +17,11 @@ namespace labgate::gateway {
 
 class PrincipalRegistry {
  public:
-  // Owner ids are `prefix` + name, e.g. "http:alice"; the principals speak `transport`.
-  explicit PrincipalRegistry(std::string prefix, const char* transport = "http")
-      : prefix_(std::move(prefix)), transport_(transport) {}
+  // Owner ids are `prefix` + name, e.g. "http:alice"; the principals speak `transport` and
+  // read `clock` (default: the steady clock) when they make a request.
+  explicit PrincipalRegistry(std::string prefix, const char* transport = "http",
+                             Principal::Clock clock = nullptr)
+      : prefix_(std::move(prefix)), transport_(transport), clock_(std::move(clock)) {}
 
   std::shared_ptr<Principal> Get(const std::string& name);
   // Releases what principals idle since before `cutoff` hold; returns how many released.
@@ -29,6 +31,7 @@ class PrincipalRegistry {
  private:
   const std::string prefix_;
   const char* const transport_;
+  const Principal::Clock clock_;
   mutable absl::Mutex mutex_;
   std::map<std::string, std::shared_ptr<Principal>> principals_ ABSL_GUARDED_BY(mutex_);
 };

@@ -894,6 +894,38 @@ TEST_F(HttpServerTest, IdleSessionsExpire) {
   EXPECT_THAT(gone.body, HasSubstr("-32001"));
 }
 
+// --port-idle-release-ms counts from a principal's last request on the same clock.
+TEST_F(HttpServerTest, AnIdlePrincipalGivesUpWhatItHolds) {
+  ManualClock clock;
+  HttpOptions options;
+  options.port_idle_release = 10min;
+  options.session_idle_timeout = 24h;
+  options.clock = clock.AsFunction();
+  StartServer(options);
+  std::string session = Initialize();
+  std::shared_ptr<Principal> local = http_->principals().Get("local");
+  auto released = std::make_shared<std::atomic<int>>(0);
+  local->Hold("serial", [released] {
+    return std::shared_ptr<void>(new int(0), [released](void* held) {
+      delete static_cast<int*>(held);
+      ++*released;
+    });
+  });
+
+  clock.Advance(9min);
+  EXPECT_EQ(Exchange(Request("POST", session, Call("p", "ping"))).status, 200);  // activity
+  clock.Advance(9min);
+  http_->Sweep();
+  EXPECT_EQ(released->load(), 0);
+  EXPECT_TRUE(local->holds_anything());
+
+  clock.Advance(2min);
+  http_->Sweep();
+  EXPECT_EQ(released->load(), 1);
+  EXPECT_FALSE(local->holds_anything());
+  EXPECT_EQ(http_->principals().Get("local"), local) << "the same principal when it comes back";
+}
+
 TEST_F(HttpServerTest, AnOpenGetStreamKeepsItsSessionAlive) {
   ManualClock clock;
   HttpOptions options;
