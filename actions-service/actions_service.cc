@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "actions-service/struct_json.h"
 #include "common/grpc_finish.h"
 #include "common/metrics/metrics.h"
@@ -61,37 +62,41 @@ ActionsGrpcService::ActionsGrpcService(std::shared_ptr<const ActionRegistry> reg
 
 void ActionsGrpcService::Shutdown() { shut_down_.store(true); }
 
-grpc::ServerUnaryReactor* ActionsGrpcService::ListActions(grpc::CallbackServerContext* context,
-                                                          const v1::ListActionsRequest*,
-                                                          v1::ListActionsResponse* response) {
-  if (shut_down_.load()) return FinishNow(context, ShuttingDown());
+void ActionsGrpcService::ListActions(UnaryCall* call, const v1::ListActionsRequest*,
+                                     v1::ListActionsResponse* response) {
+  if (shut_down_.load()) return FinishNow(call, ShuttingDown());
   for (const ActionContract& contract : registry_->List()) {
     ContractToProto(contract, response->add_actions());
   }
-  return FinishNow(context, absl::OkStatus());
+  return FinishNow(call, absl::OkStatus());
 }
 
-grpc::ServerUnaryReactor* ActionsGrpcService::GetAction(grpc::CallbackServerContext* context,
-                                                        const v1::GetActionRequest* request,
-                                                        v1::ActionContract* response) {
-  if (shut_down_.load()) return FinishNow(context, ShuttingDown());
+void ActionsGrpcService::GetAction(UnaryCall* call, const v1::GetActionRequest* request,
+                                   v1::ActionContract* response) {
+  if (shut_down_.load()) return FinishNow(call, ShuttingDown());
   absl::StatusOr<const ActionContract*> contract = registry_->Get(request->action());
-  if (!contract.ok()) return FinishNow(context, contract.status());
+  if (!contract.ok()) return FinishNow(call, contract.status());
   ContractToProto(**contract, response);
-  return FinishNow(context, absl::OkStatus());
+  return FinishNow(call, absl::OkStatus());
 }
 
-grpc::ServerUnaryReactor* ActionsGrpcService::InvokeAction(grpc::CallbackServerContext* context,
-                                                           const v1::InvokeActionRequest* request,
-                                                           v1::InvokeActionResponse* response) {
-  if (shut_down_.load()) return FinishNow(context, ShuttingDown());
+void ActionsGrpcService::InvokeAction(UnaryCall* call, const v1::InvokeActionRequest* request,
+                                      v1::InvokeActionResponse* response) {
+  if (shut_down_.load()) return FinishNow(call, ShuttingDown());
   // Runs inline: the handler is deterministic CPU work measured in microseconds.
   absl::StatusOr<ActionResult> result =
       registry_->Invoke(request->action(), StructToJson(request->input()));
   CountInvocation(*registry_, request->action(), result.status());
-  if (!result.ok()) return FinishNow(context, result.status());
+  if (!result.ok()) return FinishNow(call, result.status());
   ResultToProto(*result, response);
-  return FinishNow(context, absl::OkStatus());
+  return FinishNow(call, absl::OkStatus());
+}
+
+void ActionsGrpcService::ServeInline(InlineUnaryServer* server) {
+  const std::string prefix = absl::StrCat("/", v1::ActionsService::service_full_name(), "/");
+  server->Add(prefix + "ListActions", this, &ActionsGrpcService::ListActions);
+  server->Add(prefix + "GetAction", this, &ActionsGrpcService::GetAction);
+  server->Add(prefix + "InvokeAction", this, &ActionsGrpcService::InvokeAction);
 }
 
 absl::StatusOr<std::unique_ptr<ActionsGrpcService>> CreateActionsService(

@@ -8,6 +8,8 @@
 
 #include "absl/status/statusor.h"
 #include "actions-service/action_registry.h"
+#include "common/inline_unary.h"
+#include "common/unary_call.h"
 #include "labgate/actions/v1/actions.grpc.pb.h"
 
 namespace labgate::actions {
@@ -33,13 +35,30 @@ class ActionsGrpcService final : public labgate::actions::v1::ActionsService::Ca
 
   grpc::ServerUnaryReactor* ListActions(grpc::CallbackServerContext* context,
                                         const v1::ListActionsRequest* request,
-                                        v1::ListActionsResponse* response) override;
+                                        v1::ListActionsResponse* response) override {
+    return ServeCallback(this, &ActionsGrpcService::ListActions, context, request, response);
+  }
   grpc::ServerUnaryReactor* GetAction(grpc::CallbackServerContext* context,
                                       const v1::GetActionRequest* request,
-                                      v1::ActionContract* response) override;
+                                      v1::ActionContract* response) override {
+    return ServeCallback(this, &ActionsGrpcService::GetAction, context, request, response);
+  }
   grpc::ServerUnaryReactor* InvokeAction(grpc::CallbackServerContext* context,
                                          const v1::InvokeActionRequest* request,
-                                         v1::InvokeActionResponse* response) override;
+                                         v1::InvokeActionResponse* response) override {
+    return ServeCallback(this, &ActionsGrpcService::InvokeAction, context, request, response);
+  }
+
+  // The methods' one implementation each, served by the callback API above and by the
+  // embedded inline transport.
+  void ListActions(UnaryCall* call, const v1::ListActionsRequest* request,
+                   v1::ListActionsResponse* response);
+  void GetAction(UnaryCall* call, const v1::GetActionRequest* request,
+                 v1::ActionContract* response);
+  void InvokeAction(UnaryCall* call, const v1::InvokeActionRequest* request,
+                    v1::InvokeActionResponse* response);
+  // Registers every unary method on the embedded inline transport.
+  void ServeInline(InlineUnaryServer* server);
 
  private:
   std::shared_ptr<const ActionRegistry> registry_;

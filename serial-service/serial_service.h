@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "common/inline_unary.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 #include "serial-service/backends/serial_port.h"
 #include "serial-service/ports/clock.h"
@@ -52,6 +53,8 @@ class SerialGrpcService : public v1::SerialService::CallbackService {
   // Reads policy_file again. A file that does not load leaves the current policy in
   // force, and the error is returned.
   virtual absl::Status ReloadPolicy() = 0;
+  // Registers every unary method on the embedded inline transport.
+  virtual void ServeInline(InlineUnaryServer* server) = 0;
 };
 
 absl::StatusOr<std::unique_ptr<SerialGrpcService>> CreateSerialService(

@@ -1,7 +1,9 @@
 #include "session-service/session_grpc_service.h"
 
+#include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "common/grpc_finish.h"
 #include "session-service/proto_convert.h"
 
@@ -24,128 +26,112 @@ SessionGrpcService::SessionGrpcService(std::unique_ptr<SessionStore> store)
 
 SessionGrpcService::~SessionGrpcService() { Shutdown(); }
 
-grpc::ServerUnaryReactor* SessionGrpcService::CreateSession(grpc::CallbackServerContext* context,
-                                                            const v1::CreateSessionRequest* request,
-                                                            v1::CreateSessionResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+void SessionGrpcService::CreateSession(UnaryCall* call, const v1::CreateSessionRequest* request,
+                                       v1::CreateSessionResponse* response) {
   store_->CreateSession(FromProto(*request),
-                        FinishWith<SessionRecord>(reactor, [response](const SessionRecord& s) {
+                        FinishWith<SessionRecord>(call, [response](const SessionRecord& s) {
                           ToProto(s, response->mutable_session());
                         }));
-  return reactor;
 }
 
-grpc::ServerUnaryReactor* SessionGrpcService::GetSession(grpc::CallbackServerContext* context,
-                                                         const v1::GetSessionRequest* request,
-                                                         v1::GetSessionResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+void SessionGrpcService::GetSession(UnaryCall* call, const v1::GetSessionRequest* request,
+                                    v1::GetSessionResponse* response) {
   store_->GetSession(request->session_id(),
-                     FinishWith<SessionRecord>(reactor, [response](const SessionRecord& s) {
+                     FinishWith<SessionRecord>(call, [response](const SessionRecord& s) {
                        ToProto(s, response->mutable_session());
                      }));
-  return reactor;
 }
 
-grpc::ServerUnaryReactor* SessionGrpcService::ListSessions(grpc::CallbackServerContext* context,
-                                                           const v1::ListSessionsRequest* request,
-                                                           v1::ListSessionsResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+void SessionGrpcService::ListSessions(UnaryCall* call, const v1::ListSessionsRequest* request,
+                                      v1::ListSessionsResponse* response) {
   ListSessionsQuery query;
   query.include_closed = request->include_closed();
   query.limit = request->limit();
   store_->ListSessions(query, FinishWith<std::vector<SessionRecord>>(
-                                  reactor, [response](const std::vector<SessionRecord>& sessions) {
+                                  call, [response](const std::vector<SessionRecord>& sessions) {
                                     for (const SessionRecord& s : sessions)
                                       ToProto(s, response->add_sessions());
                                     response->set_count(static_cast<int32_t>(sessions.size()));
                                   }));
-  return reactor;
 }
 
-grpc::ServerUnaryReactor* SessionGrpcService::CloseSession(grpc::CallbackServerContext* context,
-                                                           const v1::CloseSessionRequest* request,
-                                                           v1::CloseSessionResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+void SessionGrpcService::CloseSession(UnaryCall* call, const v1::CloseSessionRequest* request,
+                                      v1::CloseSessionResponse* response) {
   store_->CloseSession(request->session_id(),
-                       FinishWith<SessionRecord>(reactor, [response](const SessionRecord& s) {
+                       FinishWith<SessionRecord>(call, [response](const SessionRecord& s) {
                          ToProto(s, response->mutable_session());
                        }));
-  return reactor;
 }
 
-grpc::ServerUnaryReactor* SessionGrpcService::AppendMessage(grpc::CallbackServerContext* context,
-                                                            const v1::AppendMessageRequest* request,
-                                                            v1::AppendMessageResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+void SessionGrpcService::AppendMessage(UnaryCall* call, const v1::AppendMessageRequest* request,
+                                       v1::AppendMessageResponse* response) {
   store_->AppendMessage(FromProto(*request),
-                        FinishWith<MessageRecord>(reactor, [response](const MessageRecord& m) {
+                        FinishWith<MessageRecord>(call, [response](const MessageRecord& m) {
                           ToAppendResponse(m, response);
                         }));
-  return reactor;
 }
 
-grpc::ServerUnaryReactor* SessionGrpcService::ListMessages(grpc::CallbackServerContext* context,
-                                                           const v1::ListMessagesRequest* request,
-                                                           v1::ListMessagesResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+void SessionGrpcService::ListMessages(UnaryCall* call, const v1::ListMessagesRequest* request,
+                                      v1::ListMessagesResponse* response) {
   store_->QueryMessages(FromProto(*request),
-                        FinishWith<MessagePage>(reactor, [response](const MessagePage& page) {
+                        FinishWith<MessagePage>(call, [response](const MessagePage& page) {
                           FillPage(page, response);
                         }));
-  return reactor;
 }
 
-grpc::ServerUnaryReactor* SessionGrpcService::FilterMessages(
-    grpc::CallbackServerContext* context, const v1::FilterMessagesRequest* request,
-    v1::FilterMessagesResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+void SessionGrpcService::FilterMessages(UnaryCall* call, const v1::FilterMessagesRequest* request,
+                                        v1::FilterMessagesResponse* response) {
   store_->QueryMessages(FromProto(*request),
-                        FinishWith<MessagePage>(reactor, [response](const MessagePage& page) {
+                        FinishWith<MessagePage>(call, [response](const MessagePage& page) {
                           FillPage(page, response);
                         }));
-  return reactor;
 }
 
-grpc::ServerUnaryReactor* SessionGrpcService::ExportSession(grpc::CallbackServerContext* context,
-                                                            const v1::ExportSessionRequest* request,
-                                                            v1::ExportSessionResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+void SessionGrpcService::ExportSession(UnaryCall* call, const v1::ExportSessionRequest* request,
+                                       v1::ExportSessionResponse* response) {
   store_->ExportSession(
       request->session_id(),
-      FinishWith<SessionExportRecord>(reactor, [response](const SessionExportRecord& e) {
+      FinishWith<SessionExportRecord>(call, [response](const SessionExportRecord& e) {
         v1::SessionExport* out = response->mutable_export_();
         ToProto(e.session, out->mutable_session());
         for (const MessageRecord& m : e.messages) ToProto(m, out->add_messages());
       }));
-  return reactor;
 }
 
-grpc::ServerUnaryReactor* SessionGrpcService::FeatureIndex(grpc::CallbackServerContext* context,
-                                                           const v1::FeatureIndexRequest* request,
-                                                           v1::FeatureIndexResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+void SessionGrpcService::FeatureIndex(UnaryCall* call, const v1::FeatureIndexRequest* request,
+                                      v1::FeatureIndexResponse* response) {
   store_->FeatureIndex(request->session_id(),
                        FinishWith<std::map<std::string, int64_t>>(
-                           reactor, [response](const std::map<std::string, int64_t>& counts) {
+                           call, [response](const std::map<std::string, int64_t>& counts) {
                              for (const auto& [tag, count] : counts) {
                                (*response->mutable_features())[tag] = count;
                              }
                            }));
-  return reactor;
 }
 
-grpc::ServerUnaryReactor* SessionGrpcService::SessionStats(grpc::CallbackServerContext* context,
-                                                           const v1::SessionStatsRequest* request,
-                                                           v1::SessionStatsResponse* response) {
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+void SessionGrpcService::SessionStats(UnaryCall* call, const v1::SessionStatsRequest* request,
+                                      v1::SessionStatsResponse* response) {
   store_->SessionStats(
       request->session_id(),
-      FinishWith<SessionStatsRecord>(reactor, [response](const SessionStatsRecord& stats) {
+      FinishWith<SessionStatsRecord>(call, [response](const SessionStatsRecord& stats) {
         response->set_message_count(stats.message_count);
         response->set_last_message_id(stats.last_message_id);
         response->set_messages_per_min(stats.messages_per_min);
       }));
-  return reactor;
+}
+
+void SessionGrpcService::ServeInline(InlineUnaryServer* server) {
+  const std::string prefix = absl::StrCat("/", v1::SessionService::service_full_name(), "/");
+  server->Add(prefix + "CreateSession", this, &SessionGrpcService::CreateSession);
+  server->Add(prefix + "GetSession", this, &SessionGrpcService::GetSession);
+  server->Add(prefix + "ListSessions", this, &SessionGrpcService::ListSessions);
+  server->Add(prefix + "CloseSession", this, &SessionGrpcService::CloseSession);
+  server->Add(prefix + "AppendMessage", this, &SessionGrpcService::AppendMessage);
+  server->Add(prefix + "ListMessages", this, &SessionGrpcService::ListMessages);
+  server->Add(prefix + "FilterMessages", this, &SessionGrpcService::FilterMessages);
+  server->Add(prefix + "ExportSession", this, &SessionGrpcService::ExportSession);
+  server->Add(prefix + "FeatureIndex", this, &SessionGrpcService::FeatureIndex);
+  server->Add(prefix + "SessionStats", this, &SessionGrpcService::SessionStats);
 }
 
 grpc::ServerWriteReactor<v1::SessionEvent>* SessionGrpcService::WatchSession(

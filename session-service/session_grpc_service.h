@@ -5,6 +5,8 @@
 
 #include <memory>
 
+#include "common/inline_unary.h"
+#include "common/unary_call.h"
 #include "labgate/session/v1/session.grpc.pb.h"
 #include "session-service/store/session_store.h"
 #include "session-service/watch_reactor.h"
@@ -18,34 +20,54 @@ class SessionGrpcService : public ::labgate::session::v1::SessionService::Callba
 
   grpc::ServerUnaryReactor* CreateSession(grpc::CallbackServerContext* context,
                                           const v1::CreateSessionRequest* request,
-                                          v1::CreateSessionResponse* response) override;
+                                          v1::CreateSessionResponse* response) override {
+    return ServeCallback(this, &SessionGrpcService::CreateSession, context, request, response);
+  }
   grpc::ServerUnaryReactor* GetSession(grpc::CallbackServerContext* context,
                                        const v1::GetSessionRequest* request,
-                                       v1::GetSessionResponse* response) override;
+                                       v1::GetSessionResponse* response) override {
+    return ServeCallback(this, &SessionGrpcService::GetSession, context, request, response);
+  }
   grpc::ServerUnaryReactor* ListSessions(grpc::CallbackServerContext* context,
                                          const v1::ListSessionsRequest* request,
-                                         v1::ListSessionsResponse* response) override;
+                                         v1::ListSessionsResponse* response) override {
+    return ServeCallback(this, &SessionGrpcService::ListSessions, context, request, response);
+  }
   grpc::ServerUnaryReactor* CloseSession(grpc::CallbackServerContext* context,
                                          const v1::CloseSessionRequest* request,
-                                         v1::CloseSessionResponse* response) override;
+                                         v1::CloseSessionResponse* response) override {
+    return ServeCallback(this, &SessionGrpcService::CloseSession, context, request, response);
+  }
   grpc::ServerUnaryReactor* AppendMessage(grpc::CallbackServerContext* context,
                                           const v1::AppendMessageRequest* request,
-                                          v1::AppendMessageResponse* response) override;
+                                          v1::AppendMessageResponse* response) override {
+    return ServeCallback(this, &SessionGrpcService::AppendMessage, context, request, response);
+  }
   grpc::ServerUnaryReactor* ListMessages(grpc::CallbackServerContext* context,
                                          const v1::ListMessagesRequest* request,
-                                         v1::ListMessagesResponse* response) override;
+                                         v1::ListMessagesResponse* response) override {
+    return ServeCallback(this, &SessionGrpcService::ListMessages, context, request, response);
+  }
   grpc::ServerUnaryReactor* FilterMessages(grpc::CallbackServerContext* context,
                                            const v1::FilterMessagesRequest* request,
-                                           v1::FilterMessagesResponse* response) override;
+                                           v1::FilterMessagesResponse* response) override {
+    return ServeCallback(this, &SessionGrpcService::FilterMessages, context, request, response);
+  }
   grpc::ServerUnaryReactor* ExportSession(grpc::CallbackServerContext* context,
                                           const v1::ExportSessionRequest* request,
-                                          v1::ExportSessionResponse* response) override;
+                                          v1::ExportSessionResponse* response) override {
+    return ServeCallback(this, &SessionGrpcService::ExportSession, context, request, response);
+  }
   grpc::ServerUnaryReactor* FeatureIndex(grpc::CallbackServerContext* context,
                                          const v1::FeatureIndexRequest* request,
-                                         v1::FeatureIndexResponse* response) override;
+                                         v1::FeatureIndexResponse* response) override {
+    return ServeCallback(this, &SessionGrpcService::FeatureIndex, context, request, response);
+  }
   grpc::ServerUnaryReactor* SessionStats(grpc::CallbackServerContext* context,
                                          const v1::SessionStatsRequest* request,
-                                         v1::SessionStatsResponse* response) override;
+                                         v1::SessionStatsResponse* response) override {
+    return ServeCallback(this, &SessionGrpcService::SessionStats, context, request, response);
+  }
   grpc::ServerWriteReactor<v1::SessionEvent>* WatchSession(
       grpc::CallbackServerContext* context, const v1::WatchSessionRequest* request) override;
 
@@ -58,6 +80,31 @@ class SessionGrpcService : public ::labgate::session::v1::SessionService::Callba
   void Shutdown();
 
   SessionStore& store() { return *store_; }
+
+  // The methods' one implementation each, served by the callback API above and by the
+  // embedded inline transport.
+  void CreateSession(UnaryCall* call, const v1::CreateSessionRequest* request,
+                     v1::CreateSessionResponse* response);
+  void GetSession(UnaryCall* call, const v1::GetSessionRequest* request,
+                  v1::GetSessionResponse* response);
+  void ListSessions(UnaryCall* call, const v1::ListSessionsRequest* request,
+                    v1::ListSessionsResponse* response);
+  void CloseSession(UnaryCall* call, const v1::CloseSessionRequest* request,
+                    v1::CloseSessionResponse* response);
+  void AppendMessage(UnaryCall* call, const v1::AppendMessageRequest* request,
+                     v1::AppendMessageResponse* response);
+  void ListMessages(UnaryCall* call, const v1::ListMessagesRequest* request,
+                    v1::ListMessagesResponse* response);
+  void FilterMessages(UnaryCall* call, const v1::FilterMessagesRequest* request,
+                      v1::FilterMessagesResponse* response);
+  void ExportSession(UnaryCall* call, const v1::ExportSessionRequest* request,
+                     v1::ExportSessionResponse* response);
+  void FeatureIndex(UnaryCall* call, const v1::FeatureIndexRequest* request,
+                    v1::FeatureIndexResponse* response);
+  void SessionStats(UnaryCall* call, const v1::SessionStatsRequest* request,
+                    v1::SessionStatsResponse* response);
+  // Registers every unary method on the embedded inline transport.
+  void ServeInline(InlineUnaryServer* server);
 
  private:
   std::unique_ptr<SessionStore> store_;

@@ -2,10 +2,14 @@
 //   callback   the callback API on both ends (how labgate's gateway reaches an embedded
 //              service today): one at a time, then 64 in flight;
 //   one_thread an async generic service and a generic stub on one completion queue that the
-//              calling thread drains itself, so the call never changes threads.
+//              calling thread drains itself, so the call never changes threads;
+//   inline_server labgate's InlineUnaryServer (common/inline_unary.h), which the embedded
+//              gateway's tool calls use: the same queue, with typed messages, metadata
+//              and any thread allowed to answer.
 // The echo service copies a 100-byte message back; nothing labgate-specific runs, so the
 // figures are the floor under any tool call that crosses gRPC. Table to stderr, JSON to
 // stdout. Usage: labgate_grpc_hop_bench [CALLS]   (default 20000)
+#include <google/protobuf/wrappers.pb.h>
 #include <grpcpp/generic/async_generic_service.h>
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
@@ -24,6 +28,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include "common/inline_unary.h"
 
 namespace {
 
@@ -231,6 +237,34 @@ Result RunOneThread(int calls) {
   return result;
 }
 
+Result RunInlineServer(int calls) {
+  using google::protobuf::StringValue;
+  labgate::InlineUnaryServer server;
+  server.Add(kMethod, StringValue::default_instance(), StringValue::default_instance(),
+             [](labgate::UnaryCall* call, const google::protobuf::Message* request,
+                google::protobuf::Message* response) {
+               response->CopyFrom(*request);
+               call->Finish(grpc::Status::OK);
+             });
+  if (!server.Start().ok()) std::abort();
+  StringValue request;
+  request.set_value(std::string(100, 'x'));
+  Result result = Measure("inline_server", calls, [&](Result& timed) {
+    for (int i = 0; i < calls; ++i) {
+      const auto start = Clock::now();
+      grpc::ClientContext context;
+      StringValue response;
+      bool ok = false;
+      server.Call(&context, kMethod, request, &response,
+                  [&](const grpc::Status& status) { ok = status.ok(); });
+      if (!ok) std::abort();  // answered at once, so before Call returned
+      timed.latencies_us.push_back(MicrosSince(start));
+    }
+  });
+  server.Shutdown(std::chrono::milliseconds(100));
+  return result;
+}
+
 int Run(int argc, char** argv) {
   const int calls = argc > 1 ? std::atoi(argv[1]) : 20000;
   if (calls <= 0) {
@@ -239,6 +273,7 @@ int Run(int argc, char** argv) {
   }
   std::vector<Result> results = RunCallback(calls);
   results.push_back(RunOneThread(calls));
+  results.push_back(RunInlineServer(calls));
 
   nlohmann::json report = {{"calls", calls}};
   std::fprintf(stderr, "%-22s %12s %14s %9s %9s\n", "path", "calls/s", "CPU us/call", "p50 us",

@@ -22,6 +22,8 @@ struct Backends::Embedded {
   std::unique_ptr<labgate::actions::ActionsGrpcService> actions;
   std::unique_ptr<labgate::serial::SerialGrpcService> serial;
   std::unique_ptr<ServiceHost> host;
+  // The gateway's own unary calls to the embedded services (tool calls); goes first.
+  std::unique_ptr<InlineUnaryServer> inline_server;
   bool shut_down = false;
 };
 
@@ -85,11 +87,17 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     auto host = ServiceHost::Start("", in_process);
     if (!host.ok()) return host.status();
     embedded.host = std::move(*host);
+    embedded.inline_server = std::make_unique<InlineUnaryServer>();
+    if (embedded.session) embedded.session->ServeInline(embedded.inline_server.get());
+    if (embedded.actions) embedded.actions->ServeInline(embedded.inline_server.get());
+    if (embedded.serial) embedded.serial->ServeInline(embedded.inline_server.get());
+    if (absl::Status started = embedded.inline_server->Start(); !started.ok()) return started;
   }
 
   const std::string session_name = session_v1::SessionService::service_full_name();
   if (options.session_addr.empty()) {
     backends->channels_.Set(session_name, embedded.host->InProcessChannel());
+    backends->channels_.SetInline(session_name, embedded.inline_server.get());
     LG_LOG(kInfo) << "session service: embedded, data in " << options.data_dir;
   } else {
     backends->channels_.Set(session_name,
@@ -100,6 +108,7 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
   const std::string actions_name = actions_v1::ActionsService::service_full_name();
   if (options.actions_addr.empty()) {
     backends->channels_.Set(actions_name, embedded.host->InProcessChannel());
+    backends->channels_.SetInline(actions_name, embedded.inline_server.get());
   } else {
     backends->channels_.Set(actions_name,
                             RemoteChannel(options.actions_addr, options.channel_credentials));
@@ -123,6 +132,7 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     backends->channels_.SetSerialBenches(std::make_shared<SerialBenches>(std::move(benches)));
   } else if (options.serial_addr.empty()) {
     backends->channels_.Set(serial_name, embedded.host->InProcessChannel());
+    backends->channels_.SetInline(serial_name, embedded.inline_server.get());
   } else {
     backends->channels_.Set(serial_name,
                             RemoteChannel(options.serial_addr, options.channel_credentials));
@@ -163,6 +173,7 @@ void Backends::Shutdown(std::chrono::milliseconds grace) {
   if (embedded_->session) embedded_->session->FinishWatchStreams();
   if (embedded_->serial) embedded_->serial->Shutdown();
   if (embedded_->actions) embedded_->actions->Shutdown();
+  if (embedded_->inline_server) embedded_->inline_server->Shutdown(grace);
   if (embedded_->host) embedded_->host->Shutdown(grace);
   if (embedded_->session) embedded_->session->Shutdown();
 }

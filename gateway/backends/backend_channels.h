@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/inline_unary.h"
 #include "gateway/backends/serial_benches.h"
 
 namespace labgate::gateway {
@@ -24,6 +25,16 @@ class BackendChannels {
     return it == channels_.end() ? nullptr : it->second;
   }
   const std::map<std::string, std::shared_ptr<grpc::Channel>>& all() const { return channels_; }
+
+  // An embedded service also served over the inline transport: its unary calls go there.
+  void SetInline(const std::string& service_name, InlineUnaryServer* server) {
+    inline_servers_[service_name] = server;
+  }
+  // nullptr when `service_name` is remote (or unknown).
+  InlineUnaryServer* InlineFor(const std::string& service_name) const {
+    auto it = inline_servers_.find(service_name);
+    return it == inline_servers_.end() ? nullptr : it->second;
+  }
 
   // Benches of the serial service when several are configured (or one is named);
   // null otherwise. Calls then route by the bench prefix of their port.
@@ -84,6 +95,7 @@ class BackendChannels {
  private:
   std::map<std::string, std::shared_ptr<grpc::Channel>> channels_;
   std::map<std::string, std::string> addresses_;
+  std::map<std::string, InlineUnaryServer*> inline_servers_;
   std::shared_ptr<const SerialBenches> benches_;
   std::string serial_service_;
 };

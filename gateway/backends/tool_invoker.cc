@@ -4,6 +4,8 @@
 #include <grpcpp/impl/codegen/proto_utils.h>
 #include <grpcpp/support/client_callback.h>
 
+#include <atomic>
+
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
@@ -40,6 +42,9 @@ std::shared_ptr<PendingCall> ToolInvoker::Call(const ToolBinding& tool,
   const SerialBenches* benches = channels_->serial_benches();
   if (benches != nullptr && tool.service_name == channels_->serial_service()) {
     return CallOnBenches(*benches, tool, arguments, options, std::move(done));
+  }
+  if (InlineUnaryServer* server = channels_->InlineFor(tool.service_name)) {
+    return CallInline(server, tool, arguments, options, std::move(done));
   }
   auto channel = channels_->For(tool.service_name);
   if (channel == nullptr) {
@@ -134,43 +139,82 @@ const grpc::internal::RpcMethod& ToolInvoker::MethodOn(
   return *method;
 }
 
+absl::StatusOr<std::shared_ptr<PendingCall>> ToolInvoker::Prepare(const ToolBinding& tool,
+                                                                  const nlohmann::json& arguments,
+                                                                  const Options& options) {
+  auto call = std::make_shared<PendingCall>();
+  call->request_.reset(tool.request_prototype->New());
+  call->response_.reset(tool.response_prototype->New());
+  if (absl::Status status = JsonToProto(arguments, call->request_.get()); !status.ok()) {
+    return status;
+  }
+  call->context_.set_deadline(std::chrono::system_clock::now() + options.deadline);
+  if (!options.owner.empty()) call->context_.AddMetadata(kOwnerMetadataKey, options.owner);
+  for (const auto& [key, value] : options.metadata) call->context_.AddMetadata(key, value);
+  return call;
+}
+
+absl::StatusOr<json> ToolInvoker::Outcome(const grpc::Status& status, PendingCall& call,
+                                          grpc::Channel* channel, const std::string& service_name,
+                                          const std::string& address, const std::string& bench,
+                                          const std::function<void(const Answer&)>& on_answer) {
+  if (!status.ok()) {
+    absl::Status failed = BackendCallStatus(status, channel, service_name, address);
+    for (const auto& [key, value] : call.context_.GetServerTrailingMetadata()) {
+      const std::string name(key.data(), key.size());
+      if (name.rfind("labgate-", 0) != 0) continue;
+      failed.SetPayload(name, absl::Cord(std::string(value.data(), value.size())));
+    }
+    if (on_answer) on_answer({service_name, bench, failed});
+    return failed;
+  }
+  NoteBackendAnswered(service_name, address);
+  if (on_answer) on_answer({service_name, bench, absl::OkStatus()});
+  return ProtoToJson(*call.response_);
+}
+
 std::shared_ptr<PendingCall> ToolInvoker::CallChannel(const std::shared_ptr<grpc::Channel>& channel,
                                                       const std::string& address,
                                                       const std::string& bench,
                                                       const ToolBinding& tool,
                                                       const nlohmann::json& arguments,
                                                       const Options& options, Done done) {
-  auto call = std::make_shared<PendingCall>();
-  call->request_.reset(tool.request_prototype->New());
-  call->response_.reset(tool.response_prototype->New());
-  if (absl::Status status = JsonToProto(arguments, call->request_.get()); !status.ok()) {
-    done(status);
+  absl::StatusOr<std::shared_ptr<PendingCall>> prepared = Prepare(tool, arguments, options);
+  if (!prepared.ok()) {
+    done(prepared.status());
     return nullptr;
   }
-  call->context_.set_deadline(std::chrono::system_clock::now() + options.deadline);
-  if (!options.owner.empty()) call->context_.AddMetadata(kOwnerMetadataKey, options.owner);
-  for (const auto& [key, value] : options.metadata) call->context_.AddMetadata(key, value);
+  std::shared_ptr<PendingCall> call = *std::move(prepared);
   // The lambda keeps the call (context and messages) alive until gRPC is done with it.
   grpc::internal::CallbackUnaryCall<Message, Message>(
       channel.get(), MethodOn(channel, tool), &call->context_, call->request_.get(),
       call->response_.get(),
       [call, channel, service = &tool.service_name, address, bench, on_answer = options.on_answer,
        done = std::move(done)](grpc::Status status) {
-        if (!status.ok()) {
-          absl::Status failed = BackendCallStatus(status, channel.get(), *service, address);
-          for (const auto& [key, value] : call->context_.GetServerTrailingMetadata()) {
-            const std::string name(key.data(), key.size());
-            if (name.rfind("labgate-", 0) != 0) continue;
-            failed.SetPayload(name, absl::Cord(std::string(value.data(), value.size())));
-          }
-          if (on_answer) on_answer({*service, bench, failed});
-          done(failed);
-          return;
-        }
-        NoteBackendAnswered(*service, address);
-        if (on_answer) on_answer({*service, bench, absl::OkStatus()});
-        done(ProtoToJson(*call->response_));
+        done(Outcome(status, *call, channel.get(), *service, address, bench, on_answer));
       });
+  return call;
+}
+
+std::shared_ptr<PendingCall> ToolInvoker::CallInline(InlineUnaryServer* server,
+                                                     const ToolBinding& tool,
+                                                     const nlohmann::json& arguments,
+                                                     const Options& options, Done done) {
+  absl::StatusOr<std::shared_ptr<PendingCall>> prepared = Prepare(tool, arguments, options);
+  if (!prepared.ok()) {
+    done(prepared.status());
+    return nullptr;
+  }
+  std::shared_ptr<PendingCall> call = *std::move(prepared);
+  call->inline_server_ = server;
+  auto answered = std::make_shared<std::atomic<bool>>(false);
+  server->Call(&call->context_, tool.grpc_path, *call->request_, call->response_.get(),
+               [call, answered, service = &tool.service_name, on_answer = options.on_answer,
+                done = std::move(done)](const grpc::Status& status) {
+                 answered->store(true, std::memory_order_release);
+                 done(Outcome(status, *call, nullptr, *service, "", "", on_answer));
+               });
+  if (answered->load(std::memory_order_acquire)) return nullptr;
   return call;
 }
 

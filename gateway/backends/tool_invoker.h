@@ -18,6 +18,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "common/inline_unary.h"
 #include "gateway/backends/backend_channels.h"
 #include "gateway/catalog/tool_catalog.h"
 
@@ -30,11 +31,16 @@ inline constexpr char kOwnerMetadataKey[] = "labgate-owner";
 // CANCELLED). It holds the call's context and messages until gRPC is done with them.
 class PendingCall {
  public:
-  void Cancel() { context_.TryCancel(); }
+  void Cancel() {
+    context_.TryCancel();
+    // The inline transport has no thread of its own to see the cancellation.
+    if (inline_server_ != nullptr) inline_server_->Pump();
+  }
 
  private:
   friend class ToolInvoker;
   grpc::ClientContext context_;
+  InlineUnaryServer* inline_server_ = nullptr;
   std::unique_ptr<google::protobuf::Message> request_;
   std::unique_ptr<google::protobuf::Message> response_;
 };
@@ -60,9 +66,11 @@ class ToolInvoker {
   };
   using Done = std::function<void(absl::StatusOr<nlohmann::json>)>;
 
-  // `done` runs exactly once, on a gRPC thread (or inline for argument errors, in
-  // which case nullptr is returned). A failure carries the call's trailing metadata
-  // whose key starts with "labgate-" as status payloads under the same key.
+  // `done` runs exactly once: on a gRPC thread; or, for an embedded service, on the thread
+  // that answered, which may be the caller's before Call returns; or inline for argument
+  // errors. nullptr is returned when `done` has run by then (nothing is left to cancel). A failure
+  // carries the call's trailing metadata whose key starts with "labgate-" as status payloads under
+  // the same key.
   std::shared_ptr<PendingCall> Call(const ToolBinding& tool, const nlohmann::json& arguments,
                                     const Options& options, Done done);
 
@@ -76,6 +84,20 @@ class ToolInvoker {
                                            const std::string& address, const std::string& bench,
                                            const ToolBinding& tool, const nlohmann::json& arguments,
                                            const Options& options, Done done);
+  // An embedded service's call over the inline transport (common/inline_unary.h).
+  std::shared_ptr<PendingCall> CallInline(InlineUnaryServer* server, const ToolBinding& tool,
+                                          const nlohmann::json& arguments, const Options& options,
+                                          Done done);
+  // Prepares the call's messages and context; a failure is the arguments' fault.
+  static absl::StatusOr<std::shared_ptr<PendingCall>> Prepare(const ToolBinding& tool,
+                                                              const nlohmann::json& arguments,
+                                                              const Options& options);
+  // What a finished call answers: its reply as JSON, or its failure with the labgate-*
+  // trailers as payloads. Reports to options.on_answer first.
+  static absl::StatusOr<nlohmann::json> Outcome(
+      const grpc::Status& status, PendingCall& call, grpc::Channel* channel,
+      const std::string& service_name, const std::string& address, const std::string& bench,
+      const std::function<void(const Answer&)>& on_answer);
   // The tool's method registered on `channel`, once: a registered call spares gRPC the
   // per-call work of a method named by a string.
   const grpc::internal::RpcMethod& MethodOn(const std::shared_ptr<grpc::Channel>& channel,

@@ -3,12 +3,14 @@
 // Handlers never block: PortService finishes each call from its completion.
 #include <atomic>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/confirmation_secret.h"
 #include "common/grpc_finish.h"
 #include "common/grpc_status.h"
+#include "common/inline_unary.h"
 #include "common/secret_compare.h"
 #include "serial-service/grpc/stream_reactors.h"
 #include "serial-service/policy/port_policy_proto.h"
@@ -20,20 +22,20 @@
 namespace labgate::serial {
 namespace {
 
-std::string OwnerOf(grpc::CallbackServerContext* context) {
+// Either API's context, or a UnaryCall: each knows its caller's metadata.
+template <typename Caller>
+std::string OwnerOf(const Caller* context) {
   const auto& metadata = context->client_metadata();
   auto it = metadata.find(kOwnerMetadataKey);
   if (it == metadata.end() || it->second.empty()) return kDefaultOwner;
   return std::string(it->second.data(), it->second.size());
 }
 
-grpc::ServerUnaryReactor* Reply(grpc::CallbackServerContext* context, const absl::Status& status) {
-  return FinishNow(context, status);
-}
+void Reply(UnaryCall* call, const absl::Status& status) { FinishNow(call, status); }
 
 // A gateway's answer to a confirmation request: metadata "<id>:<decision>:<secret>".
 // Only a caller that knows the confirmation secret can give one.
-std::optional<Confirmation> ConfirmationOf(grpc::CallbackServerContext* context) {
+std::optional<Confirmation> ConfirmationOf(const UnaryCall* context) {
   const auto& metadata = context->client_metadata();
   auto it = metadata.find(kConfirmationMetadata);
   if (it == metadata.end()) return std::nullopt;
@@ -50,14 +52,13 @@ std::optional<Confirmation> ConfirmationOf(grpc::CallbackServerContext* context)
 // Like FinishWith, but a write the policy holds for a person's confirmation also gets the
 // rule and the approval's id in the call's trailing metadata.
 template <typename T, typename Fill>
-std::function<void(absl::StatusOr<T>)> FinishWrite(grpc::CallbackServerContext* context,
-                                                   grpc::ServerUnaryReactor* reactor, Fill fill) {
-  return [context, finish = FinishWith<T>(reactor, std::move(fill))](absl::StatusOr<T> outcome) {
+std::function<void(absl::StatusOr<T>)> FinishWrite(UnaryCall* call, Fill fill) {
+  return [call, finish = FinishWith<T>(call, std::move(fill))](absl::StatusOr<T> outcome) {
     if (!outcome.ok()) {
       auto rule = outcome.status().GetPayload(kConfirmRulePayload);
       auto id = outcome.status().GetPayload(kConfirmIdPayload);
-      if (rule.has_value()) context->AddTrailingMetadata(kConfirmRuleTrailer, std::string(*rule));
-      if (id.has_value()) context->AddTrailingMetadata(kConfirmIdTrailer, std::string(*id));
+      if (rule.has_value()) call->AddTrailingMetadata(kConfirmRuleTrailer, std::string(*rule));
+      if (id.has_value()) call->AddTrailingMetadata(kConfirmIdTrailer, std::string(*id));
     }
     finish(std::move(outcome));
   };
@@ -142,38 +143,29 @@ class SerialServiceImpl final : public SerialGrpcService {
     ports_->DrainRecords(std::chrono::seconds(2));
   }
 
-  grpc::ServerUnaryReactor* ListPorts(grpc::CallbackServerContext* context,
-                                      const v1::ListPortsRequest*,
-                                      v1::ListPortsResponse* response) override {
-    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  void ListPorts(UnaryCall* call, const v1::ListPortsRequest*, v1::ListPortsResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     ports_->ListPorts(
-        FinishWith<std::vector<std::string>>(reactor, [response](std::vector<std::string> names) {
+        FinishWith<std::vector<std::string>>(call, [response](std::vector<std::string> names) {
           for (const std::string& name : names) response->add_ports()->set_port_name(name);
         }));
-    return reactor;
   }
 
-  grpc::ServerUnaryReactor* ListPortsExtended(grpc::CallbackServerContext* context,
-                                              const v1::ListPortsExtendedRequest*,
-                                              v1::ListPortsExtendedResponse* response) override {
-    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  void ListPortsExtended(UnaryCall* call, const v1::ListPortsExtendedRequest*,
+                         v1::ListPortsExtendedResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     ports_->ListPortsExtended(FinishWith<std::vector<PortDetails>>(
-        reactor, [response](const std::vector<PortDetails>& ports) {
+        call, [response](const std::vector<PortDetails>& ports) {
           for (const PortDetails& port : ports) FillDetails(port, response->add_ports());
         }));
-    return reactor;
   }
 
-  grpc::ServerUnaryReactor* DescribePort(grpc::CallbackServerContext* context,
-                                         const v1::DescribePortRequest* request,
-                                         v1::DescribePortResponse* response) override {
-    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  void DescribePort(UnaryCall* call, const v1::DescribePortRequest* request,
+                    v1::DescribePortResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     ports_->DescribePort(
-        OwnerOf(context), request->port_name(),
-        FinishWith<PortDescription>(reactor, [response](const PortDescription& description) {
+        OwnerOf(call), request->port_name(),
+        FinishWith<PortDescription>(call, [response](const PortDescription& description) {
           response->set_backend(description.backend);
           FillDetails(description.details, response->mutable_port());
           if (!description.open.has_value()) {
@@ -184,154 +176,128 @@ class SerialServiceImpl final : public SerialGrpcService {
           SettingsToProto(description.open->settings, response->mutable_settings());
           response->set_owned_by_caller(description.owned_by_caller);
         }));
-    return reactor;
   }
 
-  grpc::ServerUnaryReactor* OpenPort(grpc::CallbackServerContext* context,
-                                     const v1::OpenPortRequest* request,
-                                     v1::OpenPortResponse* response) override {
-    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
+  void OpenPort(UnaryCall* call, const v1::OpenPortRequest* request,
+                v1::OpenPortResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     absl::StatusOr<PortSettings> settings = SettingsFromOpenRequest(*request);
-    if (!settings.ok()) return Reply(context, settings.status());
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    if (!settings.ok()) return Reply(call, settings.status());
     ports_->OpenPort(
-        OwnerOf(context), request->port_name(), *settings,
-        FinishWith<PortSettings>(reactor, [request, response](const PortSettings& opened) {
+        OwnerOf(call), request->port_name(), *settings,
+        FinishWith<PortSettings>(call, [request, response](const PortSettings& opened) {
           response->set_status("opened");
           response->set_port_name(request->port_name());
           SettingsToProto(opened, response->mutable_settings());
         }));
-    return reactor;
   }
 
-  grpc::ServerUnaryReactor* ReconfigurePort(grpc::CallbackServerContext* context,
-                                            const v1::ReconfigurePortRequest* request,
-                                            v1::ReconfigurePortResponse* response) override {
-    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
-    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(context, *request);
-    if (!port.ok()) return Reply(context, port.status());
+  void ReconfigurePort(UnaryCall* call, const v1::ReconfigurePortRequest* request,
+                       v1::ReconfigurePortResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
+    if (!port.ok()) return Reply(call, port.status());
     absl::StatusOr<PortSettings> settings =
         ApplyReconfigure((*port)->Snapshot().settings, *request);
-    if (!settings.ok()) return Reply(context, settings.status());
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    if (!settings.ok()) return Reply(call, settings.status());
     ports_->Reconfigure(**port, *settings,
-                        FinishWith<PortSettings>(reactor, [response, name = (*port)->name()](
-                                                              const PortSettings& applied) {
-                          response->set_status("reconfigured");
-                          response->set_port_name(name);
-                          SettingsToProto(applied, response->mutable_settings());
-                        }));
-    return reactor;
+                        FinishWith<PortSettings>(
+                            call, [response, name = (*port)->name()](const PortSettings& applied) {
+                              response->set_status("reconfigured");
+                              response->set_port_name(name);
+                              SettingsToProto(applied, response->mutable_settings());
+                            }));
   }
 
-  grpc::ServerUnaryReactor* Write(grpc::CallbackServerContext* context,
-                                  const v1::WriteRequest* request,
-                                  v1::WriteResponse* response) override {
-    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
-    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(context, *request);
-    if (!port.ok()) return Reply(context, port.status());
+  void Write(UnaryCall* call, const v1::WriteRequest* request, v1::WriteResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
+    if (!port.ok()) return Reply(call, port.status());
     absl::StatusOr<std::string> bytes = DecodeData(request->data(), request->encoding());
-    if (!bytes.ok()) return Reply(context, bytes.status());
+    if (!bytes.ok()) return Reply(call, bytes.status());
     TransferOptions options;
     options.text_mode = IsTextMode(request->encoding());
     if (request->has_timeout_ms()) options.timeout_ms = request->timeout_ms();
-    options.confirmation = ConfirmationOf(context);
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    ports_->Write(
-        OwnerOf(context), **port, *std::move(bytes), options,
-        FinishWrite<WriteResult>(context, reactor,
-                                 [response, name = (*port)->name()](const WriteResult& wrote) {
-                                   response->set_bytes_written(wrote.bytes_written);
-                                   response->set_bytes_written_total(wrote.bytes_written_total);
-                                   response->set_port_name(name);
-                                   response->set_not_recorded(wrote.not_recorded);
-                                 }));
-    return reactor;
+    options.confirmation = ConfirmationOf(call);
+    ports_->Write(OwnerOf(call), **port, *std::move(bytes), options,
+                  FinishWrite<WriteResult>(
+                      call, [response, name = (*port)->name()](const WriteResult& wrote) {
+                        response->set_bytes_written(wrote.bytes_written);
+                        response->set_bytes_written_total(wrote.bytes_written_total);
+                        response->set_port_name(name);
+                        response->set_not_recorded(wrote.not_recorded);
+                      }));
   }
 
-  grpc::ServerUnaryReactor* Read(grpc::CallbackServerContext* context,
-                                 const v1::ReadRequest* request,
-                                 v1::ReadResponse* response) override {
-    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
-    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(context, *request);
-    if (!port.ok()) return Reply(context, port.status());
+  void Read(UnaryCall* call, const v1::ReadRequest* request, v1::ReadResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
+    if (!port.ok()) return Reply(call, port.status());
     const v1::Encoding encoding = request->encoding();
     TransferOptions options;
     if (request->has_max_bytes()) options.max_bytes = request->max_bytes();
     if (request->has_timeout_ms()) options.timeout_ms = request->timeout_ms();
     options.text_mode = IsTextMode(encoding);
-    // The context outlives the read: the reactor finishes only in its callback.
-    options.abandoned = [context] { return context->IsCancelled(); };
+    // The call outlives the read: it finishes only in the read's callback.
+    options.abandoned = [call] { return call->IsCancelled(); };
     absl::StatusOr<ReadParams> params = ports_->ReadParamsFor(**port, options);
-    if (!params.ok()) return Reply(context, params.status());
-    if (!v1::Encoding_IsValid(encoding)) return Reply(context, BadEncoding());
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    if (!params.ok()) return Reply(call, params.status());
+    if (!v1::Encoding_IsValid(encoding)) return Reply(call, BadEncoding());
     ports_->Read(**port, *std::move(params),
-                 FinishWith<ReadResult>(reactor, [response, encoding, name = (*port)->name()](
-                                                     const ReadResult& result) {
-                   FillReadResponse(result, encoding, name, response);
-                 }));
-    return reactor;
+                 FinishWith<ReadResult>(
+                     call, [response, encoding, name = (*port)->name()](const ReadResult& result) {
+                       FillReadResponse(result, encoding, name, response);
+                     }));
   }
 
-  grpc::ServerUnaryReactor* Query(grpc::CallbackServerContext* context,
-                                  const v1::QueryRequest* request,
-                                  v1::QueryResponse* response) override {
-    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
-    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(context, *request);
-    if (!port.ok()) return Reply(context, port.status());
+  void Query(UnaryCall* call, const v1::QueryRequest* request, v1::QueryResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
+    if (!port.ok()) return Reply(call, port.status());
     const v1::Encoding encoding = request->encoding();
-    if (!v1::Encoding_IsValid(encoding)) return Reply(context, BadEncoding());
+    if (!v1::Encoding_IsValid(encoding)) return Reply(call, BadEncoding());
     absl::StatusOr<std::string> bytes = DecodeData(request->data(), encoding);
-    if (!bytes.ok()) return Reply(context, bytes.status());
+    if (!bytes.ok()) return Reply(call, bytes.status());
     TransferOptions options;
     if (request->has_max_bytes()) options.max_bytes = request->max_bytes();
     if (request->has_timeout_ms()) options.timeout_ms = request->timeout_ms();
     options.text_mode = IsTextMode(encoding);
     options.keep_terminator = !options.text_mode;
-    options.abandoned = [context] { return context->IsCancelled(); };
-    options.confirmation = ConfirmationOf(context);
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    ports_->Query(OwnerOf(context), **port, *std::move(bytes), options,
-                  FinishWrite<QueryResult>(
-                      context, reactor,
-                      [response, encoding, name = (*port)->name()](const QueryResult& result) {
-                        EncodedData encoded = EncodeData(result.reply.data, encoding);
-                        response->set_data(std::move(encoded.data));
-                        response->set_encoding(encoded.encoding);
-                        response->set_bytes_read(static_cast<int64_t>(result.reply.data.size()));
-                        response->set_timed_out(result.reply.timed_out);
-                        response->set_latency_ms(result.latency_ms);
-                        response->set_bytes_written(result.wrote.bytes_written);
-                        response->set_port_name(name);
-                        response->set_not_recorded(result.not_recorded);
-                      }));
-    return reactor;
+    options.abandoned = [call] { return call->IsCancelled(); };
+    options.confirmation = ConfirmationOf(call);
+    ports_->Query(OwnerOf(call), **port, *std::move(bytes), options,
+                  FinishWrite<QueryResult>(call, [response, encoding, name = (*port)->name()](
+                                                     const QueryResult& result) {
+                    EncodedData encoded = EncodeData(result.reply.data, encoding);
+                    response->set_data(std::move(encoded.data));
+                    response->set_encoding(encoded.encoding);
+                    response->set_bytes_read(static_cast<int64_t>(result.reply.data.size()));
+                    response->set_timed_out(result.reply.timed_out);
+                    response->set_latency_ms(result.latency_ms);
+                    response->set_bytes_written(result.wrote.bytes_written);
+                    response->set_port_name(name);
+                    response->set_not_recorded(result.not_recorded);
+                  }));
   }
 
-  grpc::ServerUnaryReactor* ClosePort(grpc::CallbackServerContext* context,
-                                      const v1::ClosePortRequest* request,
-                                      v1::ClosePortResponse* response) override {
-    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    ports_->ClosePort(OwnerOf(context),
-                      OptionalName(request->has_port_name(), request->port_name()),
+  void ClosePort(UnaryCall* call, const v1::ClosePortRequest* request,
+                 v1::ClosePortResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
+    ports_->ClosePort(OwnerOf(call), OptionalName(request->has_port_name(), request->port_name()),
                       FinishWith<PortService::CloseOutcome>(
-                          reactor, [response](const PortService::CloseOutcome& closed) {
+                          call, [response](const PortService::CloseOutcome& closed) {
                             response->set_status(closed.status);
                             response->set_port_name(closed.port_name);
                           }));
-    return reactor;
   }
 
-  grpc::ServerUnaryReactor* GetStatus(grpc::CallbackServerContext* context,
-                                      const v1::GetStatusRequest* request,
-                                      v1::GetStatusResponse* response) override {
-    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
-    const std::string owner = OwnerOf(context);
+  void GetStatus(UnaryCall* call, const v1::GetStatusRequest* request,
+                 v1::GetStatusResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
+    const std::string owner = OwnerOf(call);
     absl::StatusOr<std::shared_ptr<ManagedPort>> port =
         ports_->ObservedPort(owner, OptionalName(request->has_port_name(), request->port_name()));
-    if (!port.ok()) return Reply(context, port.status());
+    if (!port.ok()) return Reply(call, port.status());
     for (const std::string& name : ports_->OpenPortNames()) response->add_open_ports(name);
     response->set_port_name(request->port_name());
     const std::string policy_port = *port != nullptr ? (*port)->name() : request->port_name();
@@ -341,7 +307,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     }
     if (*port == nullptr) {
       response->set_status(v1::PORT_STATE_CLOSED);
-      return Reply(context, absl::OkStatus());
+      return Reply(call, absl::OkStatus());
     }
     const PortSnapshot snapshot = (*port)->Snapshot();
     response->set_port_name((*port)->name());
@@ -354,16 +320,15 @@ class SerialServiceImpl final : public SerialGrpcService {
     const SessionRecorder::PortCounts records = ports_->RecordCounts((*port)->name());
     response->set_records_pending(records.pending);
     response->set_records_lost(records.lost);
-    return Reply(context, absl::OkStatus());
+    return Reply(call, absl::OkStatus());
   }
 
-  grpc::ServerUnaryReactor* GetMetrics(grpc::CallbackServerContext* context,
-                                       const v1::GetMetricsRequest* request,
-                                       v1::GetMetricsResponse* response) override {
-    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
+  void GetMetrics(UnaryCall* call, const v1::GetMetricsRequest* request,
+                  v1::GetMetricsResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     absl::StatusOr<std::shared_ptr<ManagedPort>> port = ports_->ObservedPort(
-        OwnerOf(context), OptionalName(request->has_port_name(), request->port_name()));
-    if (!port.ok()) return Reply(context, port.status());
+        OwnerOf(call), OptionalName(request->has_port_name(), request->port_name()));
+    if (!port.ok()) return Reply(call, port.status());
     const std::string name = *port != nullptr ? (*port)->name() : request->port_name();
     response->set_port_name(name);
     response->set_idle_close_count(ports_->IdleCloseCount(name));
@@ -372,7 +337,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     response->set_records_lost(records.lost);
     if (*port == nullptr) {
       response->set_state(v1::PORT_STATE_CLOSED);
-      return Reply(context, absl::OkStatus());
+      return Reply(call, absl::OkStatus());
     }
     const PortSnapshot snapshot = (*port)->Snapshot();
     response->set_state(StateToProto(snapshot.state));
@@ -381,7 +346,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     response->set_open_duration_ms(snapshot.open_duration_ms);
     response->set_last_activity_ms(snapshot.last_activity_ms);
     response->set_timeout_streak(snapshot.timeout_streak);
-    return Reply(context, absl::OkStatus());
+    return Reply(call, absl::OkStatus());
   }
 
   grpc::ServerWriteReactor<v1::PortEvent>* Subscribe(grpc::CallbackServerContext* /*context*/,
@@ -424,16 +389,91 @@ class SerialServiceImpl final : public SerialGrpcService {
     return LeaseReactor::Start(OwnerOf(context), ports_.get(), &tracker_);
   }
 
-  grpc::ServerUnaryReactor* ReleaseOwner(grpc::CallbackServerContext* context,
-                                         const v1::ReleaseOwnerRequest*,
-                                         v1::ReleaseOwnerResponse* response) override {
-    if (ports_->stopped()) return Reply(context, PortService::ShuttingDownError());
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    ports_->ReleaseOwner(OwnerOf(context), [response, reactor](std::vector<std::string> names) {
+  void ReleaseOwner(UnaryCall* call, const v1::ReleaseOwnerRequest*,
+                    v1::ReleaseOwnerResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
+    ports_->ReleaseOwner(OwnerOf(call), [response, call](std::vector<std::string> names) {
       for (const std::string& name : names) response->add_closed_ports(name);
-      reactor->Finish(grpc::Status::OK);
+      call->Finish(grpc::Status::OK);
     });
-    return reactor;
+  }
+
+  // The callback API's entries for the unary methods above.
+  grpc::ServerUnaryReactor* ListPorts(grpc::CallbackServerContext* context,
+                                      const v1::ListPortsRequest* request,
+                                      v1::ListPortsResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::ListPorts, context, request, response);
+  }
+  grpc::ServerUnaryReactor* ListPortsExtended(grpc::CallbackServerContext* context,
+                                              const v1::ListPortsExtendedRequest* request,
+                                              v1::ListPortsExtendedResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::ListPortsExtended, context, request, response);
+  }
+  grpc::ServerUnaryReactor* DescribePort(grpc::CallbackServerContext* context,
+                                         const v1::DescribePortRequest* request,
+                                         v1::DescribePortResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::DescribePort, context, request, response);
+  }
+  grpc::ServerUnaryReactor* OpenPort(grpc::CallbackServerContext* context,
+                                     const v1::OpenPortRequest* request,
+                                     v1::OpenPortResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::OpenPort, context, request, response);
+  }
+  grpc::ServerUnaryReactor* ReconfigurePort(grpc::CallbackServerContext* context,
+                                            const v1::ReconfigurePortRequest* request,
+                                            v1::ReconfigurePortResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::ReconfigurePort, context, request, response);
+  }
+  grpc::ServerUnaryReactor* Write(grpc::CallbackServerContext* context,
+                                  const v1::WriteRequest* request,
+                                  v1::WriteResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::Write, context, request, response);
+  }
+  grpc::ServerUnaryReactor* Read(grpc::CallbackServerContext* context,
+                                 const v1::ReadRequest* request,
+                                 v1::ReadResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::Read, context, request, response);
+  }
+  grpc::ServerUnaryReactor* Query(grpc::CallbackServerContext* context,
+                                  const v1::QueryRequest* request,
+                                  v1::QueryResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::Query, context, request, response);
+  }
+  grpc::ServerUnaryReactor* ClosePort(grpc::CallbackServerContext* context,
+                                      const v1::ClosePortRequest* request,
+                                      v1::ClosePortResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::ClosePort, context, request, response);
+  }
+  grpc::ServerUnaryReactor* GetStatus(grpc::CallbackServerContext* context,
+                                      const v1::GetStatusRequest* request,
+                                      v1::GetStatusResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::GetStatus, context, request, response);
+  }
+  grpc::ServerUnaryReactor* GetMetrics(grpc::CallbackServerContext* context,
+                                       const v1::GetMetricsRequest* request,
+                                       v1::GetMetricsResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::GetMetrics, context, request, response);
+  }
+  grpc::ServerUnaryReactor* ReleaseOwner(grpc::CallbackServerContext* context,
+                                         const v1::ReleaseOwnerRequest* request,
+                                         v1::ReleaseOwnerResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::ReleaseOwner, context, request, response);
+  }
+
+  void ServeInline(InlineUnaryServer* server) override {
+    const std::string prefix = absl::StrCat("/", v1::SerialService::service_full_name(), "/");
+    server->Add(prefix + "ListPorts", this, &SerialServiceImpl::ListPorts);
+    server->Add(prefix + "ListPortsExtended", this, &SerialServiceImpl::ListPortsExtended);
+    server->Add(prefix + "DescribePort", this, &SerialServiceImpl::DescribePort);
+    server->Add(prefix + "OpenPort", this, &SerialServiceImpl::OpenPort);
+    server->Add(prefix + "ReconfigurePort", this, &SerialServiceImpl::ReconfigurePort);
+    server->Add(prefix + "Write", this, &SerialServiceImpl::Write);
+    server->Add(prefix + "Read", this, &SerialServiceImpl::Read);
+    server->Add(prefix + "Query", this, &SerialServiceImpl::Query);
+    server->Add(prefix + "ClosePort", this, &SerialServiceImpl::ClosePort);
+    server->Add(prefix + "GetStatus", this, &SerialServiceImpl::GetStatus);
+    server->Add(prefix + "GetMetrics", this, &SerialServiceImpl::GetMetrics);
+    server->Add(prefix + "ReleaseOwner", this, &SerialServiceImpl::ReleaseOwner);
   }
 
  private:
@@ -445,9 +485,9 @@ class SerialServiceImpl final : public SerialGrpcService {
 
   // The port a write, read, query or reconfigure addresses: named, or the caller's only one.
   template <typename Request>
-  absl::StatusOr<std::shared_ptr<ManagedPort>> CallersPort(grpc::CallbackServerContext* context,
+  absl::StatusOr<std::shared_ptr<ManagedPort>> CallersPort(const UnaryCall* call,
                                                            const Request& request) const {
-    return ports_->CallersPort(OwnerOf(context),
+    return ports_->CallersPort(OwnerOf(call),
                                OptionalName(request.has_port_name(), request.port_name()));
   }
 
