@@ -2,6 +2,9 @@
 
 #include <grpcpp/client_context.h>
 
+#include <atomic>
+#include <string>
+
 #include "absl/strings/str_cat.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
@@ -244,18 +247,28 @@ std::shared_ptr<grpc::ClientContext> ActionTools::Invoke(const std::string& acti
     done(status);
     return nullptr;
   }
-  stub_->async()->InvokeAction(
-      context.get(), request.get(), response.get(),
-      [context, request, response, channel = channel_, address = address_,
-       done = std::move(done)](grpc::Status status) {
-        if (!status.ok()) {
-          return done(BackendCallStatus(status, channel.get(),
-                                        labgate::actions::v1::ActionsService::service_full_name(),
-                                        address));
-        }
-        NoteBackendAnswered(labgate::actions::v1::ActionsService::service_full_name(), address);
-        done(ActionResponseJson(*response));
-      });
+  auto finish = [context, request, response, channel = channel_, address = address_,
+                 done = std::move(done)](const grpc::Status& status) {
+    if (!status.ok()) {
+      return done(BackendCallStatus(status, channel.get(),
+                                    labgate::actions::v1::ActionsService::service_full_name(),
+                                    address));
+    }
+    NoteBackendAnswered(labgate::actions::v1::ActionsService::service_full_name(), address);
+    done(ActionResponseJson(*response));
+  };
+  if (inline_server_ != nullptr) {
+    static const std::string kPath = absl::StrCat(
+        "/", labgate::actions::v1::ActionsService::service_full_name(), "/InvokeAction");
+    auto answered = std::make_shared<std::atomic<bool>>(false);
+    inline_server_->Call(context.get(), kPath, *request, response.get(),
+                         [answered, finish = std::move(finish)](const grpc::Status& status) {
+                           answered->store(true, std::memory_order_release);
+                           finish(status);
+                         });
+    return answered->load(std::memory_order_acquire) ? nullptr : context;
+  }
+  stub_->async()->InvokeAction(context.get(), request.get(), response.get(), std::move(finish));
   return context;
 }
 

@@ -17,6 +17,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "common/inline_unary.h"
 #include "gateway/mcp/providers.h"
 #include "labgate/actions/v1/actions.grpc.pb.h"
 
@@ -63,6 +64,9 @@ class ActionTools final : public ToolProvider {
   // A remote service's HOST:PORT: a call made while it is down then fails with
   // "actions service at HOST:PORT is not reachable". Call before Start.
   void SetServiceAddress(const std::string& address) { address_ = address; }
+  // An embedded service: InvokeAction goes over the inline transport (common/inline_unary.h),
+  // and `done` may then run before Invoke returns (which then returns nullptr).
+  void SetInline(InlineUnaryServer* server) { inline_server_ = server; }
 
   // Called (from the watcher thread) after a refresh changed the set of tools.
   void OnChanged(std::function<void()> listener);
@@ -77,6 +81,7 @@ class ActionTools final : public ToolProvider {
   std::unique_ptr<labgate::actions::v1::ActionsService::Stub> stub_;
   std::chrono::milliseconds call_deadline_;
   std::string address_;
+  InlineUnaryServer* inline_server_ = nullptr;
 
   mutable absl::Mutex mutex_;
   std::map<std::string, nlohmann::json> tools_ ABSL_GUARDED_BY(mutex_);  // by name
