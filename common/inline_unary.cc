@@ -237,6 +237,7 @@ void InlineUnaryServer::Drain(bool run_handlers) {
       continue;
     }
     RunStep(step, ok);
+    progress_.fetch_add(1, std::memory_order_relaxed);
   }
   if (run_handlers) RunDeferredReads();
   t_draining = outer;
@@ -262,8 +263,10 @@ bool InlineUnaryServer::SweepNeeded() const {
 bool InlineUnaryServer::SweepNow() const { return stopping_ || sweep_now_; }
 
 void InlineUnaryServer::Sweep() {
+  uint64_t seen = progress_.load(std::memory_order_relaxed);
   for (;;) {
     bool stopping = false;
+    bool now = false;
     {
       absl::MutexLock lock(&mutex_);
       mutex_.Await(absl::Condition(this, &InlineUnaryServer::SweepNeeded));
@@ -272,11 +275,20 @@ void InlineUnaryServer::Sweep() {
       if (!stopping_) {
         mutex_.AwaitWithTimeout(absl::Condition(this, &InlineUnaryServer::SweepNow), kSweepPeriod);
       }
+      now = sweep_now_;
       sweep_now_ = false;
       stopping = stopping_;
     }
     if (stopping) absl::SleepFor(kStoppingSweepPeriod);
+    // While callers drain, what they cause is theirs to run: the sweeper steps in only when
+    // nothing moved for a whole period, or when asked to.
+    const uint64_t progress = progress_.load(std::memory_order_relaxed);
+    if (progress != seen && !now && !stopping) {
+      seen = progress;
+      continue;
+    }
     Pump();
+    seen = progress_.load(std::memory_order_relaxed);
   }
 }
 

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -102,6 +103,7 @@ class InlineUnaryServer {
   // Client calls not yet completed: while there are some, the sweeper drains the queue now
   // and then for completions no caller's thread caused (a deadline passing).
   std::atomic<int> outstanding_{0};
+  std::atomic<uint64_t> progress_{0};  // completions run, for the sweeper to tell a stall
   absl::Mutex mutex_;
   bool started_ ABSL_GUARDED_BY(mutex_) = false;
   bool stopping_ ABSL_GUARDED_BY(mutex_) = false;
