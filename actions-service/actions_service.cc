@@ -62,8 +62,8 @@ ActionsGrpcService::ActionsGrpcService(std::shared_ptr<const ActionRegistry> reg
 
 void ActionsGrpcService::Shutdown() { shut_down_.store(true); }
 
-void ActionsGrpcService::ListActions(UnaryCall* call, const v1::ListActionsRequest*,
-                                     v1::ListActionsResponse* response) {
+void ActionsGrpcService::ServeListActions(UnaryCall* call, const v1::ListActionsRequest*,
+                                          v1::ListActionsResponse* response) {
   if (shut_down_.load()) return FinishNow(call, ShuttingDown());
   for (const ActionContract& contract : registry_->List()) {
     ContractToProto(contract, response->add_actions());
@@ -71,8 +71,8 @@ void ActionsGrpcService::ListActions(UnaryCall* call, const v1::ListActionsReque
   return FinishNow(call, absl::OkStatus());
 }
 
-void ActionsGrpcService::GetAction(UnaryCall* call, const v1::GetActionRequest* request,
-                                   v1::ActionContract* response) {
+void ActionsGrpcService::ServeGetAction(UnaryCall* call, const v1::GetActionRequest* request,
+                                        v1::ActionContract* response) {
   if (shut_down_.load()) return FinishNow(call, ShuttingDown());
   absl::StatusOr<const ActionContract*> contract = registry_->Get(request->action());
   if (!contract.ok()) return FinishNow(call, contract.status());
@@ -80,8 +80,8 @@ void ActionsGrpcService::GetAction(UnaryCall* call, const v1::GetActionRequest* 
   return FinishNow(call, absl::OkStatus());
 }
 
-void ActionsGrpcService::InvokeAction(UnaryCall* call, const v1::InvokeActionRequest* request,
-                                      v1::InvokeActionResponse* response) {
+void ActionsGrpcService::ServeInvokeAction(UnaryCall* call, const v1::InvokeActionRequest* request,
+                                           v1::InvokeActionResponse* response) {
   if (shut_down_.load()) return FinishNow(call, ShuttingDown());
   // Runs inline: the handler is deterministic CPU work measured in microseconds.
   absl::StatusOr<ActionResult> result =
@@ -94,9 +94,9 @@ void ActionsGrpcService::InvokeAction(UnaryCall* call, const v1::InvokeActionReq
 
 void ActionsGrpcService::ServeInline(InlineUnaryServer* server) {
   const std::string prefix = absl::StrCat("/", v1::ActionsService::service_full_name(), "/");
-  server->Add(prefix + "ListActions", this, &ActionsGrpcService::ListActions);
-  server->Add(prefix + "GetAction", this, &ActionsGrpcService::GetAction);
-  server->Add(prefix + "InvokeAction", this, &ActionsGrpcService::InvokeAction);
+  server->Add(prefix + "ListActions", this, &ActionsGrpcService::ServeListActions);
+  server->Add(prefix + "GetAction", this, &ActionsGrpcService::ServeGetAction);
+  server->Add(prefix + "InvokeAction", this, &ActionsGrpcService::ServeInvokeAction);
 }
 
 absl::StatusOr<std::unique_ptr<ActionsGrpcService>> CreateActionsService(

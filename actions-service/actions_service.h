@@ -36,27 +36,27 @@ class ActionsGrpcService final : public labgate::actions::v1::ActionsService::Ca
   grpc::ServerUnaryReactor* ListActions(grpc::CallbackServerContext* context,
                                         const v1::ListActionsRequest* request,
                                         v1::ListActionsResponse* response) override {
-    return ServeCallback(this, &ActionsGrpcService::ListActions, context, request, response);
+    return ServeCallback(this, &ActionsGrpcService::ServeListActions, context, request, response);
   }
   grpc::ServerUnaryReactor* GetAction(grpc::CallbackServerContext* context,
                                       const v1::GetActionRequest* request,
                                       v1::ActionContract* response) override {
-    return ServeCallback(this, &ActionsGrpcService::GetAction, context, request, response);
+    return ServeCallback(this, &ActionsGrpcService::ServeGetAction, context, request, response);
   }
   grpc::ServerUnaryReactor* InvokeAction(grpc::CallbackServerContext* context,
                                          const v1::InvokeActionRequest* request,
                                          v1::InvokeActionResponse* response) override {
-    return ServeCallback(this, &ActionsGrpcService::InvokeAction, context, request, response);
+    return ServeCallback(this, &ActionsGrpcService::ServeInvokeAction, context, request, response);
   }
 
   // The methods' one implementation each, served by the callback API above and by the
   // embedded inline transport.
-  void ListActions(UnaryCall* call, const v1::ListActionsRequest* request,
-                   v1::ListActionsResponse* response);
-  void GetAction(UnaryCall* call, const v1::GetActionRequest* request,
-                 v1::ActionContract* response);
-  void InvokeAction(UnaryCall* call, const v1::InvokeActionRequest* request,
-                    v1::InvokeActionResponse* response);
+  void ServeListActions(UnaryCall* call, const v1::ListActionsRequest* request,
+                        v1::ListActionsResponse* response);
+  void ServeGetAction(UnaryCall* call, const v1::GetActionRequest* request,
+                      v1::ActionContract* response);
+  void ServeInvokeAction(UnaryCall* call, const v1::InvokeActionRequest* request,
+                         v1::InvokeActionResponse* response);
   // Registers every unary method on the embedded inline transport.
   void ServeInline(InlineUnaryServer* server);
 

@@ -26,24 +26,25 @@ SessionGrpcService::SessionGrpcService(std::unique_ptr<SessionStore> store)
 
 SessionGrpcService::~SessionGrpcService() { Shutdown(); }
 
-void SessionGrpcService::CreateSession(UnaryCall* call, const v1::CreateSessionRequest* request,
-                                       v1::CreateSessionResponse* response) {
+void SessionGrpcService::ServeCreateSession(UnaryCall* call,
+                                            const v1::CreateSessionRequest* request,
+                                            v1::CreateSessionResponse* response) {
   store_->CreateSession(FromProto(*request),
                         FinishWith<SessionRecord>(call, [response](const SessionRecord& s) {
                           ToProto(s, response->mutable_session());
                         }));
 }
 
-void SessionGrpcService::GetSession(UnaryCall* call, const v1::GetSessionRequest* request,
-                                    v1::GetSessionResponse* response) {
+void SessionGrpcService::ServeGetSession(UnaryCall* call, const v1::GetSessionRequest* request,
+                                         v1::GetSessionResponse* response) {
   store_->GetSession(request->session_id(),
                      FinishWith<SessionRecord>(call, [response](const SessionRecord& s) {
                        ToProto(s, response->mutable_session());
                      }));
 }
 
-void SessionGrpcService::ListSessions(UnaryCall* call, const v1::ListSessionsRequest* request,
-                                      v1::ListSessionsResponse* response) {
+void SessionGrpcService::ServeListSessions(UnaryCall* call, const v1::ListSessionsRequest* request,
+                                           v1::ListSessionsResponse* response) {
   ListSessionsQuery query;
   query.include_closed = request->include_closed();
   query.limit = request->limit();
@@ -55,40 +56,43 @@ void SessionGrpcService::ListSessions(UnaryCall* call, const v1::ListSessionsReq
                                   }));
 }
 
-void SessionGrpcService::CloseSession(UnaryCall* call, const v1::CloseSessionRequest* request,
-                                      v1::CloseSessionResponse* response) {
+void SessionGrpcService::ServeCloseSession(UnaryCall* call, const v1::CloseSessionRequest* request,
+                                           v1::CloseSessionResponse* response) {
   store_->CloseSession(request->session_id(),
                        FinishWith<SessionRecord>(call, [response](const SessionRecord& s) {
                          ToProto(s, response->mutable_session());
                        }));
 }
 
-void SessionGrpcService::AppendMessage(UnaryCall* call, const v1::AppendMessageRequest* request,
-                                       v1::AppendMessageResponse* response) {
+void SessionGrpcService::ServeAppendMessage(UnaryCall* call,
+                                            const v1::AppendMessageRequest* request,
+                                            v1::AppendMessageResponse* response) {
   store_->AppendMessage(FromProto(*request),
                         FinishWith<MessageRecord>(call, [response](const MessageRecord& m) {
                           ToAppendResponse(m, response);
                         }));
 }
 
-void SessionGrpcService::ListMessages(UnaryCall* call, const v1::ListMessagesRequest* request,
-                                      v1::ListMessagesResponse* response) {
+void SessionGrpcService::ServeListMessages(UnaryCall* call, const v1::ListMessagesRequest* request,
+                                           v1::ListMessagesResponse* response) {
   store_->QueryMessages(FromProto(*request),
                         FinishWith<MessagePage>(call, [response](const MessagePage& page) {
                           FillPage(page, response);
                         }));
 }
 
-void SessionGrpcService::FilterMessages(UnaryCall* call, const v1::FilterMessagesRequest* request,
-                                        v1::FilterMessagesResponse* response) {
+void SessionGrpcService::ServeFilterMessages(UnaryCall* call,
+                                             const v1::FilterMessagesRequest* request,
+                                             v1::FilterMessagesResponse* response) {
   store_->QueryMessages(FromProto(*request),
                         FinishWith<MessagePage>(call, [response](const MessagePage& page) {
                           FillPage(page, response);
                         }));
 }
 
-void SessionGrpcService::ExportSession(UnaryCall* call, const v1::ExportSessionRequest* request,
-                                       v1::ExportSessionResponse* response) {
+void SessionGrpcService::ServeExportSession(UnaryCall* call,
+                                            const v1::ExportSessionRequest* request,
+                                            v1::ExportSessionResponse* response) {
   store_->ExportSession(
       request->session_id(),
       FinishWith<SessionExportRecord>(call, [response](const SessionExportRecord& e) {
@@ -98,8 +102,8 @@ void SessionGrpcService::ExportSession(UnaryCall* call, const v1::ExportSessionR
       }));
 }
 
-void SessionGrpcService::FeatureIndex(UnaryCall* call, const v1::FeatureIndexRequest* request,
-                                      v1::FeatureIndexResponse* response) {
+void SessionGrpcService::ServeFeatureIndex(UnaryCall* call, const v1::FeatureIndexRequest* request,
+                                           v1::FeatureIndexResponse* response) {
   store_->FeatureIndex(request->session_id(),
                        FinishWith<std::map<std::string, int64_t>>(
                            call, [response](const std::map<std::string, int64_t>& counts) {
@@ -109,8 +113,8 @@ void SessionGrpcService::FeatureIndex(UnaryCall* call, const v1::FeatureIndexReq
                            }));
 }
 
-void SessionGrpcService::SessionStats(UnaryCall* call, const v1::SessionStatsRequest* request,
-                                      v1::SessionStatsResponse* response) {
+void SessionGrpcService::ServeSessionStats(UnaryCall* call, const v1::SessionStatsRequest* request,
+                                           v1::SessionStatsResponse* response) {
   store_->SessionStats(
       request->session_id(),
       FinishWith<SessionStatsRecord>(call, [response](const SessionStatsRecord& stats) {
@@ -122,16 +126,16 @@ void SessionGrpcService::SessionStats(UnaryCall* call, const v1::SessionStatsReq
 
 void SessionGrpcService::ServeInline(InlineUnaryServer* server) {
   const std::string prefix = absl::StrCat("/", v1::SessionService::service_full_name(), "/");
-  server->Add(prefix + "CreateSession", this, &SessionGrpcService::CreateSession);
-  server->Add(prefix + "GetSession", this, &SessionGrpcService::GetSession);
-  server->Add(prefix + "ListSessions", this, &SessionGrpcService::ListSessions);
-  server->Add(prefix + "CloseSession", this, &SessionGrpcService::CloseSession);
-  server->Add(prefix + "AppendMessage", this, &SessionGrpcService::AppendMessage);
-  server->Add(prefix + "ListMessages", this, &SessionGrpcService::ListMessages);
-  server->Add(prefix + "FilterMessages", this, &SessionGrpcService::FilterMessages);
-  server->Add(prefix + "ExportSession", this, &SessionGrpcService::ExportSession);
-  server->Add(prefix + "FeatureIndex", this, &SessionGrpcService::FeatureIndex);
-  server->Add(prefix + "SessionStats", this, &SessionGrpcService::SessionStats);
+  server->Add(prefix + "CreateSession", this, &SessionGrpcService::ServeCreateSession);
+  server->Add(prefix + "GetSession", this, &SessionGrpcService::ServeGetSession);
+  server->Add(prefix + "ListSessions", this, &SessionGrpcService::ServeListSessions);
+  server->Add(prefix + "CloseSession", this, &SessionGrpcService::ServeCloseSession);
+  server->Add(prefix + "AppendMessage", this, &SessionGrpcService::ServeAppendMessage);
+  server->Add(prefix + "ListMessages", this, &SessionGrpcService::ServeListMessages);
+  server->Add(prefix + "FilterMessages", this, &SessionGrpcService::ServeFilterMessages);
+  server->Add(prefix + "ExportSession", this, &SessionGrpcService::ServeExportSession);
+  server->Add(prefix + "FeatureIndex", this, &SessionGrpcService::ServeFeatureIndex);
+  server->Add(prefix + "SessionStats", this, &SessionGrpcService::ServeSessionStats);
 }
 
 grpc::ServerWriteReactor<v1::SessionEvent>* SessionGrpcService::WatchSession(

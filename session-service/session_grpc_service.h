@@ -21,52 +21,53 @@ class SessionGrpcService : public ::labgate::session::v1::SessionService::Callba
   grpc::ServerUnaryReactor* CreateSession(grpc::CallbackServerContext* context,
                                           const v1::CreateSessionRequest* request,
                                           v1::CreateSessionResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::CreateSession, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeCreateSession, context, request, response);
   }
   grpc::ServerUnaryReactor* GetSession(grpc::CallbackServerContext* context,
                                        const v1::GetSessionRequest* request,
                                        v1::GetSessionResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::GetSession, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeGetSession, context, request, response);
   }
   grpc::ServerUnaryReactor* ListSessions(grpc::CallbackServerContext* context,
                                          const v1::ListSessionsRequest* request,
                                          v1::ListSessionsResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::ListSessions, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeListSessions, context, request, response);
   }
   grpc::ServerUnaryReactor* CloseSession(grpc::CallbackServerContext* context,
                                          const v1::CloseSessionRequest* request,
                                          v1::CloseSessionResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::CloseSession, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeCloseSession, context, request, response);
   }
   grpc::ServerUnaryReactor* AppendMessage(grpc::CallbackServerContext* context,
                                           const v1::AppendMessageRequest* request,
                                           v1::AppendMessageResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::AppendMessage, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeAppendMessage, context, request, response);
   }
   grpc::ServerUnaryReactor* ListMessages(grpc::CallbackServerContext* context,
                                          const v1::ListMessagesRequest* request,
                                          v1::ListMessagesResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::ListMessages, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeListMessages, context, request, response);
   }
   grpc::ServerUnaryReactor* FilterMessages(grpc::CallbackServerContext* context,
                                            const v1::FilterMessagesRequest* request,
                                            v1::FilterMessagesResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::FilterMessages, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeFilterMessages, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* ExportSession(grpc::CallbackServerContext* context,
                                           const v1::ExportSessionRequest* request,
                                           v1::ExportSessionResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::ExportSession, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeExportSession, context, request, response);
   }
   grpc::ServerUnaryReactor* FeatureIndex(grpc::CallbackServerContext* context,
                                          const v1::FeatureIndexRequest* request,
                                          v1::FeatureIndexResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::FeatureIndex, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeFeatureIndex, context, request, response);
   }
   grpc::ServerUnaryReactor* SessionStats(grpc::CallbackServerContext* context,
                                          const v1::SessionStatsRequest* request,
                                          v1::SessionStatsResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::SessionStats, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeSessionStats, context, request, response);
   }
   grpc::ServerWriteReactor<v1::SessionEvent>* WatchSession(
       grpc::CallbackServerContext* context, const v1::WatchSessionRequest* request) override;
@@ -83,26 +84,26 @@ class SessionGrpcService : public ::labgate::session::v1::SessionService::Callba
 
   // The methods' one implementation each, served by the callback API above and by the
   // embedded inline transport.
-  void CreateSession(UnaryCall* call, const v1::CreateSessionRequest* request,
-                     v1::CreateSessionResponse* response);
-  void GetSession(UnaryCall* call, const v1::GetSessionRequest* request,
-                  v1::GetSessionResponse* response);
-  void ListSessions(UnaryCall* call, const v1::ListSessionsRequest* request,
-                    v1::ListSessionsResponse* response);
-  void CloseSession(UnaryCall* call, const v1::CloseSessionRequest* request,
-                    v1::CloseSessionResponse* response);
-  void AppendMessage(UnaryCall* call, const v1::AppendMessageRequest* request,
-                     v1::AppendMessageResponse* response);
-  void ListMessages(UnaryCall* call, const v1::ListMessagesRequest* request,
-                    v1::ListMessagesResponse* response);
-  void FilterMessages(UnaryCall* call, const v1::FilterMessagesRequest* request,
-                      v1::FilterMessagesResponse* response);
-  void ExportSession(UnaryCall* call, const v1::ExportSessionRequest* request,
-                     v1::ExportSessionResponse* response);
-  void FeatureIndex(UnaryCall* call, const v1::FeatureIndexRequest* request,
-                    v1::FeatureIndexResponse* response);
-  void SessionStats(UnaryCall* call, const v1::SessionStatsRequest* request,
-                    v1::SessionStatsResponse* response);
+  void ServeCreateSession(UnaryCall* call, const v1::CreateSessionRequest* request,
+                          v1::CreateSessionResponse* response);
+  void ServeGetSession(UnaryCall* call, const v1::GetSessionRequest* request,
+                       v1::GetSessionResponse* response);
+  void ServeListSessions(UnaryCall* call, const v1::ListSessionsRequest* request,
+                         v1::ListSessionsResponse* response);
+  void ServeCloseSession(UnaryCall* call, const v1::CloseSessionRequest* request,
+                         v1::CloseSessionResponse* response);
+  void ServeAppendMessage(UnaryCall* call, const v1::AppendMessageRequest* request,
+                          v1::AppendMessageResponse* response);
+  void ServeListMessages(UnaryCall* call, const v1::ListMessagesRequest* request,
+                         v1::ListMessagesResponse* response);
+  void ServeFilterMessages(UnaryCall* call, const v1::FilterMessagesRequest* request,
+                           v1::FilterMessagesResponse* response);
+  void ServeExportSession(UnaryCall* call, const v1::ExportSessionRequest* request,
+                          v1::ExportSessionResponse* response);
+  void ServeFeatureIndex(UnaryCall* call, const v1::FeatureIndexRequest* request,
+                         v1::FeatureIndexResponse* response);
+  void ServeSessionStats(UnaryCall* call, const v1::SessionStatsRequest* request,
+                         v1::SessionStatsResponse* response);
   // Registers every unary method on the embedded inline transport.
   void ServeInline(InlineUnaryServer* server);
 

@@ -143,7 +143,8 @@ class SerialServiceImpl final : public SerialGrpcService {
     ports_->DrainRecords(std::chrono::seconds(2));
   }
 
-  void ListPorts(UnaryCall* call, const v1::ListPortsRequest*, v1::ListPortsResponse* response) {
+  void ServeListPorts(UnaryCall* call, const v1::ListPortsRequest*,
+                      v1::ListPortsResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     ports_->ListPorts(
         FinishWith<std::vector<std::string>>(call, [response](std::vector<std::string> names) {
@@ -151,8 +152,8 @@ class SerialServiceImpl final : public SerialGrpcService {
         }));
   }
 
-  void ListPortsExtended(UnaryCall* call, const v1::ListPortsExtendedRequest*,
-                         v1::ListPortsExtendedResponse* response) {
+  void ServeListPortsExtended(UnaryCall* call, const v1::ListPortsExtendedRequest*,
+                              v1::ListPortsExtendedResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     ports_->ListPortsExtended(FinishWith<std::vector<PortDetails>>(
         call, [response](const std::vector<PortDetails>& ports) {
@@ -160,8 +161,8 @@ class SerialServiceImpl final : public SerialGrpcService {
         }));
   }
 
-  void DescribePort(UnaryCall* call, const v1::DescribePortRequest* request,
-                    v1::DescribePortResponse* response) {
+  void ServeDescribePort(UnaryCall* call, const v1::DescribePortRequest* request,
+                         v1::DescribePortResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     ports_->DescribePort(
         OwnerOf(call), request->port_name(),
@@ -178,8 +179,8 @@ class SerialServiceImpl final : public SerialGrpcService {
         }));
   }
 
-  void OpenPort(UnaryCall* call, const v1::OpenPortRequest* request,
-                v1::OpenPortResponse* response) {
+  void ServeOpenPort(UnaryCall* call, const v1::OpenPortRequest* request,
+                     v1::OpenPortResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     absl::StatusOr<PortSettings> settings = SettingsFromOpenRequest(*request);
     if (!settings.ok()) return Reply(call, settings.status());
@@ -192,8 +193,8 @@ class SerialServiceImpl final : public SerialGrpcService {
         }));
   }
 
-  void ReconfigurePort(UnaryCall* call, const v1::ReconfigurePortRequest* request,
-                       v1::ReconfigurePortResponse* response) {
+  void ServeReconfigurePort(UnaryCall* call, const v1::ReconfigurePortRequest* request,
+                            v1::ReconfigurePortResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
     if (!port.ok()) return Reply(call, port.status());
@@ -209,7 +210,7 @@ class SerialServiceImpl final : public SerialGrpcService {
                             }));
   }
 
-  void Write(UnaryCall* call, const v1::WriteRequest* request, v1::WriteResponse* response) {
+  void ServeWrite(UnaryCall* call, const v1::WriteRequest* request, v1::WriteResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
     if (!port.ok()) return Reply(call, port.status());
@@ -229,7 +230,7 @@ class SerialServiceImpl final : public SerialGrpcService {
                       }));
   }
 
-  void Read(UnaryCall* call, const v1::ReadRequest* request, v1::ReadResponse* response) {
+  void ServeRead(UnaryCall* call, const v1::ReadRequest* request, v1::ReadResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
     if (!port.ok()) return Reply(call, port.status());
@@ -250,7 +251,7 @@ class SerialServiceImpl final : public SerialGrpcService {
                      }));
   }
 
-  void Query(UnaryCall* call, const v1::QueryRequest* request, v1::QueryResponse* response) {
+  void ServeQuery(UnaryCall* call, const v1::QueryRequest* request, v1::QueryResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
     if (!port.ok()) return Reply(call, port.status());
@@ -280,8 +281,8 @@ class SerialServiceImpl final : public SerialGrpcService {
                   }));
   }
 
-  void ClosePort(UnaryCall* call, const v1::ClosePortRequest* request,
-                 v1::ClosePortResponse* response) {
+  void ServeClosePort(UnaryCall* call, const v1::ClosePortRequest* request,
+                      v1::ClosePortResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     ports_->ClosePort(OwnerOf(call), OptionalName(request->has_port_name(), request->port_name()),
                       FinishWith<PortService::CloseOutcome>(
@@ -291,8 +292,8 @@ class SerialServiceImpl final : public SerialGrpcService {
                           }));
   }
 
-  void GetStatus(UnaryCall* call, const v1::GetStatusRequest* request,
-                 v1::GetStatusResponse* response) {
+  void ServeGetStatus(UnaryCall* call, const v1::GetStatusRequest* request,
+                      v1::GetStatusResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     const std::string owner = OwnerOf(call);
     absl::StatusOr<std::shared_ptr<ManagedPort>> port =
@@ -323,8 +324,8 @@ class SerialServiceImpl final : public SerialGrpcService {
     return Reply(call, absl::OkStatus());
   }
 
-  void GetMetrics(UnaryCall* call, const v1::GetMetricsRequest* request,
-                  v1::GetMetricsResponse* response) {
+  void ServeGetMetrics(UnaryCall* call, const v1::GetMetricsRequest* request,
+                       v1::GetMetricsResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     absl::StatusOr<std::shared_ptr<ManagedPort>> port = ports_->ObservedPort(
         OwnerOf(call), OptionalName(request->has_port_name(), request->port_name()));
@@ -389,8 +390,8 @@ class SerialServiceImpl final : public SerialGrpcService {
     return LeaseReactor::Start(OwnerOf(context), ports_.get(), &tracker_);
   }
 
-  void ReleaseOwner(UnaryCall* call, const v1::ReleaseOwnerRequest*,
-                    v1::ReleaseOwnerResponse* response) {
+  void ServeReleaseOwner(UnaryCall* call, const v1::ReleaseOwnerRequest*,
+                         v1::ReleaseOwnerResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     ports_->ReleaseOwner(OwnerOf(call), [response, call](std::vector<std::string> names) {
       for (const std::string& name : names) response->add_closed_ports(name);
@@ -402,78 +403,80 @@ class SerialServiceImpl final : public SerialGrpcService {
   grpc::ServerUnaryReactor* ListPorts(grpc::CallbackServerContext* context,
                                       const v1::ListPortsRequest* request,
                                       v1::ListPortsResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::ListPorts, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeListPorts, context, request, response);
   }
   grpc::ServerUnaryReactor* ListPortsExtended(grpc::CallbackServerContext* context,
                                               const v1::ListPortsExtendedRequest* request,
                                               v1::ListPortsExtendedResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::ListPortsExtended, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeListPortsExtended, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* DescribePort(grpc::CallbackServerContext* context,
                                          const v1::DescribePortRequest* request,
                                          v1::DescribePortResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::DescribePort, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeDescribePort, context, request, response);
   }
   grpc::ServerUnaryReactor* OpenPort(grpc::CallbackServerContext* context,
                                      const v1::OpenPortRequest* request,
                                      v1::OpenPortResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::OpenPort, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeOpenPort, context, request, response);
   }
   grpc::ServerUnaryReactor* ReconfigurePort(grpc::CallbackServerContext* context,
                                             const v1::ReconfigurePortRequest* request,
                                             v1::ReconfigurePortResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::ReconfigurePort, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeReconfigurePort, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* Write(grpc::CallbackServerContext* context,
                                   const v1::WriteRequest* request,
                                   v1::WriteResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::Write, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeWrite, context, request, response);
   }
   grpc::ServerUnaryReactor* Read(grpc::CallbackServerContext* context,
                                  const v1::ReadRequest* request,
                                  v1::ReadResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::Read, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeRead, context, request, response);
   }
   grpc::ServerUnaryReactor* Query(grpc::CallbackServerContext* context,
                                   const v1::QueryRequest* request,
                                   v1::QueryResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::Query, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeQuery, context, request, response);
   }
   grpc::ServerUnaryReactor* ClosePort(grpc::CallbackServerContext* context,
                                       const v1::ClosePortRequest* request,
                                       v1::ClosePortResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::ClosePort, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeClosePort, context, request, response);
   }
   grpc::ServerUnaryReactor* GetStatus(grpc::CallbackServerContext* context,
                                       const v1::GetStatusRequest* request,
                                       v1::GetStatusResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::GetStatus, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeGetStatus, context, request, response);
   }
   grpc::ServerUnaryReactor* GetMetrics(grpc::CallbackServerContext* context,
                                        const v1::GetMetricsRequest* request,
                                        v1::GetMetricsResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::GetMetrics, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeGetMetrics, context, request, response);
   }
   grpc::ServerUnaryReactor* ReleaseOwner(grpc::CallbackServerContext* context,
                                          const v1::ReleaseOwnerRequest* request,
                                          v1::ReleaseOwnerResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::ReleaseOwner, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeReleaseOwner, context, request, response);
   }
 
   void ServeInline(InlineUnaryServer* server) override {
     const std::string prefix = absl::StrCat("/", v1::SerialService::service_full_name(), "/");
-    server->Add(prefix + "ListPorts", this, &SerialServiceImpl::ListPorts);
-    server->Add(prefix + "ListPortsExtended", this, &SerialServiceImpl::ListPortsExtended);
-    server->Add(prefix + "DescribePort", this, &SerialServiceImpl::DescribePort);
-    server->Add(prefix + "OpenPort", this, &SerialServiceImpl::OpenPort);
-    server->Add(prefix + "ReconfigurePort", this, &SerialServiceImpl::ReconfigurePort);
-    server->Add(prefix + "Write", this, &SerialServiceImpl::Write);
-    server->Add(prefix + "Read", this, &SerialServiceImpl::Read);
-    server->Add(prefix + "Query", this, &SerialServiceImpl::Query);
-    server->Add(prefix + "ClosePort", this, &SerialServiceImpl::ClosePort);
-    server->Add(prefix + "GetStatus", this, &SerialServiceImpl::GetStatus);
-    server->Add(prefix + "GetMetrics", this, &SerialServiceImpl::GetMetrics);
-    server->Add(prefix + "ReleaseOwner", this, &SerialServiceImpl::ReleaseOwner);
+    server->Add(prefix + "ListPorts", this, &SerialServiceImpl::ServeListPorts);
+    server->Add(prefix + "ListPortsExtended", this, &SerialServiceImpl::ServeListPortsExtended);
+    server->Add(prefix + "DescribePort", this, &SerialServiceImpl::ServeDescribePort);
+    server->Add(prefix + "OpenPort", this, &SerialServiceImpl::ServeOpenPort);
+    server->Add(prefix + "ReconfigurePort", this, &SerialServiceImpl::ServeReconfigurePort);
+    server->Add(prefix + "Write", this, &SerialServiceImpl::ServeWrite);
+    server->Add(prefix + "Read", this, &SerialServiceImpl::ServeRead);
+    server->Add(prefix + "Query", this, &SerialServiceImpl::ServeQuery);
+    server->Add(prefix + "ClosePort", this, &SerialServiceImpl::ServeClosePort);
+    server->Add(prefix + "GetStatus", this, &SerialServiceImpl::ServeGetStatus);
+    server->Add(prefix + "GetMetrics", this, &SerialServiceImpl::ServeGetMetrics);
+    server->Add(prefix + "ReleaseOwner", this, &SerialServiceImpl::ServeReleaseOwner);
   }
 
  private:
