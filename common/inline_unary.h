@@ -57,7 +57,7 @@ class InlineUnaryServer {
         });
   }
   absl::Status Start();
-  bool Serves(const std::string& path) const { return methods_.count(path) != 0; }
+  bool Serves(const std::string& path) const { return methods_.contains(path); }
 
   // Calls `path` with `context` (deadline, metadata), then runs what is ready on this
   // thread. `done` runs exactly once: before Call returns when the handler answered at once,
