@@ -8,7 +8,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(build-essential cmake ninja-build pkg-config libgrpc++-dev protobuf-compiler-grpc grpc-proto
   libprotobuf-dev protobuf-compiler libabsl-dev nlohmann-json3-dev libserialport-dev
   libsqlite3-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev libboost-dev
-  libvalijson-dev socat util-linux procps openssl lld)
+  libvalijson-dev libgoogle-perftools-dev socat util-linux procps openssl lld)
 want_test_tools=0
 [[ "${1:-}" == "--test" ]] && want_test_tools=1
 # The tests also need Node (the MCP SDKs and the conformance suite), Python's gRPC (the

@@ -174,6 +174,14 @@ void StdioTransport::Accept(Framing framing, std::string payload, bool may_write
     } else {
       queued_bytes_ += frame.size();
       accepted_total_ += frame.size();
+      if (holding_) {
+        held_ += frame;
+        if (held_.size() < kBatchBytes) return;
+        // A full batch goes to the writer now; holding goes on.
+        frame = std::move(held_);
+        held_.clear();
+        may_write_here = false;
+      }
       // With nothing ahead of it, a small frame is written by the sending thread: one
       // thread hand-off less per reply.
       write_here = may_write_here && direct_write_ && queue_.empty() && !writing_ &&
@@ -224,6 +232,27 @@ void StdioTransport::WriteNow(std::string frame) {
   }
   progress_cv_.SignalAll();
   if (wake_writer) work_cv_.Signal();
+}
+
+void StdioTransport::ReleaseHeld() {
+  std::string held;
+  bool write_here = false;
+  {
+    absl::MutexLock lock(&mu_);
+    holding_ = false;
+    if (held_.empty()) return;
+    held.swap(held_);
+    // Written here under the same conditions as SendDirect's; a larger batch goes to the writer,
+    // which may block.
+    write_here = direct_write_ && queue_.empty() && !writing_ && held.size() <= write_chunk_bytes_;
+    if (write_here) {
+      writing_ = true;
+    } else {
+      queue_.push_back(std::move(held));
+    }
+  }
+  if (write_here) return WriteNow(std::move(held));
+  work_cv_.Signal();
 }
 
 bool StdioTransport::Flush(std::chrono::milliseconds timeout) {
@@ -285,8 +314,10 @@ void StdioTransport::ReaderLoop() {
     {
       absl::MutexLock lock(&mu_);
       input_bytes_read_ += static_cast<uint64_t>(n);
+      holding_ = true;
     }
     decoder_.Feed(std::string_view(buffer.data(), static_cast<size_t>(n)), on_frame, on_error);
+    ReleaseHeld();
   }
   if (stopping()) return;
   decoder_.Finish(on_frame, on_error);
@@ -359,6 +390,7 @@ void StdioTransport::MarkOutputFailed(int error) {
     dropped_total_ += queued_bytes_;
     queued_bytes_ = 0;
     queue_.clear();
+    held_.clear();
   }
   progress_cv_.SignalAll();
   LG_LOG(kError) << "stdio transport: writing output failed (" << std::strerror(error)

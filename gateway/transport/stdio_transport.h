@@ -6,6 +6,10 @@
 // silent peer. poll() rather than epoll because stdin may be a regular file or /dev/null, which
 // epoll cannot watch.
 //
+// Output accepted while the reader works through one read's worth of input is held and written
+// together when that input is done: a client that pipelines requests gets its replies in a few
+// writes, not one write (and one wake-up of its reader) each.
+//
 // Backpressure: while more than output_high_watermark bytes wait to be written, the reader
 // stops reading input, so a client that does not read its replies cannot grow our memory.
 #pragma once
@@ -80,6 +84,8 @@ class StdioTransport {
   // Writes a frame on the calling thread, once Accept() has made it the writer; queues the
   // part not written.
   void WriteNow(std::string frame);
+  // Ends holding (see held_) and writes or queues what was held.
+  void ReleaseHeld() ABSL_LOCKS_EXCLUDED(mu_);
   void MarkOutputFailed(int error);
   bool stopping() const ABSL_LOCKS_EXCLUDED(mu_);
   // Runs one callback unless Stop() was called; Stop() waits on callback_mu_.
@@ -108,6 +114,10 @@ class StdioTransport {
   bool direct_write_ ABSL_GUARDED_BY(mu_) = false;  // see CanWriteFromAnyThread
   bool writing_ ABSL_GUARDED_BY(mu_) = false;       // a thread is writing to output_fd
   std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);
+  // While the reader feeds one read's input to the decoder, every accepted frame is appended
+  // here, in order, and goes out in one piece when that input is done.
+  bool holding_ ABSL_GUARDED_BY(mu_) = false;
+  std::string held_ ABSL_GUARDED_BY(mu_);
   size_t queued_bytes_ ABSL_GUARDED_BY(mu_) = 0;  // queue_ plus the batch being written
   uint64_t accepted_total_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t written_total_ ABSL_GUARDED_BY(mu_) = 0;

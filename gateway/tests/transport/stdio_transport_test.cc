@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -572,6 +573,86 @@ TEST_F(StdioTransportDirectWriteTest, AClosedPipeFailsTheOutputAtOnce) {
   WriteAllTo(in_.write_fd(), "[3]\n");
   ASSERT_TRUE(events_.WaitForLog(1));
   EXPECT_THAT(events_.log(), ElementsAre("nl:[3]"));
+}
+
+// Output to a SOCK_SEQPACKET socket keeps each write() as one record, so the number of writes
+// the transport made is visible to the reader.
+class SeqPacketOutput {
+ public:
+  SeqPacketOutput() {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
+      ADD_FAILURE() << "socketpair failed";
+    }
+    read_fd_ = fds[0];
+    write_fd_ = fds[1];
+  }
+  ~SeqPacketOutput() {
+    close(read_fd_);
+    close(write_fd_);
+  }
+  int write_fd() const { return write_fd_; }
+  // The next record, or "" when none came within the timeout.
+  std::string NextWrite(std::chrono::milliseconds timeout = 5000ms) {
+    pollfd p{read_fd_, POLLIN, 0};
+    if (poll(&p, 1, static_cast<int>(timeout.count())) != 1) return "";
+    std::string record(256 * 1024, '\0');
+    const ssize_t n = recv(read_fd_, record.data(), record.size(), 0);
+    record.resize(n > 0 ? static_cast<size_t>(n) : 0);
+    return record;
+  }
+
+ private:
+  int read_fd_ = -1;
+  int write_fd_ = -1;
+};
+
+TEST_F(StdioTransportDirectWriteTest, RepliesToRequestsReadTogetherLeaveInOneWrite) {
+  SeqPacketOutput output;
+  StdioTransport::Options options;
+  options.output_fd = output.write_fd();
+  StartTransport(options, [](StdioTransport& t, const Frame& f) {
+    t.SendDirect(f.framing, "echo:" + f.payload);
+  });
+  // One write of four requests arrives in one read: four replies, one write.
+  WriteAllTo(in_.write_fd(), "[1]\n[2]\n[3]\n[4]\n");
+  EXPECT_EQ(output.NextWrite(), "echo:[1]\necho:[2]\necho:[3]\necho:[4]\n");
+  // A request alone is answered alone, as before.
+  ASSERT_TRUE(events_.WaitForFrames(4));
+  WriteAllTo(in_.write_fd(), "[5]\n");
+  EXPECT_EQ(output.NextWrite(), "echo:[5]\n");
+  WriteAllTo(in_.write_fd(), "[6]\n");
+  EXPECT_EQ(output.NextWrite(), "echo:[6]\n");
+}
+
+TEST_F(StdioTransportDirectWriteTest, OutputFromOtherThreadsWhileRepliesAreHeldKeepsItsOrder) {
+  // While the reader works through a read, a message another thread sends comes out after the
+  // replies accepted before it and before those accepted after it.
+  StartTransport({}, [](StdioTransport& t, const Frame& f) {
+    t.SendDirect(f.framing, "echo:" + f.payload);
+    std::thread other([&] { t.Send(Framing::kNewline, "after:" + f.payload); });
+    other.join();
+  });
+  WriteAllTo(in_.write_fd(), "[1]\n[2]\n[3]\n");
+  const std::string expected = "echo:[1]\nafter:[1]\necho:[2]\nafter:[2]\necho:[3]\nafter:[3]\n";
+  EXPECT_EQ(ReadBytes(out_.read_fd(), expected.size()), expected);
+}
+
+TEST_F(StdioTransportDirectWriteTest, HeldRepliesBeyondABatchGoOutInOrder) {
+  // Replies far larger than one batch (64 KiB) to requests read together: the full batches go
+  // to the writer while the reader goes on, and nothing is lost or reordered.
+  StartTransport({}, [](StdioTransport& t, const Frame& f) {
+    t.SendDirect(f.framing, f.payload + ":" + std::string(30000, 'x'));
+  });
+  std::string input;
+  std::string expected;
+  for (int i = 0; i < 10; ++i) {
+    input += std::to_string(i) + "\n";
+    expected += std::to_string(i) + ":" + std::string(30000, 'x') + "\n";
+  }
+  WriteAllTo(in_.write_fd(), input);
+  EXPECT_EQ(ReadBytes(out_.read_fd(), expected.size(), 10s), expected);
+  EXPECT_TRUE(transport_->Flush(5s));
 }
 
 TEST(StdioTransportFilesTest, ReadsARegularFileAndWritesToARegularFile) {
