@@ -52,6 +52,8 @@ void PortEventLog::Follow(const std::string& owner, const std::string& port,
   if (!target.ok()) return;
   serial_v1::SubscribeRequest request;
   request.set_port_name(target->local_port);  // the bench's own name for it
+  // The log is of what happens to the port, not of its traffic: no data crosses the stream.
+  request.set_states_only(true);
   auto* stub = target->stub;
   std::shared_ptr<SharedMapper> mapper;
   {

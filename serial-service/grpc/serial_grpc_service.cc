@@ -367,9 +367,13 @@ class SerialServiceImpl final : public SerialGrpcService {
     initial.set_type(state == PortState::kError    ? v1::PortEvent::TYPE_ERROR
                      : state == PortState::kClosed ? v1::PortEvent::TYPE_CLOSED
                                                    : v1::PortEvent::TYPE_OPENED);
-    auto* reactor = SubscribeReactor::Start(request->port_name(), request->encoding(),
-                                            request->include_writes(), std::move(initial),
-                                            &ports_->hub(), &tracker_, queue_limit_);
+    const SubscribeReactor::Traffic traffic =
+        request->states_only()      ? SubscribeReactor::Traffic::kNone
+        : request->include_writes() ? SubscribeReactor::Traffic::kReceivedAndWritten
+                                    : SubscribeReactor::Traffic::kReceived;
+    auto* reactor =
+        SubscribeReactor::Start(request->port_name(), request->encoding(), traffic,
+                                std::move(initial), &ports_->hub(), &tracker_, queue_limit_);
     if (port != nullptr) port->WakeForSubscribers();
     return reactor;
   }

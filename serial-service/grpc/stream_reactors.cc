@@ -58,21 +58,20 @@ v1::PortEvent::Type EventType(PortEventRecord::Type type) {
 }
 }  // namespace
 
-SubscribeReactor::SubscribeReactor(std::string port_name, v1::Encoding encoding,
-                                   bool include_writes, EventHub* hub, StreamTracker* tracker,
-                                   size_t queue_limit)
+SubscribeReactor::SubscribeReactor(std::string port_name, v1::Encoding encoding, Traffic traffic,
+                                   EventHub* hub, StreamTracker* tracker, size_t queue_limit)
     : port_name_(std::move(port_name)),
       encoding_(encoding),
-      include_writes_(include_writes),
+      traffic_(traffic),
       hub_(hub),
       tracker_(tracker),
       queue_limit_(queue_limit) {}
 
 grpc::ServerWriteReactor<v1::PortEvent>* SubscribeReactor::Start(
-    std::string port_name, v1::Encoding encoding, bool include_writes, v1::PortEvent initial,
+    std::string port_name, v1::Encoding encoding, Traffic traffic, v1::PortEvent initial,
     EventHub* hub, StreamTracker* tracker, size_t queue_limit) {
-  std::shared_ptr<SubscribeReactor> reactor(new SubscribeReactor(
-      std::move(port_name), encoding, include_writes, hub, tracker, queue_limit));
+  std::shared_ptr<SubscribeReactor> reactor(
+      new SubscribeReactor(std::move(port_name), encoding, traffic, hub, tracker, queue_limit));
   reactor->self_ = reactor;
   if (!tracker->Add(reactor)) {
     absl::MutexLock lock(&reactor->mu_);
@@ -84,7 +83,7 @@ grpc::ServerWriteReactor<v1::PortEvent>* SubscribeReactor::Start(
   // Subscribed before the initial event is sent, so a caller that has seen it misses
   // nothing after it; events published meanwhile wait on the lock and come after it.
   absl::MutexLock lock(&reactor->mu_);
-  hub->Subscribe(reactor->port_name_, reactor);
+  hub->Subscribe(reactor->port_name_, reactor, /*wants_traffic=*/traffic != Traffic::kNone);
   reactor->queue_.push_back(std::move(initial));
   reactor->WriteNextLocked();
   return reactor.get();
@@ -95,7 +94,7 @@ grpc::ServerWriteReactor<v1::PortEvent>* SubscribeReactor::StartForEveryPort(
     StreamTracker* tracker) {
   // No data is ever queued, so the limit never drops anything.
   std::shared_ptr<SubscribeReactor> reactor(new SubscribeReactor(
-      EventHub::kEveryPort, v1::ENCODING_UNSPECIFIED, /*include_writes=*/false, hub, tracker,
+      EventHub::kEveryPort, v1::ENCODING_UNSPECIFIED, Traffic::kNone, hub, tracker,
       /*queue_limit=*/1));
   reactor->self_ = reactor;
   if (!tracker->Add(reactor)) {
@@ -120,7 +119,7 @@ grpc::ServerWriteReactor<v1::PortEvent>* SubscribeReactor::StartForEveryPort(
 
 void SubscribeReactor::OnPortEvent(const PortEventRecord& record) {
   const bool written = record.type == PortEventRecord::Type::kWritten;
-  if (written && !include_writes_) return;
+  if (written && traffic_ != Traffic::kReceivedAndWritten) return;
   v1::PortEvent event;
   event.set_type(EventType(record.type));
   event.set_port_name(record.port_name);

@@ -45,10 +45,12 @@ class SubscribeReactor : public grpc::ServerWriteReactor<v1::PortEvent>,
                          public PortEventSink,
                          public StreamTracker::Stream {
  public:
-  // Sends `initial` (the port's current state) first, then the port's events; what is
-  // written to the port only with `include_writes`.
+  // Which of the port's events a Subscribe stream carries besides its state changes.
+  enum class Traffic { kNone, kReceived, kReceivedAndWritten };
+  // Sends `initial` (the port's current state) first, then the port's events; data as
+  // `traffic` says.
   static grpc::ServerWriteReactor<v1::PortEvent>* Start(std::string port_name,
-                                                        v1::Encoding encoding, bool include_writes,
+                                                        v1::Encoding encoding, Traffic traffic,
                                                         v1::PortEvent initial, EventHub* hub,
                                                         StreamTracker* tracker, size_t queue_limit);
 
@@ -66,7 +68,7 @@ class SubscribeReactor : public grpc::ServerWriteReactor<v1::PortEvent>,
   void OnDone() override;
 
  private:
-  SubscribeReactor(std::string port_name, v1::Encoding encoding, bool include_writes, EventHub* hub,
+  SubscribeReactor(std::string port_name, v1::Encoding encoding, Traffic traffic, EventHub* hub,
                    StreamTracker* tracker, size_t queue_limit);
   // Data chunks are droppable when the queue is full; state events never are.
   void Enqueue(v1::PortEvent event, size_t raw_bytes, bool droppable);
@@ -77,7 +79,7 @@ class SubscribeReactor : public grpc::ServerWriteReactor<v1::PortEvent>,
 
   const std::string port_name_;
   const v1::Encoding encoding_;
-  const bool include_writes_;
+  const Traffic traffic_;
   EventHub* const hub_;
   StreamTracker* const tracker_;
   const size_t queue_limit_;

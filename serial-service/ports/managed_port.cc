@@ -330,7 +330,7 @@ absl::StatusOr<WriteResult> ManagedPort::DoWrite(const std::string& bytes, int64
   if (*wrote > 0) {
     result.not_recorded = !Record("tx", bytes.substr(0, *wrote));
     // Only subscribers that asked see writes; without any, the copy is not worth making.
-    if (env_.hub->HasSubscribers(name_)) {
+    if (env_.hub->WantsTraffic(name_)) {
       Publish(PortEventRecord::Type::kWritten, bytes.substr(0, *wrote));
     }
   }

@@ -306,6 +306,39 @@ TEST_F(InProcessServiceTest, SubscribersThatAskSeeWhatIsWritten) {
   without->Finish().IgnoreError();
 }
 
+// A states-only subscriber gets the port's state changes and none of its traffic; what
+// arrives is still there for Read.
+TEST_F(InProcessServiceTest, AStatesOnlySubscriberSeesNoTraffic) {
+  ASSERT_TRUE(client_->Open("loop://states", 9600).ok());
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  v1::SubscribeRequest request;
+  request.set_port_name("loop://states");
+  request.set_states_only(true);
+  request.set_include_writes(true);  // states_only wins
+  auto stream = client_->stub()->Subscribe(&context, request);
+  v1::PortEvent event;
+  ASSERT_TRUE(stream->Read(&event));
+  EXPECT_EQ(event.type(), v1::PortEvent::TYPE_OPENED);
+
+  ASSERT_TRUE(client_->Write("loop://states", "ping").ok());
+  std::string got;
+  for (int attempt = 0; attempt < 50 && got.size() < 4; ++attempt) {
+    v1::ReadResponse read;
+    ASSERT_TRUE(client_->Read("loop://states", 100, &read).ok());
+    got += read.data();
+  }
+  EXPECT_EQ(got, "ping");
+  ASSERT_TRUE(client_->Close("loop://states").ok());
+  // The write and the data received come before the close, and are not on the stream.
+  ASSERT_TRUE(stream->Read(&event));
+  EXPECT_EQ(event.type(), v1::PortEvent::TYPE_CLOSED) << event.DebugString();
+  context.TryCancel();
+  while (stream->Read(&event)) {
+  }
+  stream->Finish().IgnoreError();
+}
+
 TEST_F(InProcessServiceTest, ShutdownEndsStreamsAndRefusesCalls) {
   grpc::ClientContext subscribe_context;
   v1::SubscribeRequest subscribe;
