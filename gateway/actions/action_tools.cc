@@ -3,6 +3,8 @@
 #include <grpcpp/client_context.h>
 
 #include <atomic>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -268,7 +270,16 @@ std::shared_ptr<grpc::ClientContext> ActionTools::Invoke(const std::string& acti
                          });
     return answered->load(std::memory_order_acquire) ? nullptr : context;
   }
-  stub_->async()->InvokeAction(context.get(), request.get(), response.get(), std::move(finish));
+  // The callback gRPC keeps holds one pointer to state made before the call: gRPC copies its
+  // callback inside its own code, after the last hand-off ThreadSanitizer can see, and a copy
+  // of `finish` itself would be reported as a race once a call to a down service fails fast.
+  auto* pending = new std::function<void(const grpc::Status&)>(std::move(finish));
+  stub_->async()->InvokeAction(
+      context.get(), request.get(), response.get(),
+      [pending](grpc::Status status) {  // runs exactly once
+        std::unique_ptr<std::function<void(const grpc::Status&)>> owned(pending);
+        (*owned)(status);
+      });
   return context;
 }
 
