@@ -223,7 +223,7 @@ std::vector<json> ActionTools::ListTools() const {
 
 bool ActionTools::HasTool(const std::string& name) const {
   absl::MutexLock lock(&mutex_);
-  return tools_.count(name) != 0;
+  return tools_.contains(name);
 }
 
 nlohmann::ordered_json ActionTools::OrderedOutput(const std::string& action,
@@ -276,7 +276,7 @@ std::shared_ptr<grpc::ClientContext> ActionTools::Invoke(const std::string& acti
   auto* pending = new std::function<void(const grpc::Status&)>(std::move(finish));
   stub_->async()->InvokeAction(
       context.get(), request.get(), response.get(),
-      [pending](grpc::Status status) {  // runs exactly once
+      [pending](const grpc::Status& status) {  // runs exactly once
         std::unique_ptr<std::function<void(const grpc::Status&)>> owned(pending);
         (*owned)(status);
       });
@@ -290,7 +290,7 @@ void ActionTools::List(std::function<void(absl::StatusOr<ListActionsResponse>)> 
   auto response = std::make_shared<ListActionsResponse>();
   stub_->async()->ListActions(
       context.get(), request.get(), response.get(),
-      [context, request, response, done = std::move(done)](grpc::Status status) {
+      [context, request, response, done = std::move(done)](const grpc::Status& status) {
         if (!status.ok()) return done(FromGrpcStatus(status));
         done(*response);
       });

@@ -166,6 +166,7 @@ void StdioTransport::Accept(Framing framing, std::string payload, bool may_write
   }
   bool log_drop = false;
   bool write_here = false;
+  std::string to_write;  // what this thread writes itself
   {
     absl::MutexLock lock(&mu_);
     if (output_failed_ || writer_quit_) {
@@ -188,6 +189,7 @@ void StdioTransport::Accept(Framing framing, std::string payload, bool may_write
                    frame.size() <= write_chunk_bytes_;
       if (write_here) {
         writing_ = true;
+        to_write = std::move(frame);
       } else {
         queue_.push_back(std::move(frame));
       }
@@ -197,7 +199,7 @@ void StdioTransport::Accept(Framing framing, std::string payload, bool may_write
     LG_LOG(kWarning) << "stdio transport: output is closed; dropping protocol messages";
     return;
   }
-  if (write_here) return WriteNow(std::move(frame));
+  if (write_here) return WriteNow(std::move(to_write));
   work_cv_.Signal();
 }
 
@@ -235,23 +237,21 @@ void StdioTransport::WriteNow(std::string frame) {
 }
 
 void StdioTransport::ReleaseHeld() {
-  std::string held;
-  bool write_here = false;
+  std::string to_write;  // what this thread writes itself
   {
     absl::MutexLock lock(&mu_);
     holding_ = false;
     if (held_.empty()) return;
-    held.swap(held_);
     // Written here under the same conditions as SendDirect's; a larger batch goes to the writer,
     // which may block.
-    write_here = direct_write_ && queue_.empty() && !writing_ && held.size() <= write_chunk_bytes_;
-    if (write_here) {
+    if (direct_write_ && queue_.empty() && !writing_ && held_.size() <= write_chunk_bytes_) {
       writing_ = true;
+      to_write.swap(held_);
     } else {
-      queue_.push_back(std::move(held));
+      queue_.emplace_back().swap(held_);
     }
   }
-  if (write_here) return WriteNow(std::move(held));
+  if (!to_write.empty()) return WriteNow(std::move(to_write));
   work_cv_.Signal();
 }
 

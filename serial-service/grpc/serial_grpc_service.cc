@@ -146,8 +146,8 @@ class SerialServiceImpl final : public SerialGrpcService {
   void ServeListPorts(UnaryCall* call, const v1::ListPortsRequest*,
                       v1::ListPortsResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
-    ports_->ListPorts(
-        FinishWith<std::vector<std::string>>(call, [response](std::vector<std::string> names) {
+    ports_->ListPorts(FinishWith<std::vector<std::string>>(
+        call, [response](const std::vector<std::string>& names) {
           for (const std::string& name : names) response->add_ports()->set_port_name(name);
         }));
   }
@@ -397,7 +397,7 @@ class SerialServiceImpl final : public SerialGrpcService {
   void ServeReleaseOwner(UnaryCall* call, const v1::ReleaseOwnerRequest*,
                          v1::ReleaseOwnerResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
-    ports_->ReleaseOwner(OwnerOf(call), [response, call](std::vector<std::string> names) {
+    ports_->ReleaseOwner(OwnerOf(call), [response, call](const std::vector<std::string>& names) {
       for (const std::string& name : names) response->add_closed_ports(name);
       call->Finish(grpc::Status::OK);
     });

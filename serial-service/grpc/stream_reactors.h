@@ -61,7 +61,7 @@ class SubscribeReactor : public grpc::ServerWriteReactor<v1::PortEvent>,
       const std::function<std::vector<v1::PortEvent>()>& current_state, EventHub* hub,
       StreamTracker* tracker);
 
-  void OnPortEvent(const PortEventRecord& event) override;
+  void OnPortEvent(const PortEventRecord& record) override;
   void End() override;
   void OnWriteDone(bool ok) override;
   void OnCancel() override;

@@ -192,7 +192,10 @@ void ManagedPort::FinishQuery(const std::string& rest, QueryResult so_far, const
       return AnswerQuery(std::move(so_far), std::move(nothing), started, done);
     }
   }
-  AnswerQuery(std::move(so_far), *DoRead(params, /*may_wait=*/true), started, done);
+  std::optional<absl::StatusOr<ReadResult>> reply = DoRead(params, /*may_wait=*/true);
+  if (!reply.has_value())
+    reply = absl::InternalError("a read that may wait came back without a result");
+  AnswerQuery(std::move(so_far), *std::move(reply), started, done);
 }
 
 void ManagedPort::AnswerQuery(QueryResult result, absl::StatusOr<ReadResult> reply,

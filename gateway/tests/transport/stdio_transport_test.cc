@@ -147,10 +147,12 @@ void CheckConcurrentSendsAreNeverInterleaved(StdioTransport& transport, int read
   for (const std::string& line : expected_lines) total += line.size() + 1;
   std::thread drain([&] { received = ReadBytes(read_fd, total, 20s); });
   std::vector<std::thread> senders;
+  senders.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     senders.emplace_back([&, t] {
       for (int i = 0; i < kPerThread; ++i) {
-        std::string line = expected_lines[static_cast<size_t>(t * kPerThread + i)];
+        std::string line =
+            expected_lines[static_cast<size_t>(t) * kPerThread + static_cast<size_t>(i)];
         // Mixed, so that direct writes and the writer thread's interleave.
         if (direct && i % 3 != 0) {
           transport.SendDirect(Framing::kNewline, std::move(line));
@@ -193,11 +195,11 @@ class StdioTransportTest : public ::testing::Test {
       reply = [](StdioTransport& t, const Frame& f) { t.Send(f.framing, "echo:" + f.payload); };
     }
     StdioTransport::Callbacks callbacks;
-    callbacks.on_frame = [this, reply](Frame f) {
+    callbacks.on_frame = [this, reply](const Frame& f) {
       reply(*transport_, f);  // first, so that a recorded frame has its reply queued
       events_.Frame(f);
     };
-    callbacks.on_error = [this](FrameError e) { events_.Error(e); };
+    callbacks.on_error = [this](const FrameError& e) { events_.Error(e); };
     callbacks.on_eof = [this] { events_.Eof(); };
     transport_ = std::make_unique<StdioTransport>(options, std::move(callbacks));
     transport_->Start();
@@ -671,7 +673,7 @@ TEST(StdioTransportFilesTest, ReadsARegularFileAndWritesToARegularFile) {
   options.input_fd = fileno(input);
   options.output_fd = fileno(output);
   StdioTransport::Callbacks callbacks;
-  callbacks.on_frame = [&](Frame f) {
+  callbacks.on_frame = [&](const Frame& f) {
     events.Frame(f);
     self->Send(f.framing, f.payload);
   };
@@ -720,7 +722,7 @@ TEST(StdioTransportFilesTest, NonBlockingInputIsPolled) {
   options.input_fd = in.read_fd();
   options.output_fd = out.write_fd();
   StdioTransport::Callbacks callbacks;
-  callbacks.on_frame = [&](Frame f) { events.Frame(f); };
+  callbacks.on_frame = [&](const Frame& f) { events.Frame(f); };
   callbacks.on_eof = [&] { events.Eof(); };
   StdioTransport transport(options, callbacks);
   transport.Start();
