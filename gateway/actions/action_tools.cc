@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "common/grpc_callback.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
 #include "common/status_map.h"
@@ -270,16 +271,8 @@ std::shared_ptr<grpc::ClientContext> ActionTools::Invoke(const std::string& acti
                          });
     return answered->load(std::memory_order_acquire) ? nullptr : context;
   }
-  // The callback gRPC keeps holds one pointer to state made before the call: gRPC copies its
-  // callback inside its own code, after the last hand-off ThreadSanitizer can see, and a copy
-  // of `finish` itself would be reported as a race once a call to a down service fails fast.
-  auto* pending = new std::function<void(const grpc::Status&)>(std::move(finish));
-  stub_->async()->InvokeAction(
-      context.get(), request.get(), response.get(),
-      [pending](const grpc::Status& status) {  // runs exactly once
-        std::unique_ptr<std::function<void(const grpc::Status&)>> owned(pending);
-        (*owned)(status);
-      });
+  stub_->async()->InvokeAction(context.get(), request.get(), response.get(),
+                               OncePointerCallback(std::move(finish)));
   return context;
 }
 
@@ -290,10 +283,11 @@ void ActionTools::List(std::function<void(absl::StatusOr<ListActionsResponse>)> 
   auto response = std::make_shared<ListActionsResponse>();
   stub_->async()->ListActions(
       context.get(), request.get(), response.get(),
-      [context, request, response, done = std::move(done)](const grpc::Status& status) {
-        if (!status.ok()) return done(FromGrpcStatus(status));
-        done(*response);
-      });
+      OncePointerCallback(
+          [context, request, response, done = std::move(done)](const grpc::Status& status) {
+            if (!status.ok()) return done(FromGrpcStatus(status));
+            done(*response);
+          }));
 }
 
 }  // namespace labgate::gateway

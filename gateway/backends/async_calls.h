@@ -13,6 +13,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "common/grpc_callback.h"
 #include "common/grpc_status.h"
 #include "gateway/backends/open_streams.h"
 
@@ -31,10 +32,10 @@ void Unary(const Request& request, std::chrono::milliseconds deadline, Start sta
   call->request = request;
   call->context.set_deadline(std::chrono::system_clock::now() + deadline);
   start(&call->context, &call->request, &call->response,
-        [call, done = std::move(done)](grpc::Status status) {
+        OncePointerCallback([call, done = std::move(done)](const grpc::Status& status) {
           if (!status.ok()) return done(FromGrpcStatus(status));
           done(std::move(call->response));
-        });
+        }));
 }
 
 // Reads a server stream, calling `on_event` (on a gRPC thread) for each message, until

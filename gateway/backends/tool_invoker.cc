@@ -10,6 +10,7 @@
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/grpc_callback.h"
 #include "common/status_map.h"
 #include "gateway/backends/unreachable.h"
 #include "gateway/catalog/json_proto.h"
@@ -189,10 +190,11 @@ std::shared_ptr<PendingCall> ToolInvoker::CallChannel(const std::shared_ptr<grpc
   grpc::internal::CallbackUnaryCall<Message, Message>(
       channel.get(), MethodOn(channel, tool), &call->context_, call->request_.get(),
       call->response_.get(),
-      [call, channel, service = &tool.service_name, address, bench, on_answer = options.on_answer,
-       done = std::move(done)](grpc::Status status) {
+      OncePointerCallback([call, channel, service = &tool.service_name, address, bench,
+                           on_answer = options.on_answer,
+                           done = std::move(done)](const grpc::Status& status) {
         done(Outcome(status, *call, channel.get(), *service, address, bench, on_answer));
-      });
+      }));
   return call;
 }
 

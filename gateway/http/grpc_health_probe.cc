@@ -4,6 +4,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "common/grpc_callback.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 
 namespace labgate::gateway::http {
@@ -41,7 +42,7 @@ void CheckBackends(const std::map<std::string, std::shared_ptr<grpc::Channel>>& 
     // The server-wide status (""): embedded services share one server and report there.
     call->stub->async()->Check(
         &call->context, &call->request, &call->response,
-        [call, round, name = name](grpc::Status status) {
+        OncePointerCallback([call, round, name = name](const grpc::Status& status) {
           BackendHealth health;
           health.name = name;
           health.serving = status.ok() && call->response.status() ==
@@ -59,7 +60,7 @@ void CheckBackends(const std::map<std::string, std::shared_ptr<grpc::Channel>>& 
             }
           }
           if (finish) finish(std::move(all));
-        });
+        }));
   }
 }
 
