@@ -68,19 +68,20 @@ ReadinessProbe GrpcHealthProbe(std::map<std::string, std::shared_ptr<grpc::Chann
                                std::chrono::milliseconds timeout) {
   return [channels = std::move(channels), timeout](std::function<void(bool, std::string)> done) {
     if (channels.empty()) return done(true, "no backends");
-    CheckBackends(channels, timeout, [done = std::move(done)](std::vector<BackendHealth> all) {
-      bool ready = true;
-      std::string detail;
-      // Every backend (each bench too) with its state, the ones down first.
-      for (bool down : {true, false}) {
-        for (const BackendHealth& backend : all) {
-          if (backend.serving == down) continue;
-          if (!backend.serving) ready = false;
-          detail += (detail.empty() ? "" : "; ") + backend.name + ": " + backend.state;
-        }
-      }
-      done(ready, detail);
-    });
+    CheckBackends(
+        channels, timeout, [done = std::move(done)](const std::vector<BackendHealth>& all) {
+          bool ready = true;
+          std::string detail;
+          // Every backend (each bench too) with its state, the ones down first.
+          for (bool down : {true, false}) {
+            for (const BackendHealth& backend : all) {
+              if (backend.serving == down) continue;
+              if (!backend.serving) ready = false;
+              detail += (detail.empty() ? "" : "; ") + backend.name + ": " + backend.state;
+            }
+          }
+          done(ready, detail);
+        });
   };
 }
 
