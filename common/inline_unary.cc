@@ -9,12 +9,20 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/tsan_handoff.h"
 
 namespace labgate {
 namespace {
 
 using google::protobuf::Message;
 using Serializer = grpc::SerializationTraits<Message>;
+
+// Each tag is handed off when its operation starts and taken over when its completion is
+// taken from the queue (common/tsan_handoff.h).
+void* Started(void* tag) {
+  HandOff(tag);
+  return tag;
+}
 
 // The server whose queue this thread is draining, if any: work this thread adds is then
 // picked up by that loop rather than by a nested one.
@@ -34,9 +42,9 @@ class InlineUnaryServer::ServerCall final : public UnaryCall {
 
   // Waits for the next incoming call.
   void Await() {
-    context_.AsyncNotifyWhenDone(&done_);
+    context_.AsyncNotifyWhenDone(Started(&done_));
     server_->service_.RequestCall(&context_, &stream_, server_->queue_.get(), server_->queue_.get(),
-                                  &accepted_);
+                                  Started(&accepted_));
   }
 
   void OnAccepted(bool ok) {
@@ -45,7 +53,7 @@ class InlineUnaryServer::ServerCall final : public UnaryCall {
       return;
     }
     server_->AwaitNextCall();
-    stream_.Read(&request_bytes_, &read_);
+    stream_.Read(&request_bytes_, Started(&read_));
   }
 
   void OnRead(bool ok) {
@@ -95,16 +103,16 @@ class InlineUnaryServer::ServerCall final : public UnaryCall {
       return;
     }
     if (!status.ok()) {
-      stream_.Finish(status, &finished_);
+      stream_.Finish(status, Started(&finished_));
       return;
     }
     bool own_buffer = false;
     if (!Serializer::Serialize(*response_, &reply_bytes_, &own_buffer).ok()) {
       stream_.Finish(grpc::Status(grpc::StatusCode::INTERNAL, "response does not serialize"),
-                     &finished_);
+                     Started(&finished_));
       return;
     }
-    stream_.WriteAndFinish(reply_bytes_, grpc::WriteOptions(), status, &finished_);
+    stream_.WriteAndFinish(reply_bytes_, grpc::WriteOptions(), status, Started(&finished_));
   }
   void Release() {
     if (completions_left_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
@@ -184,7 +192,7 @@ void InlineUnaryServer::Call(grpc::ClientContext* context, const std::string& pa
     outstanding_.fetch_add(1, std::memory_order_relaxed);
     call->reader = stub_->PrepareUnaryCall(context, path, request_bytes, queue_.get());
     call->reader->StartCall();
-    call->reader->Finish(&call->response_bytes, &call->status, &call->finished);
+    call->reader->Finish(&call->response_bytes, &call->status, Started(&call->finished));
   }
   if (t_draining != this) Pump();
 }
@@ -229,10 +237,12 @@ void InlineUnaryServer::Drain(bool run_handlers) {
   bool ok = false;
   while (queue_->AsyncNext(&tag, &ok, gpr_inf_past(GPR_CLOCK_MONOTONIC)) ==
          grpc::CompletionQueue::GOT_EVENT) {
+    TakeOver(tag);
     const Step& step = *static_cast<const Step*>(tag);
     if (!run_handlers && step.kind == Step::kRead) {
       absl::MutexLock lock(&mutex_);
       deferred_reads_.push_back({step.call, ok});
+      has_deferred_reads_.store(true, std::memory_order_release);
       deferred = true;
       continue;
     }
@@ -248,10 +258,14 @@ void InlineUnaryServer::Drain(bool run_handlers) {
 }
 
 void InlineUnaryServer::RunDeferredReads() {
+  // Every call's drain passes here, and reads are rarely deferred: no lock unless some are.
+  // One deferred meanwhile is the sweeper's, which its deferring thread wakes.
+  if (!has_deferred_reads_.load(std::memory_order_acquire)) return;
   std::vector<std::pair<void*, bool>> reads;
   {
     absl::MutexLock lock(&mutex_);
     reads.swap(deferred_reads_);
+    has_deferred_reads_.store(false, std::memory_order_relaxed);
   }
   for (const auto& [call, ok] : reads) RunStep(Step{Step::kRead, call}, ok);
 }
@@ -313,7 +327,10 @@ void InlineUnaryServer::Shutdown(std::chrono::milliseconds grace) {
   bool ok = false;
   const InlineUnaryServer* outer = t_draining;
   t_draining = this;
-  while (queue_->Next(&tag, &ok)) RunStep(*static_cast<const Step*>(tag), ok);
+  while (queue_->Next(&tag, &ok)) {
+    TakeOver(tag);
+    RunStep(*static_cast<const Step*>(tag), ok);
+  }
   // Requests left for a handler thread are ended unanswered.
   std::vector<std::pair<void*, bool>> reads;
   {

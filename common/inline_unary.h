@@ -111,6 +111,7 @@ class InlineUnaryServer {
   bool sweep_now_ ABSL_GUARDED_BY(mutex_) = false;
   // Requests taken by a thread that may not start handlers: (call, ok).
   std::vector<std::pair<void*, bool>> deferred_reads_ ABSL_GUARDED_BY(mutex_);
+  std::atomic<bool> has_deferred_reads_{false};  // deferred_reads_ is not empty
   bool sweeper_done_ ABSL_GUARDED_BY(mutex_) = false;
   std::thread sweeper_;
 };

@@ -3,7 +3,7 @@
 #   clang-tsa  clang 16, the thread-safety analysis as errors; clang-tidy on the files the last
 #              commit changed; the unit tests of that build
 #   asan       the whole suite under AddressSanitizer and UndefinedBehaviorSanitizer
-#   tsan       the gateway and serial suites under ThreadSanitizer
+#   tsan       the common, gateway and serial suites under ThreadSanitizer
 #   fuzz-long  each fuzzer for 60 s more, on the fuzz build and corpus the test command left
 # Usage: scripts/checks.sh [CHECK...]   (default: all four, in that order)
 # Every check runs even if one before it failed; each says how long it took (stderr). The

@@ -102,7 +102,7 @@ class InlineUnaryTest : public ::testing::Test {
 
   InlineUnaryServer server_;
   Parked parked_;
-  std::thread::id handler_thread_;
+  std::atomic<std::thread::id> handler_thread_;  // concurrent callers each write it
 };
 
 TEST_F(InlineUnaryTest, AnAnswerGivenAtOnceArrivesBeforeCallReturnsOnTheCallersThread) {
@@ -110,7 +110,7 @@ TEST_F(InlineUnaryTest, AnAnswerGivenAtOnceArrivesBeforeCallReturnsOnTheCallersT
   ASSERT_TRUE(outcome->done.HasBeenNotified());
   EXPECT_TRUE(outcome->status.ok()) << outcome->status.error_message();
   EXPECT_EQ(outcome->response.value(), "ping");
-  EXPECT_EQ(handler_thread_, std::this_thread::get_id());
+  EXPECT_EQ(handler_thread_.load(), std::this_thread::get_id());
   EXPECT_EQ(outcome->done_thread, std::this_thread::get_id());
 }
 
@@ -172,7 +172,7 @@ TEST_F(InlineUnaryTest, ACallMadeFromACompletionOnAnAnsweringThreadIsServedElsew
   ASSERT_TRUE(raw->done.WaitForNotificationWithTimeout(absl::Seconds(10)));
   EXPECT_TRUE(raw->status.ok()) << raw->status.error_message();
   EXPECT_EQ(raw->response.value(), "nested");
-  EXPECT_NE(handler_thread_, answering_thread);
+  EXPECT_NE(handler_thread_.load(), answering_thread);
 }
 
 TEST_F(InlineUnaryTest, AFailureKeepsItsCodeWordsAndTrailers) {
@@ -231,6 +231,7 @@ TEST_F(InlineUnaryTest, ConcurrentCallersEachGetTheirOwnAnswer) {
   constexpr int kCalls = 200;
   std::atomic<int> wrong{0};
   std::vector<std::thread> callers;
+  callers.reserve(kThreads);
   for (int t = 0; t < kThreads; ++t) {
     callers.emplace_back([&, t] {
       for (int i = 0; i < kCalls; ++i) {

@@ -2,6 +2,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/strip.h"
 #include "common/status_map.h"
 
 namespace labgate::gateway {
@@ -52,9 +53,11 @@ std::optional<int64_t> NumberField(const json& object, const char* name) {
 }  // namespace
 
 std::string LoggerForService(const std::string& service_name) {
-  for (const char* component : {"serial", "session", "actions"}) {
-    if (absl::StartsWith(service_name, std::string("labgate.") + component + ".")) {
-      return component;
+  absl::string_view package = service_name;
+  if (absl::ConsumePrefix(&package, "labgate.")) {
+    for (const char* component : {"serial", "session", "actions"}) {
+      absl::string_view rest = package;
+      if (absl::ConsumePrefix(&rest, component) && absl::StartsWith(rest, ".")) return component;
     }
   }
   return "gateway";
@@ -107,13 +110,15 @@ std::optional<LogNotice> BackendHealth::Observe(const std::string& service_name,
                                                 const std::string& bench,
                                                 const absl::Status& status) {
   const bool unreachable = IsUnreachable(status);
+  // A failure of another kind says nothing about reachability either way.
+  if (!unreachable && !status.ok()) return std::nullopt;
+  if (!unreachable && unreachable_now_.load(std::memory_order_acquire) == 0) return std::nullopt;
   {
     absl::MutexLock lock(&mutex_);
     bool& was = unreachable_[{service_name, bench}];
     if (was == unreachable) return std::nullopt;
-    // A failure of another kind says nothing about reachability either way.
-    if (!unreachable && !status.ok()) return std::nullopt;
     was = unreachable;
+    unreachable_now_.fetch_add(unreachable ? 1 : -1, std::memory_order_release);
   }
   json data = {{"event", unreachable ? "backend_unreachable" : "backend_recovered"},
                {"service", service_name}};

@@ -3,6 +3,7 @@
 // mapping is tested without a backend.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -53,6 +54,9 @@ class BackendHealth {
   absl::Mutex mutex_;
   // By (service, bench).
   std::map<std::pair<std::string, std::string>, bool> unreachable_ ABSL_GUARDED_BY(mutex_);
+  // How many of them are unreachable now: while none is, an answer changes nothing, and
+  // every successful call is such an answer.
+  std::atomic<int> unreachable_now_{0};
 };
 
 }  // namespace labgate::gateway

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/time/clock.h"
+#include "common/tsan_handoff.h"
 #include "serial-service/ports/data_encoding.h"
 
 namespace labgate::serial {
@@ -73,6 +74,7 @@ grpc::ServerWriteReactor<v1::PortEvent>* SubscribeReactor::Start(
   std::shared_ptr<SubscribeReactor> reactor(
       new SubscribeReactor(std::move(port_name), encoding, traffic, hub, tracker, queue_limit));
   reactor->self_ = reactor;
+  HandOff(reactor.get());  // its callbacks run on gRPC's threads
   if (!tracker->Add(reactor)) {
     absl::MutexLock lock(&reactor->mu_);
     reactor->FinishLocked(grpc::Status(grpc::StatusCode::UNAVAILABLE, "service is shutting down"),
@@ -97,6 +99,7 @@ grpc::ServerWriteReactor<v1::PortEvent>* SubscribeReactor::StartForEveryPort(
       EventHub::kEveryPort, v1::ENCODING_UNSPECIFIED, Traffic::kNone, hub, tracker,
       /*queue_limit=*/1));
   reactor->self_ = reactor;
+  HandOff(reactor.get());  // its callbacks run on gRPC's threads
   if (!tracker->Add(reactor)) {
     absl::MutexLock lock(&reactor->mu_);
     reactor->FinishLocked(grpc::Status(grpc::StatusCode::UNAVAILABLE, "service is shutting down"),
@@ -107,6 +110,7 @@ grpc::ServerWriteReactor<v1::PortEvent>* SubscribeReactor::StartForEveryPort(
     // Held so that no event's write goes out before the metadata that says "registered".
     absl::MutexLock lock(&reactor->mu_);
     hub->Subscribe(reactor->port_name_, reactor);
+    HandOff(reactor.get());
     reactor->StartSendInitialMetadata();
   }
   const int64_t now = absl::ToUnixMillis(absl::Now());
@@ -155,6 +159,7 @@ void SubscribeReactor::WriteNextLocked() {
   in_flight_ = std::move(queue_.front());
   queue_.pop_front();
   writing_ = true;
+  HandOff(this);
   StartWrite(&in_flight_);
 }
 
@@ -168,16 +173,19 @@ void SubscribeReactor::FinishLocked(grpc::Status status, bool drain) {
     if (!writing_) WriteNextLocked();
     return;
   }
+  HandOff(this);
   Finish(std::move(status));
 }
 
 void SubscribeReactor::OnWriteDone(bool ok) {
+  TakeOver(this);  // a completion gRPC runs, maybe on another thread
   absl::MutexLock lock(&mu_);
   writing_ = false;
   if (!ok) {
     queue_.clear();
     if (finish_pending_) {
       finish_pending_ = false;
+      HandOff(this);
       Finish(finish_status_);
     } else {
       FinishLocked(grpc::Status(grpc::StatusCode::CANCELLED, "stream broken"), false);
@@ -188,6 +196,7 @@ void SubscribeReactor::OnWriteDone(bool ok) {
     WriteNextLocked();
   } else if (finish_pending_) {
     finish_pending_ = false;
+    HandOff(this);
     Finish(finish_status_);
   } else if (dropped_bytes_ > 0 && !finished_) {
     // The reader has caught up: report the loss now rather than with some later chunk,
@@ -210,11 +219,13 @@ void SubscribeReactor::End() {
 }
 
 void SubscribeReactor::OnCancel() {
+  TakeOver(this);  // a completion gRPC runs, maybe on another thread
   absl::MutexLock lock(&mu_);
   FinishLocked(grpc::Status::CANCELLED, /*drain=*/false);
 }
 
 void SubscribeReactor::OnDone() {
+  TakeOver(this);  // a completion gRPC runs, maybe on another thread
   hub_->Unsubscribe(port_name_, this);
   tracker_->Remove(this);
   std::shared_ptr<SubscribeReactor> self = std::move(self_);
@@ -228,6 +239,7 @@ grpc::ServerWriteReactor<v1::LeaseEvent>* LeaseReactor::Start(std::string owner,
                                                               StreamTracker* tracker) {
   std::shared_ptr<LeaseReactor> reactor(new LeaseReactor(std::move(owner), ports, tracker));
   reactor->self_ = reactor;
+  HandOff(reactor.get());  // its callbacks run on gRPC's threads
   absl::MutexLock lock(&reactor->mu_);
   if (!tracker->Add(reactor)) {
     reactor->FinishLocked(grpc::Status(grpc::StatusCode::UNAVAILABLE, "service is shutting down"));
@@ -237,6 +249,7 @@ grpc::ServerWriteReactor<v1::LeaseEvent>* LeaseReactor::Start(std::string owner,
   reactor->leased_ = true;
   reactor->event_.set_owner(reactor->owner_);
   reactor->writing_ = true;
+  HandOff(reactor.get());
   reactor->StartWrite(&reactor->event_);
   return reactor.get();
 }
@@ -249,14 +262,17 @@ void LeaseReactor::FinishLocked(grpc::Status status) {
     finish_status_ = std::move(status);
     return;
   }
+  HandOff(this);
   Finish(std::move(status));
 }
 
 void LeaseReactor::OnWriteDone(bool ok) {
+  TakeOver(this);  // a completion gRPC runs, maybe on another thread
   absl::MutexLock lock(&mu_);
   writing_ = false;
   if (finish_pending_) {
     finish_pending_ = false;
+    HandOff(this);
     Finish(finish_status_);
     return;
   }
@@ -269,11 +285,13 @@ void LeaseReactor::End() {
 }
 
 void LeaseReactor::OnCancel() {
+  TakeOver(this);  // a completion gRPC runs, maybe on another thread
   absl::MutexLock lock(&mu_);
   FinishLocked(grpc::Status::CANCELLED);
 }
 
 void LeaseReactor::OnDone() {
+  TakeOver(this);  // a completion gRPC runs, maybe on another thread
   if (leased_) ports_->ReleaseLease(owner_);
   tracker_->Remove(this);
   std::shared_ptr<LeaseReactor> self = std::move(self_);

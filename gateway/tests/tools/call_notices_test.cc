@@ -9,11 +9,22 @@ using nlohmann::json;
 constexpr char kSerial[] = "labgate.serial.v1.SerialService";
 constexpr char kSession[] = "labgate.session.v1.SessionService";
 
+// The notice Observe gave; each test has asserted that there is one.
+LogNotice NoticeOf(const std::optional<LogNotice>& observed) {
+  return observed.value_or(LogNotice{});
+}
+
 TEST(CallNoticesTest, LoggerFollowsTheComponent) {
   EXPECT_EQ(LoggerForService(kSerial), "serial");
   EXPECT_EQ(LoggerForService(kSession), "session");
   EXPECT_EQ(LoggerForService("labgate.actions.v1.ActionsService"), "actions");
   EXPECT_EQ(LoggerForService("other.Service"), "gateway");
+  // Only a whole package name counts, and only under labgate.
+  EXPECT_EQ(LoggerForService("labgate.serialx.v1.SerialService"), "gateway");
+  EXPECT_EQ(LoggerForService("labgate.serial"), "gateway");
+  EXPECT_EQ(LoggerForService("other.serial.v1.SerialService"), "gateway");
+  EXPECT_EQ(LoggerForService("labgate.sessionserial.v1.X"), "gateway");
+  EXPECT_EQ(LoggerForService(""), "gateway");
 }
 
 TEST(CallNoticesTest, EveryCallLogsItsDurationAtDebug) {
@@ -101,9 +112,9 @@ TEST(BackendHealthTest, WarnsOnceWhenUnreachableAndOnceWhenRecovered) {
   EXPECT_FALSE(health.Observe(kSerial, "", absl::OkStatus()).has_value());
   auto first = health.Observe(kSerial, "", down);
   ASSERT_TRUE(first.has_value());
-  EXPECT_EQ(first->level, McpLogLevel::kWarning);
-  EXPECT_EQ(first->logger, "gateway");
-  EXPECT_EQ(first->data["event"], "backend_unreachable");
+  EXPECT_EQ(NoticeOf(first).level, McpLogLevel::kWarning);
+  EXPECT_EQ(NoticeOf(first).logger, "gateway");
+  EXPECT_EQ(NoticeOf(first).data["event"], "backend_unreachable");
   EXPECT_FALSE(health.Observe(kSerial, "", down).has_value());
   // Another failure says nothing about reachability.
   EXPECT_FALSE(health.Observe(kSerial, "", absl::NotFoundError("x")).has_value());
@@ -111,7 +122,7 @@ TEST(BackendHealthTest, WarnsOnceWhenUnreachableAndOnceWhenRecovered) {
   EXPECT_FALSE(health.Observe(kSession, "", absl::OkStatus()).has_value());
   auto recovered = health.Observe(kSerial, "", absl::OkStatus());
   ASSERT_TRUE(recovered.has_value());
-  EXPECT_EQ(recovered->data["event"], "backend_recovered");
+  EXPECT_EQ(NoticeOf(recovered).data["event"], "backend_recovered");
   EXPECT_FALSE(health.Observe(kSerial, "", absl::OkStatus()).has_value());
 }
 
@@ -123,18 +134,38 @@ TEST(BackendHealthTest, EachBenchIsTrackedApartAndNamed) {
       absl::UnavailableError("serial service at 127.0.0.1:2 is not reachable");
   auto lost = health.Observe(kSerial, "lab-b", down);
   ASSERT_TRUE(lost.has_value());
-  EXPECT_EQ(lost->data, (json{{"event", "backend_unreachable"},
-                              {"service", kSerial},
-                              {"bench", "lab-b"},
-                              {"error", "serial service at 127.0.0.1:2 is not reachable"}}));
+  EXPECT_EQ(NoticeOf(lost).data,
+            (json{{"event", "backend_unreachable"},
+                  {"service", kSerial},
+                  {"bench", "lab-b"},
+                  {"error", "serial service at 127.0.0.1:2 is not reachable"}}));
   EXPECT_FALSE(health.Observe(kSerial, "lab-a", absl::OkStatus()).has_value())
       << "another bench's success is no recovery";
   EXPECT_FALSE(health.Observe(kSerial, "", absl::OkStatus()).has_value())
       << "nor is the unnamed bench's";
   auto back = health.Observe(kSerial, "lab-b", absl::OkStatus());
   ASSERT_TRUE(back.has_value());
-  EXPECT_EQ(back->data,
+  EXPECT_EQ(NoticeOf(back).data,
             (json{{"event", "backend_recovered"}, {"service", kSerial}, {"bench", "lab-b"}}));
+}
+
+// While one backend is still down, the others' recoveries and its own are each told once.
+TEST(BackendHealthTest, TwoBackendsDownRecoverOneAtATime) {
+  BackendHealth health;
+  const absl::Status down = absl::UnavailableError("the service at 127.0.0.1:3 is not reachable");
+  ASSERT_TRUE(health.Observe(kSerial, "", down).has_value());
+  ASSERT_TRUE(health.Observe(kSession, "", down).has_value());
+  auto serial_back = health.Observe(kSerial, "", absl::OkStatus());
+  ASSERT_TRUE(serial_back.has_value());
+  EXPECT_EQ(NoticeOf(serial_back).data["service"], kSerial);
+  EXPECT_FALSE(health.Observe(kSerial, "", absl::OkStatus()).has_value());
+  auto session_back = health.Observe(kSession, "", absl::OkStatus());
+  ASSERT_TRUE(session_back.has_value());
+  EXPECT_EQ(NoticeOf(session_back).data["service"], kSession);
+  EXPECT_FALSE(health.Observe(kSession, "", absl::OkStatus()).has_value());
+  // Down again after all recovered: told again.
+  EXPECT_TRUE(health.Observe(kSession, "", down).has_value());
+  EXPECT_TRUE(health.Observe(kSession, "", absl::OkStatus()).has_value());
 }
 
 }  // namespace

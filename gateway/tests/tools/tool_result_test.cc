@@ -28,6 +28,9 @@ TEST(ToolResultTest, StructuredResultIsToolResultJsonSerializedOnce) {
       {{"numbers", {0, -1, 18446744073709551615ULL, 0.5, 1e300, -0.0}},
        {"nested", {{"a", {{"b", {true, false, nullptr}}}}}}},
       {{"session", {{"id", "7f1c"}, {"title", "bench"}, {"message_count", 3}}}},
+      {{"k\"e\\y", "\\\"\\\\\""}, {"\\", {"\"", "\\\\", "a\"b\\c"}}},
+      json(std::string(300, '"')),
+      json("plain string"),
   };
   for (const json& outcome : outcomes) {
     const ToolResult result = StructuredResult(outcome);
