@@ -34,6 +34,18 @@ grep -q '"result"' <<<"$reply" && ! grep -q '"isError":true' <<<"$reply" ||
   fail "gateway with client certificate: $reply"
 pass "gateway with a client certificate lists sessions"
 
+# A slow link: every byte from the service arrives 400 ms late, so the TLS handshake alone
+# takes longer than that. The gateway must give a connection attempt the time it needs.
+python3 "$(dirname "$0")/slow_link.py" "$session_port" 0.4 "$work/slow.port" 2>"$work/slow_link.log" &
+pids+=($!)
+for _ in $(seq 1 100); do [[ -s "$work/slow.port" ]] && break; sleep 0.1; done
+[[ -s "$work/slow.port" ]] || fail "the slow link never wrote its port"
+reply="$(mcp_round_trip --session-addr "127.0.0.1:$(cat "$work/slow.port")" \
+  --tls-ca ca.pem --tls-cert gateway.pem --tls-key gateway.key)"
+grep -q '"result"' <<<"$reply" && ! grep -q '"isError":true' <<<"$reply" ||
+  fail "gateway over a slow link: $reply"
+pass "gateway over a slow link (400 ms each way back) lists sessions"
+
 reply="$(mcp_round_trip --session-addr "$addr" --tls-ca ca.pem)"
 grep -q '"isError":true' <<<"$reply" || fail "gateway without client certificate: $reply"
 pass "gateway without a client certificate: refused ($reply)"
