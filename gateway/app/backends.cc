@@ -35,7 +35,8 @@ Backends::~Backends() {
   if (!OpenStreams::WaitUntilNone(std::chrono::seconds(3))) {
     LG_LOG(kWarning) << OpenStreams::count()
                      << " backend stream(s) still open at exit; leaving their channels be";
-    new BackendChannels(std::move(channels_));  // deliberately leaked: the process is ending
+    // Deliberately leaked: the process is ending.
+    new BackendChannels(std::move(channels_));  // NOLINT(bugprone-unhandled-exception-at-new)
   }
 }
 
