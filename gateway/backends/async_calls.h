@@ -9,6 +9,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <utility>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -39,10 +40,13 @@ void Unary(const Request& request, std::chrono::milliseconds deadline, Start sta
 }
 
 // Reads a server stream, calling `on_event` (on a gRPC thread) for each message, until
-// the returned handle is destroyed or the stream ends.
+// the returned handle is destroyed or the stream ends. `on_started`, if given, runs once (on
+// a gRPC thread): when the server's initial metadata arrives (labgate's services send it once
+// the watch is registered, so no later event is missed), or when the stream ends without it.
 template <typename Event, typename Request, typename Start>
 std::shared_ptr<void> Watch(const Request& request, Start start,
-                            std::function<void(const Event&)> on_event) {
+                            std::function<void(const Event&)> on_event,
+                            std::function<void()> on_started = nullptr) {
   struct State {
     absl::Mutex mutex;
     grpc::ClientContext context;
@@ -51,14 +55,19 @@ std::shared_ptr<void> Watch(const Request& request, Start start,
   };
   class Reactor final : public grpc::ClientReadReactor<Event> {
    public:
-    Reactor(std::shared_ptr<State> state, std::function<void(const Event&)> on_event)
-        : state_(std::move(state)), on_event_(std::move(on_event)) {}
+    Reactor(std::shared_ptr<State> state, std::function<void(const Event&)> on_event,
+            std::function<void()> on_started)
+        : state_(std::move(state)),
+          on_event_(std::move(on_event)),
+          on_started_(std::move(on_started)) {}
+    void OnReadInitialMetadataDone(bool /*ok*/) override { Started(); }
     void OnReadDone(bool ok) override {
       if (!ok) return;
       on_event_(event_);
       this->StartRead(&event_);
     }
     void OnDone(const grpc::Status&) override {
+      Started();  // gRPC runs OnDone after every other callback
       {
         absl::MutexLock lock(&state_->mutex);
         state_->done = true;
@@ -71,14 +80,19 @@ std::shared_ptr<void> Watch(const Request& request, Start start,
     }
 
    private:
+    void Started() {
+      if (on_started_) std::exchange(on_started_, nullptr)();
+    }
+
     std::shared_ptr<State> state_;
     std::function<void(const Event&)> on_event_;
+    std::function<void()> on_started_;
     Event event_;
     OpenStreams::Entry open_;
   };
   auto state = std::make_shared<State>();
   state->request = request;
-  auto* reactor = new Reactor(state, std::move(on_event));
+  auto* reactor = new Reactor(state, std::move(on_event), std::move(on_started));
   start(&state->context, &state->request, reactor);
   reactor->Begin();
   // Releasing the handle cancels the stream; the reactor frees itself when gRPC is done.

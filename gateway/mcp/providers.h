@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -118,12 +119,22 @@ class ResourceProvider {
   // handle is released. nullptr: the resource cannot be subscribed to.
   virtual std::shared_ptr<void> SubscribeResource(const std::string& uri,
                                                   std::function<void()> updated) = 0;
+  // As SubscribeResource; with a handle, `ready` then runs once (maybe at once, maybe on
+  // another thread) when every later change will be reported, which is when the
+  // subscription may be acknowledged. Without a handle `ready` never runs.
+  virtual std::shared_ptr<void> SubscribeResourceWhenReady(const std::string& uri,
+                                                           std::function<void()> updated,
+                                                           std::function<void()> ready) {
+    std::shared_ptr<void> handle = SubscribeResource(uri, std::move(updated));
+    if (handle) std::exchange(ready, nullptr)();
+    return handle;
+  }
   // completion/complete for a template variable; `done` gets candidate values.
   virtual void CompleteResourceArgument(const std::string& template_uri,
                                         const std::string& argument, const std::string& value,
                                         const nlohmann::json& context_arguments, StringsDone done) {
     (void)template_uri, (void)argument, (void)value, (void)context_arguments;
-    done({});
+    std::exchange(done, nullptr)({});
   }
 };
 
@@ -139,7 +150,7 @@ class PromptProvider {
                                       const std::string& value,
                                       const nlohmann::json& context_arguments, StringsDone done) {
     (void)prompt, (void)argument, (void)value, (void)context_arguments;
-    done({});
+    std::exchange(done, nullptr)({});
   }
 };
 

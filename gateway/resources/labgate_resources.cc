@@ -106,7 +106,8 @@ std::string PercentEncode(const std::string& text) {
   return out;
 }
 
-LabgateResources::LabgateResources(ResourceChannels channels, std::chrono::milliseconds deadline)
+LabgateResources::LabgateResources(const ResourceChannels& channels,
+                                   std::chrono::milliseconds deadline)
     : stubs_(std::make_unique<Stubs>()), deadline_(deadline) {
   stubs_->session = session_v1::SessionService::NewStub(channels.session);
   stubs_->serial = std::make_unique<SerialStubs>(channels.serial, channels.benches);
@@ -299,6 +300,12 @@ void LabgateResources::ReadResource(const std::string& uri, std::shared_ptr<Requ
 
 std::shared_ptr<void> LabgateResources::SubscribeResource(const std::string& uri,
                                                           std::function<void()> updated) {
+  return SubscribeResourceWhenReady(uri, std::move(updated), [] {});
+}
+
+std::shared_ptr<void> LabgateResources::SubscribeResourceWhenReady(const std::string& uri,
+                                                                   std::function<void()> updated,
+                                                                   std::function<void()> ready) {
   if (uri == kSessions || absl::StartsWith(uri, kSessionPrefix)) {
     session_v1::WatchSessionRequest request;
     if (uri != kSessions)
@@ -310,7 +317,7 @@ std::shared_ptr<void> LabgateResources::SubscribeResource(const std::string& uri
                grpc::ClientReadReactor<session_v1::SessionEvent>* reactor) {
           stub->async()->WatchSession(context, req, reactor);
         },
-        [updated](const session_v1::SessionEvent&) { updated(); });
+        [updated](const session_v1::SessionEvent&) { updated(); }, std::move(ready));
   }
   if (absl::StartsWith(uri, kPortPrefix)) {
     const std::string port = PercentDecode(uri.substr(sizeof(kPortPrefix) - 1));
@@ -334,7 +341,7 @@ std::shared_ptr<void> LabgateResources::SubscribeResource(const std::string& uri
                grpc::ClientReadReactor<serial_v1::PortEvent>* reactor) {
           stub->async()->Subscribe(context, req, reactor);
         },
-        [coalescer](const serial_v1::PortEvent&) { coalescer->Trigger(); });
+        [coalescer](const serial_v1::PortEvent&) { coalescer->Trigger(); }, std::move(ready));
     if (port_changes_ != nullptr) {
       subscription->touches = port_changes_->Listen(port, [coalescer] { coalescer->Trigger(); });
     }

@@ -34,7 +34,7 @@ inline constexpr std::chrono::milliseconds kPortUpdateInterval{250};
 
 class LabgateResources final : public ResourceProvider {
  public:
-  LabgateResources(ResourceChannels channels, std::chrono::milliseconds deadline);
+  LabgateResources(const ResourceChannels& channels, std::chrono::milliseconds deadline);
   ~LabgateResources() override;
 
   void ListResources(JsonListDone done) override;
@@ -44,6 +44,10 @@ class LabgateResources final : public ResourceProvider {
                     JsonDone done) override;
   std::shared_ptr<void> SubscribeResource(const std::string& uri,
                                           std::function<void()> updated) override;
+  // Ready when the service has registered the watch (its stream's initial metadata).
+  std::shared_ptr<void> SubscribeResourceWhenReady(const std::string& uri,
+                                                   std::function<void()> updated,
+                                                   std::function<void()> ready) override;
   void CompleteResourceArgument(const std::string& template_uri, const std::string& argument,
                                 const std::string& value, const nlohmann::json& context_arguments,
                                 StringsDone done) override;

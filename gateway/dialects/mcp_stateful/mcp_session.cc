@@ -207,7 +207,7 @@ void McpSession::Send(std::string payload, const std::string& related_request, b
   outbound_->Send(std::move(message));
 }
 
-void McpSession::Handle(jsonrpc::IncomingMessage message, Framing framing) {
+void McpSession::Handle(const jsonrpc::IncomingMessage& message, Framing framing) {
   AssertOnStrand();
   if (closed_) return;
   {
@@ -242,7 +242,7 @@ void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message, Framing 
   bool taken;
   {
     absl::MutexLock lock(&mutex_);
-    taken = in_flight_.count(key) != 0;
+    taken = in_flight_.contains(key);
     if (!taken) {
       InFlight& entry = in_flight_[key];
       entry.framing = framing;
@@ -359,22 +359,27 @@ void McpSession::Subscribe(const json& params, ReplyOnce reply) {
     return reply.Error(code::kResourceNotFound, absl::StrCat("Resource not found: ", uri),
                        {{"uri", uri}});
   }
-  if (subscriptions_.count(uri) == 0) {
-    std::weak_ptr<McpSession> weak = weak_from_this();
-    auto handle = provider->SubscribeResource(uri, [weak, uri]() {
-      auto session = weak.lock();
-      if (!session) return;
-      session->run_on_strand_([session, uri]() {
-        if (session->closed_ || session->subscriptions_.count(uri) == 0) return;
-        session->SendNotification("notifications/resources/updated", {{"uri", uri}});
-      });
-    });
-    if (!handle) {
-      return InvalidParams(reply, "uri", absl::StrCat("Resource cannot be subscribed to: ", uri));
-    }
-    subscriptions_[uri] = std::move(handle);
+  if (subscriptions_.contains(uri)) return reply.Result(json::object());
+  std::weak_ptr<McpSession> weak = weak_from_this();
+  // Acknowledged once the provider reports every later change, so that a change the
+  // client makes after the acknowledgement is never missed.
+  auto acknowledge = std::make_shared<ReplyOnce>(std::move(reply));
+  auto handle = provider->SubscribeResourceWhenReady(
+      uri,
+      [weak, uri]() {
+        auto session = weak.lock();
+        if (!session) return;
+        session->run_on_strand_([session, uri]() {
+          if (session->closed_ || !session->subscriptions_.contains(uri)) return;
+          session->SendNotification("notifications/resources/updated", {{"uri", uri}});
+        });
+      },
+      [acknowledge] { acknowledge->Result(json::object()); });
+  if (!handle) {
+    return InvalidParams(*acknowledge, "uri",
+                         absl::StrCat("Resource cannot be subscribed to: ", uri));
   }
-  reply.Result(json::object());
+  subscriptions_[uri] = std::move(handle);
 }
 
 void McpSession::Unsubscribe(const json& params, ReplyOnce reply) {

@@ -51,7 +51,7 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   void Register();
 
   // Handles one incoming message, which came in `framing`. Call on the strand.
-  void Handle(jsonrpc::IncomingMessage message, Framing framing = Framing::kNewline);
+  void Handle(const jsonrpc::IncomingMessage& message, Framing framing = Framing::kNewline);
 
   // Cancels what is in flight (replies are suppressed), ends subscriptions and requests to
   // the client. What the principal owns stays with it. Call on the strand.
@@ -123,7 +123,7 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
                          JsonDone done);
   bool IsInFlight(const std::string& key) const {
     absl::MutexLock lock(&mutex_);
-    return in_flight_.count(key) != 0;
+    return in_flight_.contains(key);
   }
   Framing FramingOf(const std::string& key) const;
 

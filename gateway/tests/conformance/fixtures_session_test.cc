@@ -10,18 +10,56 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include "gateway/conformance/conformance_fixtures.h"
 #include "gateway/dialects/mcp_stateful/mcp_session.h"
 #include "gateway/jsonrpc/message.h"
+#include "gateway/tests/eventually.h"
 
 namespace labgate::gateway {
 namespace {
 
 using nlohmann::json;
 using ::testing::ElementsAre;
+
+// A resource whose subscription becomes ready only when the test says so.
+class DeferredResource : public ResourceProvider {
+ public:
+  static constexpr char kUri[] = "test://deferred";
+  void ListResources(JsonListDone done) override { done({}); }
+  std::vector<json> ListResourceTemplates() const override { return {}; }
+  bool HandlesUri(const std::string& uri) const override { return uri == kUri; }
+  void ReadResource(const std::string& /*uri*/, std::shared_ptr<RequestContext> /*context*/,
+                    JsonDone done) override {
+    done(absl::NotFoundError("not readable"));
+  }
+  std::shared_ptr<void> SubscribeResource(const std::string& /*uri*/,
+                                          std::function<void()> /*updated*/) override {
+    return std::make_shared<int>(0);
+  }
+  std::shared_ptr<void> SubscribeResourceWhenReady(const std::string& uri,
+                                                   std::function<void()> updated,
+                                                   std::function<void()> ready) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      ready_ = std::move(ready);
+    }
+    return SubscribeResource(uri, std::move(updated));
+  }
+  // The `ready` of the subscription asked for, once it has been asked for.
+  std::function<void()> TakeReady() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::exchange(ready_, nullptr);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::function<void()> ready_;
+};
 
 class FixturesSessionTest : public ::testing::Test {
  protected:
@@ -45,7 +83,7 @@ class FixturesSessionTest : public ::testing::Test {
         [strand](absl::AnyInvocable<void()> work) {
           boost::asio::dispatch(strand, std::move(work));
         },
-        std::make_shared<FunctionOutbound>([this](OutboundMessage message) {
+        std::make_shared<FunctionOutbound>([this](const OutboundMessage& message) {
           std::lock_guard<std::mutex> lock(mutex_);
           sent_.push_back(json::parse(message.payload));
           related_.push_back(message.related_request);
@@ -198,6 +236,35 @@ TEST_F(FixturesSessionTest, SubscribersHearOfWatchedResourceUpdates) {
   EXPECT_EQ(update["params"]["uri"], "test://watched-resource");
   EXPECT_TRUE(
       Request(5, "resources/unsubscribe", {{"uri", "test://watched-resource"}}).contains("result"));
+}
+
+// A change made after the acknowledgement must be reported, so the acknowledgement waits
+// until the provider is ready (for labgate's resources: the service registered the watch).
+TEST_F(FixturesSessionTest, ASubscriptionIsAcknowledgedOnlyOnceItsProviderIsReady) {
+  DeferredResource deferred;
+  server_.resources.push_back(&deferred);
+  Initialize(json::object());
+  Send({{"jsonrpc", "2.0"},
+        {"id", 9},
+        {"method", "resources/subscribe"},
+        {"params", {{"uri", DeferredResource::kUri}}}});
+  std::function<void()> ready;
+  ASSERT_TRUE(testing::Eventually([&] { return (ready = deferred.TakeReady()) != nullptr; }));
+  // The request's handler has run to its end on the strand: still no answer.
+  std::promise<void> handled;
+  boost::asio::post(strand_, [&handled] { handled.set_value(); });
+  handled.get_future().wait();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const json& message : sent_) {
+      EXPECT_NE(message.value("id", json()), 9) << "acknowledged before ready: " << message.dump();
+    }
+  }
+  ready();
+  json reply =
+      WaitFor([](const json& m) { return m.value("id", json()) == 9 && !m.contains("method"); });
+  EXPECT_TRUE(reply.contains("result")) << reply.dump();
+  boost::asio::post(strand_, [this] { session_->Close(); });  // before `deferred` goes
 }
 
 TEST_F(FixturesSessionTest, DynamicFixturesAnnounceThemselves) {
