@@ -15,9 +15,9 @@
 
 #include "gateway/tests/eventually.h"
 #include "gateway/tests/loopback_server.h"
+#include "gateway/tests/session_server.h"
 #include "gateway/tests/temp_dir.h"
 #include "labgate/session/v1/session.grpc.pb.h"
-#include "session-service/session_service.h"
 
 namespace labgate::gateway {
 namespace {
@@ -25,16 +25,7 @@ namespace {
 namespace session_v1 = labgate::session::v1;
 
 using testing::Eventually;
-
-// The real session service on its own data dir.
-class SessionServer : public testing::LoopbackServer<labgate::session::SessionGrpcService> {
- public:
-  explicit SessionServer(const std::string& dir)
-      : LoopbackServer(
-            [dir] { return labgate::session::CreateSessionService({dir}); },
-            [](labgate::session::SessionGrpcService& service) { service.FinishWatchStreams(); },
-            [](labgate::session::SessionGrpcService& service) { service.Shutdown(); }) {}
-};
+using testing::SessionServer;
 
 class SessionListWatchTest : public ::testing::Test {
  protected:

@@ -14,24 +14,16 @@
 #include "gateway/resources/labgate_resources.h"
 #include "gateway/tests/eventually.h"
 #include "gateway/tests/loopback_server.h"
+#include "gateway/tests/session_server.h"
 #include "gateway/tests/temp_dir.h"
 #include "labgate/session/v1/session.grpc.pb.h"
-#include "session-service/session_service.h"
 
 namespace labgate::gateway {
 namespace {
 
 namespace session_v1 = labgate::session::v1;
 using testing::Eventually;
-
-class SessionServer : public testing::LoopbackServer<labgate::session::SessionGrpcService> {
- public:
-  explicit SessionServer(const std::string& dir)
-      : LoopbackServer(
-            [dir] { return labgate::session::CreateSessionService({dir}); },
-            [](labgate::session::SessionGrpcService& service) { service.FinishWatchStreams(); },
-            [](labgate::session::SessionGrpcService& service) { service.Shutdown(); }) {}
-};
+using testing::SessionServer;
 
 std::unique_ptr<grpc::ClientContext> Context() {
   auto context = std::make_unique<grpc::ClientContext>();
