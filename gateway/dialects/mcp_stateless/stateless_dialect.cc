@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/status_map.h"
 #include "gateway/core/cancel_signal.h"
+#include "gateway/dialects/mcp_stateless/listen_gate.h"
 #include "gateway/mcp/invalid_params.h"
 #include "gateway/mcp/list_changed.h"
 
@@ -236,7 +237,10 @@ class StatelessDialect::Context final : public RequestContext {
 
 StatelessDialect::StatelessDialect(const McpServer* server, RequestStateCodec state_codec,
                                    CachePolicy cache)
-    : server_(server), engine_(server), state_codec_(std::move(state_codec)), cache_(cache) {}
+    : server_(server),
+      engine_(server),
+      state_codec_(std::move(state_codec)),
+      cache_(std::move(cache)) {}
 
 json StatelessDialect::DiscoverResult() const {
   return {{"supportedVersions", AllSupportedVersions()},
@@ -382,7 +386,7 @@ void StatelessDialect::Listen(const json& params, ReplyOnce reply, const std::st
     return InvalidParams(reply, "notifications",
                          "subscriptions/listen needs params.notifications (an object)");
   }
-  const json filter = params["notifications"];
+  const json& filter = params["notifications"];
   const json subscription_id = json::parse(raw_id, nullptr, false);
   auto send = [outbound, key, framing, subscription_id](const std::string& method, json body) {
     body["_meta"] = {{kSubscriptionIdKey, subscription_id}};
@@ -396,15 +400,26 @@ void StatelessDialect::Listen(const json& params, ReplyOnce reply, const std::st
   // Everything the subscription holds lives until the client cancels it or goes away.
   struct Subscription {
     ReplyOnce reply;
+    std::shared_ptr<ListenGate> gate;
     std::shared_ptr<void> list_listener;
     std::vector<std::shared_ptr<void>> resources;
   };
   auto subscription = std::make_shared<Subscription>();
   subscription->reply = std::move(reply);
+  auto gate = std::make_shared<ListenGate>(send);
+  subscription->gate = gate;
   json acknowledged = json::object();
   for (const char* flag : {"toolsListChanged", "promptsListChanged", "resourcesListChanged"}) {
     if (filter.value(flag, false)) acknowledged[flag] = true;
   }
+  // Everything is registered before the acknowledgement goes; what it reports meanwhile is
+  // held by the gate and follows the acknowledgement.
+  subscription->list_listener = server_->hub->Listen([gate, acknowledged](ListKind kind) {
+    const char* flag = kind == ListKind::kTools     ? "toolsListChanged"
+                       : kind == ListKind::kPrompts ? "promptsListChanged"
+                                                    : "resourcesListChanged";
+    if (acknowledged.value(flag, false)) gate->Deliver(ListChangedMethod(kind), json::object());
+  });
   json resources = json::array();
   if (filter.contains("resourceSubscriptions") && filter["resourceSubscriptions"].is_array()) {
     for (const json& uri_json : filter["resourceSubscriptions"]) {
@@ -412,26 +427,27 @@ void StatelessDialect::Listen(const json& params, ReplyOnce reply, const std::st
       std::string uri = uri_json.get<std::string>();
       ResourceProvider* provider = engine_.FindResourceProvider(uri);
       if (provider == nullptr) continue;
-      auto handle = provider->SubscribeResource(uri, [send, uri]() {
-        send("notifications/resources/updated", {{"uri", uri}});
-      });
-      if (!handle) continue;
+      std::function<void()> ready = gate->AwaitOne();
+      auto handle = provider->SubscribeResourceWhenReady(
+          uri,
+          [gate, uri]() {
+            gate->Deliver("notifications/resources/updated", {{"uri", uri}});
+          },
+          ready);
+      if (!handle) {
+        ready();  // a refused URI is left out of the acknowledgement, not waited for
+        continue;
+      }
       subscription->resources.push_back(std::move(handle));
       resources.push_back(uri);
     }
   }
   if (!resources.empty()) acknowledged["resourceSubscriptions"] = resources;
-  // The acknowledgement goes first, before anything the subscription may deliver.
-  send("notifications/subscriptions/acknowledged", {{"notifications", acknowledged}});
-  subscription->list_listener = server_->hub->Listen([send, acknowledged](ListKind kind) {
-    const char* flag = kind == ListKind::kTools     ? "toolsListChanged"
-                       : kind == ListKind::kPrompts ? "promptsListChanged"
-                                                    : "resourcesListChanged";
-    if (acknowledged.value(flag, false)) send(ListChangedMethod(kind), json::object());
-  });
+  gate->Arm(std::move(acknowledged));
   // The subscription ends with its request: a cancel or a closed connection. Its reply is
   // then suppressed, as for any cancelled request.
   call->OnCancel([subscription]() {
+    subscription->gate->Close();
     subscription->list_listener.reset();
     subscription->resources.clear();
     subscription->reply = ReplyOnce();
