@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "common/grpc_callback_threads.h"
 #include "common/tsan_handoff.h"
 
 namespace labgate {
@@ -156,6 +157,7 @@ absl::Status InlineUnaryServer::Start() {
   if (server_ == nullptr) return absl::InternalError("the inline gRPC server did not start");
   grpc::ChannelArguments arguments;
   arguments.SetMaxReceiveMessageSize(64 * 1024 * 1024);
+  KeepGrpcCallbackThreads();
   stub_ = std::make_unique<grpc::GenericStub>(server_->InProcessChannel(arguments));
   {
     absl::MutexLock lock(&mutex_);

@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/grpc_callback_threads.h"
 #include "common/reflection_v1.h"
 
 namespace labgate {
@@ -38,6 +39,7 @@ absl::StatusOr<std::unique_ptr<ServiceHost>> ServiceHost::Start(
 ServiceHost::~ServiceHost() { Shutdown(std::chrono::milliseconds(0)); }
 
 std::shared_ptr<grpc::Channel> ServiceHost::InProcessChannel() {
+  KeepGrpcCallbackThreads();
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 * 1024 * 1024);
   return server_->InProcessChannel(args);

@@ -3,6 +3,7 @@
 #include <grpcpp/create_channel.h>
 
 #include "actions-service/actions_service.h"
+#include "common/grpc_callback_threads.h"
 #include "common/log.h"
 #include "gateway/backends/open_streams.h"
 #include "labgate/actions/v1/actions.grpc.pb.h"
@@ -42,6 +43,7 @@ Backends::~Backends() {
 
 std::shared_ptr<grpc::Channel> RemoteChannel(
     const std::string& address, std::shared_ptr<grpc::ChannelCredentials> credentials) {
+  KeepGrpcCallbackThreads();
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 * 1024 * 1024);
   // gRPC's default backoff grows to 120 s, so a backend back after a long outage went

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "absl/status/statusor.h"
+#include "common/grpc_callback_threads.h"
 #include "common/service_host.h"
 
 namespace labgate::gateway::testing {
@@ -62,6 +63,7 @@ class LoopbackServer {
 // Reconnect backoff capped near 1 s, as gateway/app/backends.cc sets it, so that a service
 // that comes back is used again soon.
 inline std::shared_ptr<grpc::Channel> ChannelTo(const std::string& address) {
+  KeepGrpcCallbackThreads();
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
