@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
 #include "common/grpc_status.h"
 #include "common/log.h"
@@ -41,19 +42,49 @@ void LogUnreachable(const std::string& text) {
   LG_LOG(kWarning) << text;
 }
 
+// gRPC's own words for a connection that failed or broke. labgate's services word their
+// UNAVAILABLE otherwise ("device disconnected: ...", "cannot open ...").
+bool IsBrokenConnectionText(absl::string_view message) {
+  for (absl::string_view prefix :
+       {"Socket closed", "Connection reset by peer", "Broken pipe", "GOAWAY received",
+        "Transport closed", "Stream removed", "failed to connect to all addresses",
+        "keepalive watchdog timeout", "Connection refused"}) {
+    if (absl::StartsWith(message, prefix)) return true;
+  }
+  return false;
+}
+
+bool IsUnreachable(bool unavailable, absl::string_view message, grpc::Channel* channel,
+                   const std::string& address) {
+  if (!unavailable || address.empty() || channel == nullptr) return false;
+  return channel->GetState(false) != GRPC_CHANNEL_READY || IsBrokenConnectionText(message);
+}
+
+absl::Status Unreachable(const std::string& service_name, const std::string& address) {
+  const std::string backend = BackendChannels::DescribeBackend(service_name, address);
+  std::string text = backend + " is not reachable";
+  NoteDown(backend);
+  LogUnreachable(text);
+  return absl::UnavailableError(text);
+}
+
 }  // namespace
 
 absl::Status BackendCallStatus(const grpc::Status& status, grpc::Channel* channel,
                                const std::string& service_name, const std::string& address) {
-  if (status.error_code() == grpc::StatusCode::UNAVAILABLE && !address.empty() &&
-      channel != nullptr && channel->GetState(false) != GRPC_CHANNEL_READY) {
-    const std::string backend = BackendChannels::DescribeBackend(service_name, address);
-    std::string text = backend + " is not reachable";
-    NoteDown(backend);
-    LogUnreachable(text);
-    return absl::UnavailableError(text);
+  if (IsUnreachable(status.error_code() == grpc::StatusCode::UNAVAILABLE, status.error_message(),
+                    channel, address)) {
+    return Unreachable(service_name, address);
   }
   return FromGrpcStatus(status);
+}
+
+absl::Status BackendCallStatus(const absl::Status& status, grpc::Channel* channel,
+                               const std::string& service_name, const std::string& address) {
+  if (IsUnreachable(absl::IsUnavailable(status), status.message(), channel, address)) {
+    return Unreachable(service_name, address);
+  }
+  return status;
 }
 
 void NoteBackendAnswered(const std::string& service_name, const std::string& address) {

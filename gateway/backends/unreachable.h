@@ -12,9 +12,14 @@
 
 namespace labgate::gateway {
 
-// `status` as an absl::Status; an UNAVAILABLE from a remote channel that is not READY
-// (the connection failed or broke) becomes the not-reachable text naming `address`.
+// `status` as an absl::Status; an UNAVAILABLE from a remote backend (one with an
+// `address`) whose channel is not READY, or whose text is gRPC's for a connection that
+// broke under the call (the channel may read READY for a moment after), becomes the
+// not-reachable text naming `address`.
 absl::Status BackendCallStatus(const grpc::Status& status, grpc::Channel* channel,
+                               const std::string& service_name, const std::string& address);
+// The same, for a status already converted (the async call helpers hand those over).
+absl::Status BackendCallStatus(const absl::Status& status, grpc::Channel* channel,
                                const std::string& service_name, const std::string& address);
 
 // After a call to a remote backend succeeded: if that backend was reported down, logs once

@@ -6,6 +6,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "gateway/backends/async_calls.h"
+#include "gateway/backends/unreachable.h"
 #include "gateway/catalog/json_proto.h"
 #include "gateway/console/console_replies.h"
 
@@ -103,8 +104,13 @@ class PortViews::Impl : public std::enable_shared_from_this<PortViews::Impl> {
         [stub = bench.stub.get()](auto* context, auto* request, auto* response, auto callback) {
           stub->async()->ListPorts(context, request, response, std::move(callback));
         },
-        [done = std::move(done)](absl::StatusOr<serial_v1::ListPortsResponse> listed) {
-          if (!listed.ok()) return done(listed.status());
+        [done = std::move(done),
+         bench = bench.bench](absl::StatusOr<serial_v1::ListPortsResponse> listed) {
+          if (!listed.ok()) {
+            return done(BackendCallStatus(listed.status(), bench->channel.get(),
+                                          serial_v1::SerialService::service_full_name(),
+                                          bench->address));
+          }
           std::vector<std::string> names;
           for (const auto& port : listed->ports()) names.push_back(port.port_name());
           done(std::move(names));
@@ -271,7 +277,7 @@ class PortViews::Impl : public std::enable_shared_from_this<PortViews::Impl> {
 
   void Describe(const std::string& port_name, JsonDone done) const {
     Find(port_name, [self = shared_from_this(), done = std::move(done)](
-                        absl::StatusOr<std::pair<const BenchStub*, std::string>> found) {
+                        absl::StatusOr<std::pair<const BenchStub*, std::string>> found) mutable {
       if (!found.ok()) return done(found.status());
       self->FetchPort(*found->first, found->second, std::move(done));
     });
@@ -279,8 +285,9 @@ class PortViews::Impl : public std::enable_shared_from_this<PortViews::Impl> {
 
   void Relay(std::shared_ptr<http::HttpConnection> connection, const std::string& port_name,
              std::shared_ptr<RelayRegistry> relays) const {
-    Find(port_name, [self = shared_from_this(), connection, port_name,
-                     relays](absl::StatusOr<std::pair<const BenchStub*, std::string>> found) {
+    Find(port_name, [self = shared_from_this(), connection = std::move(connection), port_name,
+                     relays = std::move(relays)](
+                        absl::StatusOr<std::pair<const BenchStub*, std::string>> found) {
       if (!found.ok()) return RespondStatus(connection, found.status());
       serial_v1::SubscribeRequest request;
       request.set_port_name(found->second);

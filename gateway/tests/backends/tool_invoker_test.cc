@@ -138,6 +138,18 @@ TEST(BackendCallStatusTest, OnlyAnUnreachableRemoteBackendIsRewritten) {
   absl::Status own = BackendCallStatus(grpc::Status(grpc::StatusCode::UNAVAILABLE, "draining"),
                                        channel.get(), name, bench.address());
   EXPECT_EQ(own, absl::UnavailableError("draining"));
+  EXPECT_EQ(BackendCallStatus(absl::UnavailableError("device disconnected: /dev/ttyUSB0"),
+                              channel.get(), name, bench.address()),
+            absl::UnavailableError("device disconnected: /dev/ttyUSB0"));
+  // gRPC's words for a connection that broke under the call name the backend even while
+  // the channel still reads READY (it notices a moment later).
+  const std::string down = "serial service at " + bench.address() + " is not reachable";
+  EXPECT_EQ(BackendCallStatus(grpc::Status(grpc::StatusCode::UNAVAILABLE, "Socket closed"),
+                              channel.get(), name, bench.address()),
+            absl::UnavailableError(down));
+  EXPECT_EQ(BackendCallStatus(absl::UnavailableError("Connection reset by peer"), channel.get(),
+                              name, bench.address()),
+            absl::UnavailableError(down));
   // Other codes, and embedded backends (no address), pass through the error table.
   EXPECT_EQ(BackendCallStatus(grpc::Status(grpc::StatusCode::NOT_FOUND, "no port"), channel.get(),
                               name, bench.address()),
