@@ -118,7 +118,8 @@ void ActionTools::CallTool(const std::string& name, const json& arguments,
             NoticesForCall(name, labgate::actions::v1::ActionsService::service_full_name(),
                            json::object(), outcome,
                            std::chrono::duration_cast<std::chrono::microseconds>(
-                               std::chrono::steady_clock::now() - started));
+                               std::chrono::steady_clock::now() - started),
+                           context->WouldLog(McpLogLevel::kDebug));
         for (const LogNotice& log : notices.logs) {
           context->Log(log.level, log.logger, log.data);
         }

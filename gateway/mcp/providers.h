@@ -54,6 +54,12 @@ class RequestContext {
   // notifications/message, sent only if `level` passes the client's logging level (set by
   // logging/setLevel, or per request by _meta logLevel; none without one in the 2026 era).
   virtual void Log(McpLogLevel level, const std::string& logger, const nlohmann::json& data) = 0;
+  // Whether a Log at `level` would reach the client, so that a caller can skip building
+  // what would be dropped.
+  virtual bool WouldLog(McpLogLevel level) const {
+    (void)level;
+    return true;
+  }
   // A request to the client (sampling/createMessage, elicitation/create, roots/list). In the
   // stateful era it is sent on this request's stream, and `done` gets the client's result,
   // its error, or DeadlineExceeded after `timeout`. In the 2026 era the answer comes with a

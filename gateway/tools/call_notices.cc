@@ -65,19 +65,21 @@ std::string LoggerForService(const std::string& service_name) {
 
 CallNotices NoticesForCall(const std::string& tool, const std::string& service_name,
                            const json& arguments, const absl::StatusOr<json>& outcome,
-                           std::chrono::microseconds duration) {
+                           std::chrono::microseconds duration, bool with_debug) {
   CallNotices notices;
   const std::string logger = LoggerForService(service_name);
   const bool serial = logger == "serial";
   if (serial) notices.port = PortOf(arguments, outcome);
-  notices.logs.push_back(
-      {McpLogLevel::kDebug,
-       logger,
-       {{"event", "backend_call"},
-        {"tool", tool},
-        {"duration_ms", static_cast<double>(duration.count()) / 1000.0},
-        {"status", outcome.ok() ? std::string("OK")
-                                : std::string(StatusCodeName(outcome.status().code()))}}});
+  if (with_debug) {
+    notices.logs.push_back(
+        {McpLogLevel::kDebug,
+         logger,
+         {{"event", "backend_call"},
+          {"tool", tool},
+          {"duration_ms", static_cast<double>(duration.count()) / 1000.0},
+          {"status", outcome.ok() ? std::string("OK")
+                                  : std::string(StatusCodeName(outcome.status().code()))}}});
+  }
   if (!outcome.ok()) {
     notices.logs.push_back(
         {McpLogLevel::kError,

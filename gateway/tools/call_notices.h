@@ -34,12 +34,13 @@ struct CallNotices {
 // "labgate.serial.v1.SerialService" -> "serial"; unknown services log as "gateway".
 std::string LoggerForService(const std::string& service_name);
 
-// debug: the backend call and its duration; info: a port opened or closed, or a read
-// that auto-closed its idle port; error: the call failed.
+// debug (when `with_debug`, i.e. the client hears debug): the backend call and its
+// duration; info: a port opened or closed, or a read that auto-closed its idle port;
+// error: the call failed.
 CallNotices NoticesForCall(const std::string& tool, const std::string& service_name,
                            const nlohmann::json& arguments,
                            const absl::StatusOr<nlohmann::json>& outcome,
-                           std::chrono::microseconds duration);
+                           std::chrono::microseconds duration, bool with_debug = true);
 
 // Remembers which backends were last found unreachable, so that the first failure says
 // so (warning) and the first success after it says it recovered (warning too: the

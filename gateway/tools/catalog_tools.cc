@@ -90,7 +90,8 @@ void CatalogTools::Finish(const ToolBinding& tool, const json& arguments,
   context->Progress(1, 1, "done");
   const CallNotices notices = NoticesForCall(tool.name, tool.service_name, arguments, outcome,
                                              std::chrono::duration_cast<std::chrono::microseconds>(
-                                                 std::chrono::steady_clock::now() - started));
+                                                 std::chrono::steady_clock::now() - started),
+                                             context->WouldLog(McpLogLevel::kDebug));
   for (const LogNotice& log : notices.logs) context->Log(log.level, log.logger, log.data);
   if (notices.ports_changed && port_events_ != nullptr) {
     if (tool.name == "open_port") {

@@ -46,6 +46,11 @@ class McpSession::Context final : public RequestContext {
     });
   }
 
+  bool WouldLog(McpLogLevel level) const override {
+    auto session = session_.lock();
+    return session && level >= session->log_level_.load();
+  }
+
   void Log(McpLogLevel level, const std::string& logger, const json& data) override {
     auto session = session_.lock();
     // Below the client's level a log goes nowhere: it is dropped here, before any hand-off.

@@ -141,9 +141,13 @@ class StatelessDialect::Context final : public RequestContext {
     sender_.Notify("notifications/progress", params);
   }
 
-  void Log(McpLogLevel level, const std::string& logger, const json& data) override {
+  bool WouldLog(McpLogLevel level) const override {
     // Without a logLevel in _meta the client gets no log messages at all.
-    if (!meta_.log_level || level < *meta_.log_level || cancelled()) return;
+    return meta_.log_level && level >= *meta_.log_level && !cancelled();
+  }
+
+  void Log(McpLogLevel level, const std::string& logger, const json& data) override {
+    if (!WouldLog(level)) return;
     json params = {{"level", McpLogLevelName(level)}, {"data", data}};
     if (!logger.empty()) params["logger"] = logger;
     sender_.Notify("notifications/message", params);

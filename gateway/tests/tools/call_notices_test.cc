@@ -39,6 +39,21 @@ TEST(CallNoticesTest, EveryCallLogsItsDurationAtDebug) {
   EXPECT_FALSE(notices.ports_changed);
 }
 
+TEST(CallNoticesTest, WithoutDebugOnlyTheOtherNoticesAreMade) {
+  CallNotices quiet = NoticesForCall("status", kSerial, json::object(), json{{"open", true}},
+                                     std::chrono::microseconds(2500), /*with_debug=*/false);
+  EXPECT_TRUE(quiet.logs.empty());
+  CallNotices opened = NoticesForCall("open_port", kSerial, json{{"port_name", "loop://"}},
+                                      json{{"port_name", "loop://"}}, {}, /*with_debug=*/false);
+  ASSERT_EQ(opened.logs.size(), 1u);
+  EXPECT_EQ(opened.logs[0].data["event"], "port_opened");
+  EXPECT_TRUE(opened.ports_changed);
+  CallNotices failed = NoticesForCall("write", kSerial, json{{"port_name", "loop://"}},
+                                      absl::NotFoundError("no port"), {}, /*with_debug=*/false);
+  ASSERT_EQ(failed.logs.size(), 1u);
+  EXPECT_EQ(failed.logs[0].level, McpLogLevel::kError);
+}
+
 TEST(CallNoticesTest, OpeningAPortLogsAtInfoAndChangesTheList) {
   CallNotices notices = NoticesForCall("open_port", kSerial, json{{"port_name", "loop://"}},
                                        json{{"port_name", "loop://"}, {"baud_rate", 9600}}, {});
