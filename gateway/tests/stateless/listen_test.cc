@@ -67,6 +67,9 @@ const json kModernMeta = {{"io.modelcontextprotocol/protocolVersion", "2026-07-2
 class ListenTest : public ::testing::Test {
  protected:
   ListenTest() { server_.resources = {&resources_}; }
+  // The connection is gone: as a real one does, it cancels what it has in flight, which
+  // releases the listen streams.
+  ~ListenTest() override { calls_->CancelAll(); }
 
   void Handle(const json& message) {
     dialect_.Handle(jsonrpc::ParseMessage(message.dump()), Framing::kNewline, outbound_, principal_,
