@@ -18,13 +18,15 @@ namespace labgate::gateway {
 using nlohmann::json;
 namespace code = labgate::jsonrpc_code;
 
-// The RequestContext handed to providers for one client request.
+// The RequestContext handed to providers for one client request. It holds nothing of the
+// session's strand: a call's last reference to it often goes on a gRPC thread after the
+// reply, when the connection's io_context may be going too, and a strand must not outlive
+// its io_context.
 class McpSession::Context final : public RequestContext {
  public:
-  Context(std::weak_ptr<McpSession> session, RunOnStrand run_on_strand, std::string key,
-          json progress_token, std::shared_ptr<Principal> principal, json capabilities)
+  Context(std::weak_ptr<McpSession> session, std::string key, json progress_token,
+          std::shared_ptr<Principal> principal, json capabilities)
       : session_(std::move(session)),
-        run_on_strand_(std::move(run_on_strand)),
         key_(std::move(key)),
         progress_token_(std::move(progress_token)),
         principal_(std::move(principal)),
@@ -84,7 +86,7 @@ class McpSession::Context final : public RequestContext {
                      std::chrono::milliseconds timeout, JsonDone done) override {
     auto session = session_.lock();
     if (!session) return done(absl::CancelledError("the connection is closed"));
-    run_on_strand_(
+    session->run_on_strand_(
         [session, key = key_, method, params, timeout, done = std::move(done)]() mutable {
           session->SendClientRequest(method, params, key, timeout, std::move(done));
         });
@@ -101,7 +103,6 @@ class McpSession::Context final : public RequestContext {
   }
 
   std::weak_ptr<McpSession> session_;
-  RunOnStrand run_on_strand_;
   std::string key_;
   json progress_token_;
   std::shared_ptr<Principal> principal_;
@@ -274,8 +275,8 @@ void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message, Framing 
     if (params.is_object() && params.contains("_meta") && params["_meta"].is_object()) {
       progress_token = params["_meta"].value("progressToken", json());
     }
-    auto context = std::make_shared<Context>(weak_from_this(), run_on_strand_, key, progress_token,
-                                             principal_, client_capabilities_);
+    auto context = std::make_shared<Context>(weak_from_this(), key, progress_token, principal_,
+                                             client_capabilities_);
     absl::MutexLock lock(&mutex_);
     if (auto it = in_flight_.find(key); it != in_flight_.end()) it->second.context = context;
     return context;

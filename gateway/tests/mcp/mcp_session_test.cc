@@ -10,12 +10,12 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/strand.hpp>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 
 #include "common/service_host.h"
+#include "gateway/core/run_or_queue_strand.h"
 #include "gateway/tools/catalog_tools.h"
 #include "labgate/testing/catalog_test.grpc.pb.h"
 
@@ -93,7 +93,7 @@ class McpSessionTest : public ::testing::Test {
         [strand](absl::AnyInvocable<void()> work) {
           boost::asio::dispatch(strand, std::move(work));
         },
-        std::make_shared<FunctionOutbound>([this](OutboundMessage message) {
+        std::make_shared<FunctionOutbound>([this](const OutboundMessage& message) {
           std::lock_guard<std::mutex> lock(mutex_);
           sent_.push_back(json::parse(message.payload));
           arrived_.notify_all();
@@ -161,8 +161,10 @@ class McpSessionTest : public ::testing::Test {
   boost::asio::io_context io_;
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_ =
       boost::asio::make_work_guard(io_);
-  boost::asio::strand<boost::asio::io_context::executor_type> strand_ =
-      boost::asio::make_strand(io_);
+  // labgate's own strand, as stdio uses: gRPC's threads may let go of the session (and so
+  // of its strand) just after the test ends, and this strand, unlike Asio's, may outlive
+  // its io_context.
+  RunOrQueueStrand strand_{io_};
   std::thread io_thread_;
   std::shared_ptr<McpSession> session_;
   std::mutex mutex_;
