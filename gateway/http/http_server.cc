@@ -129,7 +129,13 @@ HttpServer::HttpServer(asio::io_context& io, const McpServer* server, HttpOption
       acceptor_(accept_strand_),
       sweep_timer_(accept_strand_) {}
 
-HttpServer::~HttpServer() { Stop(); }
+HttpServer::~HttpServer() {
+  try {
+    Stop();
+  } catch (const std::exception& e) {
+    LG_LOG(kError) << "http: stopping the server failed: " << e.what();
+  }
+}
 
 absl::Status HttpServer::Start() {
   boost::system::error_code ec;
@@ -220,9 +226,9 @@ void HttpServer::Route(std::shared_ptr<HttpConnection> connection, Request reque
   // The route table. The operator routes are served on every listener; the MCP endpoint
   // only where MCP is served (not on an operator listener, --metrics-listen).
   const std::string path = Path(request);
-  if (path == "/health" || path == "/healthz") return ServeHealth(std::move(connection), request);
-  if (path == "/readyz") return ServeReady(std::move(connection));
-  if (path == "/metrics") return ServeMetrics(std::move(connection), request);
+  if (path == "/health" || path == "/healthz") return ServeHealth(connection, request);
+  if (path == "/readyz") return ServeReady(connection);
+  if (path == "/metrics") return ServeMetrics(connection, request);
   if (!options_->operator_only && (path == "/mcp" || path == "/")) {
     return RouteMcp(std::move(connection), std::move(request));
   }
@@ -232,7 +238,8 @@ void HttpServer::Route(std::shared_ptr<HttpConnection> connection, Request reque
   connection->Respond(404, {}, Error(jsonrpc_code::kInvalidRequest, "no such endpoint: " + path));
 }
 
-void HttpServer::ServeHealth(std::shared_ptr<HttpConnection> connection, const Request& request) {
+void HttpServer::ServeHealth(const std::shared_ptr<HttpConnection>& connection,
+                             const Request& request) {
   if (request.method() != beast_http::verb::get && request.method() != beast_http::verb::head) {
     return connection->Respond(405, {{"Allow", "GET"}}, "");
   }
@@ -240,7 +247,7 @@ void HttpServer::ServeHealth(std::shared_ptr<HttpConnection> connection, const R
   connection->Respond(200, {}, R"({"status":"ok"})");
 }
 
-void HttpServer::ServeReady(std::shared_ptr<HttpConnection> connection) {
+void HttpServer::ServeReady(const std::shared_ptr<HttpConnection>& connection) {
   if (!readiness_) return connection->Respond(200, {}, R"({"status":"ready"})");
   readiness_([connection](bool ready, std::string detail) {
     nlohmann::json body = {{"status", ready ? "ready" : "unavailable"}, {"detail", detail}};
@@ -248,7 +255,8 @@ void HttpServer::ServeReady(std::shared_ptr<HttpConnection> connection) {
   });
 }
 
-void HttpServer::ServeMetrics(std::shared_ptr<HttpConnection> connection, const Request& request) {
+void HttpServer::ServeMetrics(const std::shared_ptr<HttpConnection>& connection,
+                              const Request& request) {
   if (request.method() != beast_http::verb::get && request.method() != beast_http::verb::head) {
     return Refuse(connection, request, "-", 405, {{"Allow", "GET, HEAD"}},
                   Error(jsonrpc_code::kInvalidRequest, "Method not allowed"));
@@ -406,7 +414,7 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
   principal->Touch();
   if (stateless_ != nullptr && IsStatelessPost(request, message, session_id_given(request))) {
     // A leftover Mcp-Session-Id is ignored in this era.
-    return RouteStateless(std::move(connection), request, std::move(message), std::move(principal));
+    return RouteStateless(std::move(connection), request, message, std::move(principal));
   }
   if (!session && !Header(request, "mcp-session-id").empty()) {
     return Refuse(connection, request, principal->name(), 404, {},
@@ -439,17 +447,17 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
       sessions_[session->id()] = session;
     }
   }
-  asio::post(session->strand(), [session, connection, message = std::move(message)]() mutable {
+  asio::post(session->strand(), [session, connection, message = std::move(message)]() {
     if (message.kind == Kind::kRequest) {
-      session->HandleRequest(std::move(message), connection);
+      session->HandleRequest(message, connection);
     } else {
-      session->HandleOther(std::move(message), connection);
+      session->HandleOther(message, connection);
     }
   });
 }
 
 void HttpServer::RouteStateless(std::shared_ptr<HttpConnection> connection, const Request& request,
-                                jsonrpc::IncomingMessage message,
+                                const jsonrpc::IncomingMessage& message,
                                 std::shared_ptr<Principal> principal) {
   if (message.kind == Kind::kResponse) {
     // This era sends no requests to clients, so there is nothing a response could answer.

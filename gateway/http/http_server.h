@@ -66,9 +66,9 @@ class HttpServer {
   void Accept();
   // The route table: every path this server answers, in one place.
   void Route(std::shared_ptr<HttpConnection> connection, Request request);
-  void ServeHealth(std::shared_ptr<HttpConnection> connection, const Request& request);
-  void ServeReady(std::shared_ptr<HttpConnection> connection);
-  void ServeMetrics(std::shared_ptr<HttpConnection> connection, const Request& request);
+  void ServeHealth(const std::shared_ptr<HttpConnection>& connection, const Request& request);
+  void ServeReady(const std::shared_ptr<HttpConnection>& connection);
+  void ServeMetrics(const std::shared_ptr<HttpConnection>& connection, const Request& request);
   // Answers a request the server turns away before any dialect sees it, with its access line.
   void Refuse(const std::shared_ptr<HttpConnection>& connection, const Request& request,
               const std::string& principal, int status, HeaderList headers, std::string body);
@@ -78,7 +78,8 @@ class HttpServer {
   void RoutePost(std::shared_ptr<HttpConnection> connection, Request request,
                  std::shared_ptr<HttpSession> session, std::shared_ptr<Principal> principal);
   void RouteStateless(std::shared_ptr<HttpConnection> connection, const Request& request,
-                      jsonrpc::IncomingMessage message, std::shared_ptr<Principal> principal);
+                      const jsonrpc::IncomingMessage& message,
+                      std::shared_ptr<Principal> principal);
   std::shared_ptr<HttpSession> FindSession(const std::string& id) const;
   void ScheduleSweep();
 

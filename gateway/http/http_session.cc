@@ -69,8 +69,8 @@ bool HttpSession::Priming() const {
   return session_->protocol_version() >= "2025-11-25";
 }
 
-void HttpSession::HandleRequest(jsonrpc::IncomingMessage message,
-                                std::shared_ptr<HttpConnection> connection) {
+void HttpSession::HandleRequest(const jsonrpc::IncomingMessage& message,
+                                const std::shared_ptr<HttpConnection>& connection) {
   AssertOnStrand();
   Touch();
   // A request turned away here never reaches the dialect, so its line is written here.
@@ -85,7 +85,7 @@ void HttpSession::HandleRequest(jsonrpc::IncomingMessage message,
         404, {}, HttpConnection::ErrorBody(jsonrpc_code::kSessionNotFound, "Session not found"));
   }
   std::string key = RequestKey(message.body["id"]);
-  if (posts_.count(key) != 0) {
+  if (posts_.contains(key)) {
     refused(RequestOutcome::Error(jsonrpc_code::kInvalidRequest));
     return connection->Respond(
         200, SessionHeaders(),
@@ -111,18 +111,18 @@ void HttpSession::HandleRequest(jsonrpc::IncomingMessage message,
       if (!it->second.stream) self->attached_--;
     });
   });
-  session_->Handle(std::move(message));
+  session_->Handle(message);
 }
 
-void HttpSession::HandleOther(jsonrpc::IncomingMessage message,
-                              std::shared_ptr<HttpConnection> connection) {
+void HttpSession::HandleOther(const jsonrpc::IncomingMessage& message,
+                              const std::shared_ptr<HttpConnection>& connection) {
   AssertOnStrand();
   Touch();
   if (closed_.load()) {
     return connection->Respond(
         404, {}, HttpConnection::ErrorBody(jsonrpc_code::kSessionNotFound, "Session not found"));
   }
-  session_->Handle(std::move(message));
+  session_->Handle(message);
   connection->Respond(202, SessionHeaders(), "");
 }
 
@@ -146,10 +146,12 @@ void HttpSession::Route(OutboundMessage message) {
       return;
     }
     if (message.is_response) {
-      HeaderList headers = SessionHeaders();
-      post.connection->Respond(200, std::move(headers), std::move(message.payload));
+      // Counted out before the client can see the reply: a client that acts on it (an idle
+      // sweep, say) finds the session as the reply left it.
+      std::shared_ptr<HttpConnection> connection = std::move(post.connection);
       attached_--;
       posts_.erase(it);
+      connection->Respond(200, SessionHeaders(), std::move(message.payload));
       return;
     }
     post.stream = NewStream();
@@ -206,7 +208,7 @@ void HttpSession::Emit(Stream& stream, const std::string& payload) {
 }
 
 void HttpSession::Attach(const std::shared_ptr<Stream>& stream,
-                         std::shared_ptr<HttpConnection> connection, uint64_t after_seq,
+                         const std::shared_ptr<HttpConnection>& connection, uint64_t after_seq,
                          bool send_header) {
   if (stream->connection) Detach(*stream, /*end=*/true);  // a newer GET takes over
   stream->connection = connection;
@@ -239,10 +241,11 @@ void HttpSession::Attach(const std::shared_ptr<Stream>& stream,
 
 void HttpSession::Detach(Stream& stream, bool end) {
   if (!stream.connection) return;
-  if (end) stream.connection->EndStream();
+  std::shared_ptr<HttpConnection> connection = std::move(stream.connection);
   stream.connection = nullptr;
-  attached_--;
+  attached_--;  // before the client can see the end (see Route)
   Touch();
+  if (end) connection->EndStream();
 }
 
 void HttpSession::RetireStream(uint64_t id) {
@@ -254,8 +257,8 @@ void HttpSession::RetireStream(uint64_t id) {
   }
 }
 
-void HttpSession::OpenStream(std::string last_event_id,
-                             std::shared_ptr<HttpConnection> connection) {
+void HttpSession::OpenStream(const std::string& last_event_id,
+                             const std::shared_ptr<HttpConnection>& connection) {
   AssertOnStrand();
   Touch();
   if (closed_.load()) {
@@ -266,14 +269,14 @@ void HttpSession::OpenStream(std::string last_event_id,
     if (auto event = ParseEventId(last_event_id)) {
       auto it = streams_.find(event->stream);
       if (it != streams_.end()) {
-        return Attach(it->second, std::move(connection), event->seq, /*send_header=*/true);
+        return Attach(it->second, connection, event->seq, /*send_header=*/true);
       }
     }
     LG_LOG(kDebug) << "http: Last-Event-ID " << last_event_id
                    << " names no stream; opening the standalone stream";
   }
   // A fresh GET gets what was queued for the standalone stream while none was open.
-  Attach(standalone_, std::move(connection), standalone_->delivered, /*send_header=*/true);
+  Attach(standalone_, connection, standalone_->delivered, /*send_header=*/true);
 }
 
 void HttpSession::Close() {

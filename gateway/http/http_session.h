@@ -41,11 +41,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   const Strand& strand() const { return strand_; }
 
   // A POSTed request: answered on `connection` (JSON or SSE).
-  void HandleRequest(jsonrpc::IncomingMessage message, std::shared_ptr<HttpConnection> connection);
+  void HandleRequest(const jsonrpc::IncomingMessage& message,
+                     const std::shared_ptr<HttpConnection>& connection);
   // A POSTed notification or response: handed to the session, answered 202.
-  void HandleOther(jsonrpc::IncomingMessage message, std::shared_ptr<HttpConnection> connection);
+  void HandleOther(const jsonrpc::IncomingMessage& message,
+                   const std::shared_ptr<HttpConnection>& connection);
   // GET: the standalone stream, or the stream named by Last-Event-ID, replayed from there.
-  void OpenStream(std::string last_event_id, std::shared_ptr<HttpConnection> connection);
+  void OpenStream(const std::string& last_event_id,
+                  const std::shared_ptr<HttpConnection>& connection);
   // Ends the session: closes the McpSession and every open stream.
   void Close();
 
@@ -77,8 +80,9 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   void ClosePostStream(PendingPost& post);
   std::shared_ptr<Stream> NewStream();
   void Emit(Stream& stream, const std::string& payload);
-  void Attach(const std::shared_ptr<Stream>& stream, std::shared_ptr<HttpConnection> connection,
-              uint64_t after_seq, bool send_header);
+  void Attach(const std::shared_ptr<Stream>& stream,
+              const std::shared_ptr<HttpConnection>& connection, uint64_t after_seq,
+              bool send_header);
   void Detach(Stream& stream, bool end);
   void RetireStream(uint64_t id);
   HeaderList SessionHeaders() const;
