@@ -2,11 +2,9 @@
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
-#include <memory>
 #include <thread>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
 #include "common/log.h"
 #include "common/reload_signal.h"
 #include "gateway/actions/action_tools.h"
@@ -16,6 +14,7 @@
 #include "gateway/conformance/conformance_fixtures.h"
 #include "gateway/console/console.h"
 #include "gateway/core/gateway_metrics.h"
+#include "gateway/core/process_io_context.h"
 #include "gateway/dialects/loaf/loaf_dialect.h"
 #include "gateway/dialects/mcp_stateless/stateless_dialect.h"
 #include "gateway/http/grpc_health_probe.h"
@@ -31,20 +30,6 @@
 #include "labgate/serial/v1/serial.grpc.pb.h"
 
 namespace labgate::gateway {
-namespace {
-
-// gRPC's threads, which nothing here can join, may let go of the last reference to a
-// session, and so to its Asio strand, after the gateway has stopped; a strand must not
-// outlive its io_context. So each io_context lives as long as the process (and the work
-// still queued on it when it stopped is never run or destroyed).
-boost::asio::io_context& ProcessLifetimeIoContext() {
-  static absl::Mutex mutex(absl::kConstInit);
-  static auto* const kept = new std::vector<std::unique_ptr<boost::asio::io_context>>();
-  absl::MutexLock lock(&mutex);
-  return *kept->emplace_back(std::make_unique<boost::asio::io_context>());
-}
-
-}  // namespace
 
 // Everything the process runs, in the order it is built (and the reverse it is torn down).
 struct Application::Parts {
@@ -64,7 +49,7 @@ struct Application::Parts {
   std::unique_ptr<LabgatePrompts> prompts;
   std::unique_ptr<stateless::StatelessDialect> stateless;
   std::unique_ptr<loaf::LoafDialect> loaf;
-  boost::asio::io_context& io = ProcessLifetimeIoContext();
+  boost::asio::io_context& io = ProcessLifetimeIoContext();  // see there why
   std::unique_ptr<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
   std::vector<std::thread> io_threads;
   std::unique_ptr<ConformanceFixtures> fixtures;

@@ -10,12 +10,13 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
 
 #include "common/service_host.h"
-#include "gateway/core/run_or_queue_strand.h"
+#include "gateway/core/process_io_context.h"
 #include "gateway/tools/catalog_tools.h"
 #include "labgate/testing/catalog_test.grpc.pb.h"
 
@@ -158,13 +159,13 @@ class McpSessionTest : public ::testing::Test {
   std::unique_ptr<ToolInvoker> invoker_;
   std::unique_ptr<CatalogTools> tools_;
   McpServer server_;
-  boost::asio::io_context io_;
+  // The product's io_context (see there why): gRPC's threads may let go of the session, and
+  // of its strand, just after the test ends, or queue a late reply on it.
+  boost::asio::io_context& io_ = ProcessLifetimeIoContext();
   boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_ =
       boost::asio::make_work_guard(io_);
-  // labgate's own strand, as stdio uses: gRPC's threads may let go of the session (and so
-  // of its strand) just after the test ends, and this strand, unlike Asio's, may outlive
-  // its io_context.
-  RunOrQueueStrand strand_{io_};
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_ =
+      boost::asio::make_strand(io_);
   std::thread io_thread_;
   std::shared_ptr<McpSession> session_;
   std::mutex mutex_;

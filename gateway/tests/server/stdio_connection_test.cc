@@ -24,6 +24,7 @@
 
 #include "actions-service/actions_service.h"
 #include "common/service_host.h"
+#include "gateway/core/process_io_context.h"
 #include "gateway/transport/frame_decoder.h"
 #include "session-service/session_service.h"
 
@@ -77,7 +78,7 @@ class Output {
  private:
   void Read() {
     FrameDecoder decoder(1 << 24);
-    auto on_frame = [this](Frame frame) {
+    auto on_frame = [this](const Frame& frame) {
       std::lock_guard<std::mutex> lock(mutex_);
       json message = json::parse(frame.payload, nullptr, false);
       if (message.is_discarded()) {
@@ -87,7 +88,7 @@ class Output {
       }
       changed_.notify_all();
     };
-    auto on_error = [this](FrameError error) {
+    auto on_error = [this](const FrameError& error) {
       std::lock_guard<std::mutex> lock(mutex_);
       errors_.push_back("bad frame on stdout: " + error.message);
     };
@@ -217,7 +218,8 @@ class StdioConnectionTest : public ::testing::Test {
   McpServer server_;
   std::unique_ptr<stateless::StatelessDialect> stateless_;
   std::unique_ptr<loaf::LoafDialect> loaf_;
-  boost::asio::io_context io_;
+  // gRPC's threads may still hand it work after the test (see ProcessLifetimeIoContext).
+  boost::asio::io_context& io_ = ProcessLifetimeIoContext();
   std::unique_ptr<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_ =
       std::make_unique<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>(
           boost::asio::make_work_guard(io_));
@@ -332,7 +334,10 @@ TEST_F(StdioConnectionTest, InterleavedDialectsAreEachAnsweredInTheirOwnShapeAnd
     return m.value("method", "") == "event" &&
            m["params"].value("type", "") == "session.message.appended";
   });
-  ASSERT_TRUE(event.has_value()) << "no session.message.appended event";
+  if (!event.has_value()) {
+    ADD_FAILURE() << "no session.message.appended event";
+    return;
+  }
   EXPECT_FALSE(event->message.contains("id"));
   EXPECT_EQ(event->message["params"]["payload"]["session_id"], session_id);
 
