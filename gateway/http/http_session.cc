@@ -241,8 +241,7 @@ void HttpSession::Attach(const std::shared_ptr<Stream>& stream,
 
 void HttpSession::Detach(Stream& stream, bool end) {
   if (!stream.connection) return;
-  std::shared_ptr<HttpConnection> connection = std::move(stream.connection);
-  stream.connection = nullptr;
+  std::shared_ptr<HttpConnection> connection = std::move(stream.connection);  // leaves it null
   attached_--;  // before the client can see the end (see Route)
   Touch();
   if (end) connection->EndStream();
