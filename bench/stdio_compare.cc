@@ -8,14 +8,16 @@
 // gRPC call, no device), `get_session` (a SQLite read), `append_message` (a durable write:
 // one fsync per group commit) and `supportive_reply` (an action); optionally `echo` on a
 // server built with the v2 SDK, and the same labgate cases on another labgate build
-// (--labgate-before), to measure a change before and after in one run.
+// (--labgate-before), to measure a change before and after in one run; and `echo` on the
+// floor server (bench/stdio_floor.cc, --floor), alone and paying one in-process gRPC call:
+// what any server, and any server that crosses gRPC, pays on this machine with this client.
 //
 // C++ and one thread with no JSON parser on the hot path, so that the client does not cap
 // the faster server: a reply is matched by its top-level "id", found by a small scanner.
 //
 //   labgate_stdio_compare --labgate BIN --node NODE --everything INDEX_JS [--v2 SCRIPT]
-//                         [--labgate-before BIN] [--seconds 3] [--rounds 3] [--levels 1,16,64]
-//                         [--cases a,b]
+//                         [--labgate-before BIN] [--floor BIN] [--seconds 3] [--rounds 3]
+//                         [--levels 1,16,64] [--cases a,b]
 //
 // A readable table goes to stderr, one JSON report to stdout.
 #include <fcntl.h>
@@ -60,6 +62,7 @@ class Child {
       int log = open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       if (log >= 0) dup2(log, 2);
       std::vector<char*> args;
+      args.reserve(argv.size() + 1);
       for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
       args.push_back(nullptr);
       execv(args[0], args.data());
@@ -365,6 +368,7 @@ struct Options {
   std::string everything;
   std::string v2;
   std::string labgate_before;  // another labgate build, measured beside (before/after)
+  std::string floor;           // labgate_stdio_floor
   double seconds = 3;
   int rounds = 3;
   std::vector<int> levels = {1, 16, 64};
@@ -386,6 +390,8 @@ Options ParseOptions(int argc, char** argv) {
       options.v2 = value;
     } else if (flag == "--labgate-before") {
       options.labgate_before = value;
+    } else if (flag == "--floor") {
+      options.floor = value;
     } else if (flag == "--seconds") {
       options.seconds = std::stod(value);
     } else if (flag == "--rounds") {
@@ -402,8 +408,8 @@ Options ParseOptions(int argc, char** argv) {
   if (options.labgate.empty() || options.node.empty() || options.everything.empty()) {
     throw std::runtime_error(
         "usage: labgate_stdio_compare --labgate BIN --node NODE --everything INDEX_JS "
-        "[--v2 SCRIPT] [--labgate-before BIN] [--seconds S] [--rounds N] [--levels 1,16,64] "
-        "[--cases a,b]");
+        "[--v2 SCRIPT] [--labgate-before BIN] [--floor BIN] [--seconds S] [--rounds N] "
+        "[--levels 1,16,64] [--cases a,b]");
   }
   return options;
 }
@@ -461,6 +467,15 @@ int Run(const Options& options, const std::string& work) {
                                  "--log-level", "warning"},
         work + "/labgate-before.log");
   }
+  std::unique_ptr<Server> floor;
+  std::unique_ptr<Server> floor_grpc;
+  if (!options.floor.empty()) {
+    floor = std::make_unique<Server>("floor", std::vector<std::string>{options.floor},
+                                     work + "/floor.log");
+    floor_grpc = std::make_unique<Server>("floor+grpc",
+                                          std::vector<std::string>{options.floor, "--grpc-hop"},
+                                          work + "/floor-grpc.log");
+  }
   std::string pids = "labgate pid " + std::to_string(labgate.pid()) + ", server-everything pid " +
                      std::to_string(everything.pid());
   if (v2) pids += ", v2 pid " + std::to_string(v2->pid());
@@ -473,6 +488,8 @@ int Run(const Options& options, const std::string& work) {
   everything.Initialize();
   if (v2) v2->Initialize();
   if (before) before->Initialize();
+  if (floor) floor->Initialize();
+  if (floor_grpc) floor_grpc->Initialize();
   usleep(500 * 1000);
   json rss = {{"labgate_idle_mb", RssKilobytes(labgate.pid()) / 1024.0},
               {"server_everything_idle_mb", RssKilobytes(everything.pid()) / 1024.0}};
@@ -485,6 +502,10 @@ int Run(const Options& options, const std::string& work) {
     for (Case& c : LabgateCases(before.get())) all.push_back(std::move(c));
   }
   if (v2) all.push_back({"v2-sdk echo", v2.get(), "echo", {{"message", "hello"}}});
+  if (floor) all.push_back({"floor echo", floor.get(), "echo", {{"message", "hello"}}});
+  if (floor_grpc) {
+    all.push_back({"floor+grpc echo", floor_grpc.get(), "echo", {{"message", "hello"}}});
+  }
   std::vector<Case> cases;
   for (const Case& c : all) {
     if (options.cases.empty() ||
