@@ -9,7 +9,8 @@
 // one fsync per group commit) and `supportive_reply` (an action); optionally `echo` on a
 // server built with the v2 SDK, and the same labgate cases on another labgate build
 // (--labgate-before), to measure a change before and after in one run; and `echo` on the
-// floor server (bench/stdio_floor.cc, --floor), alone and paying one in-process gRPC call:
+// floor server (bench/stdio_floor.cc, --floor): alone, paying one in-process gRPC call per
+// tools/call, and paying one message each way on a long-lived gRPC stream instead. That is
 // what any server, and any server that crosses gRPC, pays on this machine with this client.
 //
 // C++ and one thread with no JSON parser on the hot path, so that the client does not cap
@@ -469,12 +470,16 @@ int Run(const Options& options, const std::string& work) {
   }
   std::unique_ptr<Server> floor;
   std::unique_ptr<Server> floor_grpc;
+  std::unique_ptr<Server> floor_stream;
   if (!options.floor.empty()) {
     floor = std::make_unique<Server>("floor", std::vector<std::string>{options.floor},
                                      work + "/floor.log");
     floor_grpc = std::make_unique<Server>("floor+grpc",
                                           std::vector<std::string>{options.floor, "--grpc-hop"},
                                           work + "/floor-grpc.log");
+    floor_stream = std::make_unique<Server>(
+        "floor+stream", std::vector<std::string>{options.floor, "--grpc-stream"},
+        work + "/floor-stream.log");
   }
   std::string pids = "labgate pid " + std::to_string(labgate.pid()) + ", server-everything pid " +
                      std::to_string(everything.pid());
@@ -490,6 +495,7 @@ int Run(const Options& options, const std::string& work) {
   if (before) before->Initialize();
   if (floor) floor->Initialize();
   if (floor_grpc) floor_grpc->Initialize();
+  if (floor_stream) floor_stream->Initialize();
   usleep(500 * 1000);
   json rss = {{"labgate_idle_mb", RssKilobytes(labgate.pid()) / 1024.0},
               {"server_everything_idle_mb", RssKilobytes(everything.pid()) / 1024.0}};
@@ -505,6 +511,7 @@ int Run(const Options& options, const std::string& work) {
   if (floor) all.push_back({"floor echo", floor.get(), "echo", {{"message", "hello"}}});
   if (floor_grpc) {
     all.push_back({"floor+grpc echo", floor_grpc.get(), "echo", {{"message", "hello"}}});
+    all.push_back({"floor+stream echo", floor_stream.get(), "echo", {{"message", "hello"}}});
   }
   std::vector<Case> cases;
   for (const Case& c : all) {

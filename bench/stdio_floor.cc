@@ -3,25 +3,36 @@
 // and method by searching the line, and writes a fixed result, all on one thread, the
 // replies to one read in one write (as labgate does). With --grpc-hop every tools/call also
 // makes one in-process gRPC call on labgate's InlineUnaryServer, the transport of the
-// embedded gateway's tool calls, and answers with what came back.
+// embedded gateway's tool calls, and answers with what came back. With --grpc-stream each
+// tools/call is instead one message each way on a single long-lived in-process bidi stream
+// (serialized, on one completion queue this thread drains): a gRPC hop without a call per
+// request, which labgate does not have.
 //
 // So "floor echo" is what the pipes, the wake-ups and the benchmark's client cost whatever
-// the server, and "floor+grpc echo" adds the bare hop that the issue requires of labgate.
+// the server, and "floor+grpc echo" adds the bare hop that labgate's tool calls pay.
 // It understands the benchmark client's requests only (no JSON parser: the first "id" and
 // "method" members of a line are taken as the request's).
 //
-//   labgate_stdio_floor [--grpc-hop]
+//   labgate_stdio_floor [--grpc-hop | --grpc-stream]
 #include <google/protobuf/wrappers.pb.h>
 #include <grpcpp/client_context.h>
+#include <grpcpp/generic/async_generic_service.h>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/impl/codegen/proto_utils.h>
+#include <grpcpp/server.h>
+#include <grpcpp/server_builder.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/inline_unary.h"
 
@@ -30,6 +41,128 @@ namespace {
 using google::protobuf::StringValue;
 
 constexpr char kEchoMethod[] = "/labgate.bench.Floor/Echo";
+constexpr char kStreamMethod[] = "/labgate.bench.Floor/EchoStream";
+
+grpc::ByteBuffer Serialized(const StringValue& message) {
+  grpc::ByteBuffer buffer;
+  bool own = false;
+  if (!grpc::SerializationTraits<StringValue>::Serialize(message, &buffer, &own).ok()) {
+    std::abort();
+  }
+  return buffer;
+}
+
+StringValue Parsed(grpc::ByteBuffer* buffer) {
+  StringValue message;
+  if (!grpc::SerializationTraits<StringValue>::Deserialize(buffer, &message).ok()) std::abort();
+  return message;
+}
+
+// One in-process bidi stream that echoes StringValue messages, both ends on one completion
+// queue that the calling thread drains. A stream takes one write at a time at each end, so
+// messages wait in a queue for the write before them to complete.
+class StreamHop {
+ public:
+  StreamHop() {
+    grpc::ServerBuilder builder;
+    builder.RegisterAsyncGenericService(&service_);
+    queue_ = builder.AddCompletionQueue();
+    server_ = builder.BuildAndStart();
+    if (!server_) std::abort();
+    stub_ =
+        std::make_unique<grpc::GenericStub>(server_->InProcessChannel(grpc::ChannelArguments()));
+    service_.RequestCall(&server_context_, &server_stream_, queue_.get(), queue_.get(), &kAccepted);
+    client_ = stub_->PrepareCall(&client_context_, kStreamMethod, queue_.get());
+    client_->StartCall(&kStarted);
+  }
+  ~StreamHop() {
+    client_context_.TryCancel();
+    server_->Shutdown(std::chrono::system_clock::now());
+    queue_->Shutdown();
+    void* tag = nullptr;
+    bool ok = false;
+    while (queue_->Next(&tag, &ok)) {
+    }
+  }
+  StreamHop(const StreamHop&) = delete;
+  StreamHop& operator=(const StreamHop&) = delete;
+
+  void Send(std::string text) {
+    StringValue message;
+    message.set_value(std::move(text));
+    client_writes_.push_back(Serialized(message));
+    ++awaited_;
+    WriteNext(client_.get(), &client_writes_, &client_writing_, &kClientWrote, client_started_);
+  }
+
+  // The answers to everything sent, in order.
+  std::vector<std::string> TakeAnswers() {
+    while (answers_.size() < awaited_) Step();
+    awaited_ = 0;
+    return std::exchange(answers_, {});
+  }
+
+ private:
+  // The tags: which completion is which.
+  static inline char kAccepted, kStarted, kClientWrote, kClientRead, kServerRead, kServerWrote;
+
+  template <typename Stream>
+  static void WriteNext(Stream* stream, std::deque<grpc::ByteBuffer>* queue, bool* writing,
+                        void* tag, bool ready) {
+    if (!ready || *writing || queue->empty()) return;
+    *writing = true;
+    stream->Write(queue->front(), tag);
+    queue->pop_front();
+  }
+
+  void Step() {
+    void* tag = nullptr;
+    bool ok = false;
+    if (!queue_->Next(&tag, &ok)) std::abort();
+    if (tag == &kAccepted) {
+      server_accepted_ = true;
+      server_stream_.Read(&server_read_, &kServerRead);
+    } else if (tag == &kStarted) {
+      client_started_ = true;
+      client_->Read(&client_read_, &kClientRead);
+      WriteNext(client_.get(), &client_writes_, &client_writing_, &kClientWrote, true);
+    } else if (tag == &kClientWrote) {
+      client_writing_ = false;
+      WriteNext(client_.get(), &client_writes_, &client_writing_, &kClientWrote, true);
+    } else if (tag == &kServerRead) {
+      if (!ok) std::abort();
+      server_writes_.push_back(Serialized(Parsed(&server_read_)));
+      WriteNext(&server_stream_, &server_writes_, &server_writing_, &kServerWrote, true);
+      server_stream_.Read(&server_read_, &kServerRead);
+    } else if (tag == &kServerWrote) {
+      server_writing_ = false;
+      WriteNext(&server_stream_, &server_writes_, &server_writing_, &kServerWrote, true);
+    } else if (tag == &kClientRead) {
+      if (!ok) std::abort();
+      answers_.push_back(Parsed(&client_read_).value());
+      client_->Read(&client_read_, &kClientRead);
+    }
+  }
+
+  grpc::AsyncGenericService service_;
+  std::unique_ptr<grpc::ServerCompletionQueue> queue_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<grpc::GenericStub> stub_;
+  grpc::GenericServerContext server_context_;
+  grpc::GenericServerAsyncReaderWriter server_stream_{&server_context_};
+  grpc::ClientContext client_context_;
+  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> client_;
+  bool server_accepted_ = false;
+  bool client_started_ = false;
+  bool client_writing_ = false;
+  bool server_writing_ = false;
+  std::deque<grpc::ByteBuffer> client_writes_;
+  std::deque<grpc::ByteBuffer> server_writes_;
+  grpc::ByteBuffer client_read_;
+  grpc::ByteBuffer server_read_;
+  size_t awaited_ = 0;
+  std::vector<std::string> answers_;
+};
 
 // The raw text of member `key`'s value (a number or a string with its quotes), or empty.
 std::string_view RawMember(std::string_view line, std::string_view key) {
@@ -52,8 +185,11 @@ std::string_view RawMember(std::string_view line, std::string_view key) {
 
 class FloorServer {
  public:
-  explicit FloorServer(bool grpc_hop) {
-    if (!grpc_hop) return;
+  enum class Hop { kNone, kUnaryCall, kStreamMessage };
+
+  explicit FloorServer(Hop hop) {
+    if (hop == Hop::kStreamMessage) stream_ = std::make_unique<StreamHop>();
+    if (hop != Hop::kUnaryCall) return;
     hop_ = std::make_unique<labgate::InlineUnaryServer>();
     hop_->Add(kEchoMethod, StringValue::default_instance(), StringValue::default_instance(),
               [](labgate::UnaryCall* call, const google::protobuf::Message* request,
@@ -86,6 +222,7 @@ class FloorServer {
         Answer(std::string_view(input.data() + start, newline - start));
       }
       input.erase(0, start);
+      if (stream_) AppendStreamAnswers();
       if (!WriteAll()) return 1;
     }
   }
@@ -95,6 +232,18 @@ class FloorServer {
     const std::string_view id = RawMember(line, "id");
     if (id.empty()) return;  // a notification
     const std::string_view method = RawMember(line, "method");
+    if (method == R"("tools/call")") {
+      std::string_view message = RawMember(line, "message");
+      if (message.size() >= 2) message = message.substr(1, message.size() - 2);
+      if (stream_) {
+        // Answered once the stream has brought back every message of this read.
+        stream_->Send(std::string(message));
+        stream_ids_.emplace_back(id);
+        return;
+      }
+      AppendEcho(id, hop_ ? ThroughGrpc(message) : message);
+      return;
+    }
     out_ += R"({"jsonrpc":"2.0","id":)";
     out_ += id;
     if (method == R"("initialize")") {
@@ -103,16 +252,24 @@ class FloorServer {
     } else if (method == R"("tools/list")") {
       out_ += R"(,"result":{"tools":[{"name":"echo","inputSchema":{"type":"object",)"
               R"("properties":{"message":{"type":"string"}}}}]}})";
-    } else if (method == R"("tools/call")") {
-      std::string_view message = RawMember(line, "message");
-      if (message.size() >= 2) message = message.substr(1, message.size() - 2);
-      out_ += R"(,"result":{"content":[{"type":"text","text":"Echo: )";
-      out_ += hop_ ? ThroughGrpc(message) : std::string(message);
-      out_ += R"("}]}})";
     } else {
       out_ += R"(,"error":{"code":-32601,"message":"method not found"}})";
     }
     out_ += '\n';
+  }
+
+  void AppendEcho(std::string_view id, std::string_view message) {
+    out_ += R"({"jsonrpc":"2.0","id":)";
+    out_ += id;
+    out_ += R"(,"result":{"content":[{"type":"text","text":"Echo: )";
+    out_ += message;
+    out_ += "\"}]}}\n";
+  }
+
+  void AppendStreamAnswers() {
+    const std::vector<std::string> answers = stream_->TakeAnswers();
+    for (size_t i = 0; i < answers.size(); ++i) AppendEcho(stream_ids_[i], answers[i]);
+    stream_ids_.clear();
   }
 
   // `text` there and back through one unary call on the in-process server.
@@ -144,17 +301,23 @@ class FloorServer {
   }
 
   std::unique_ptr<labgate::InlineUnaryServer> hop_;
+  std::unique_ptr<StreamHop> stream_;
+  std::vector<std::string> stream_ids_;  // of the calls sent on the stream, in order
   std::string out_;
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool grpc_hop = argc > 1 && std::strcmp(argv[1], "--grpc-hop") == 0;
-  if (argc > 2 || (argc == 2 && !grpc_hop)) {
-    std::fprintf(stderr, "usage: labgate_stdio_floor [--grpc-hop]\n");
+  FloorServer::Hop hop = FloorServer::Hop::kNone;
+  if (argc == 2 && std::strcmp(argv[1], "--grpc-hop") == 0) {
+    hop = FloorServer::Hop::kUnaryCall;
+  } else if (argc == 2 && std::strcmp(argv[1], "--grpc-stream") == 0) {
+    hop = FloorServer::Hop::kStreamMessage;
+  } else if (argc != 1) {
+    std::fprintf(stderr, "usage: labgate_stdio_floor [--grpc-hop | --grpc-stream]\n");
     return 2;
   }
-  FloorServer server(grpc_hop);
+  FloorServer server(hop);
   return server.Serve();
 }
