@@ -4,12 +4,18 @@
 //   1. command round trip (write "*IDN?" + read the reply) to a simulated SCPI instrument,
 //      gateway against direct, in alternating blocks; through the gateway both as two tool
 //      calls (`write`, then `read`) and as one (`query`: round_trip_query in the report);
+//      and, when bench/labgate_stdio_floor is built, the floor under a `query` in the same
+//      blocks: a tools/call to that server (nothing but stdio) and to it paying one
+//      in-process gRPC call, each plus direct libserialport's round trip;
 //   2. a 1 MiB binary transfer each way (instrument -> host, host -> instrument);
 //   3. eight ports active at once through one gateway.
 // Sets up the pty harness itself (tests/serial_harness: private mount namespace and
 // tiocm shim), so it needs root, like the pty tests. Prints one JSON report on stdout.
 //
 // Usage: labgate_serial_bench LABGATE_BINARY [round_trips] [round_trips_per_port_of_8]
+//                             [OTHER_LABGATE_BINARY]
+// With another labgate build, its `query` is measured in the same blocks too
+// (round_trip_query.other_build): a change measured before and after in one run.
 #include <fcntl.h>
 #include <libserialport.h>
 #include <signal.h>
@@ -77,7 +83,13 @@ json Summary(const std::vector<double>& us) {
 // thread hand-off in the benchmark, as the direct side gets its bytes.
 class Gateway {
  public:
-  Gateway(const std::string& binary, const std::string& data_dir) {
+  // Embedded labgate with its data in `data_dir`.
+  Gateway(const std::string& binary, const std::string& data_dir)
+      : Gateway(
+            std::vector<std::string>{binary, "--data-dir", data_dir, "--log-level", "warning"}) {}
+
+  // Any stdio MCP server (the floor server).
+  explicit Gateway(const std::vector<std::string>& argv) {
     int to_child[2];
     int from_child[2];
     if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0) {
@@ -87,8 +99,11 @@ class Gateway {
     if (pid_ == 0) {
       dup2(to_child[0], 0);
       dup2(from_child[1], 1);
-      execl(binary.c_str(), binary.c_str(), "--data-dir", data_dir.c_str(), "--log-level",
-            "warning", static_cast<char*>(nullptr));
+      std::vector<char*> args;
+      args.reserve(argv.size() + 1);
+      for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+      args.push_back(nullptr);
+      execv(args[0], args.data());
       _exit(127);
     }
     close(to_child[0]);
@@ -130,8 +145,9 @@ class Gateway {
       if (!open) closed_ = true;
       replied_.notify_all();  // replies for others, or the pipe is free to read
     }
-    if (!waiting_[id].has_value()) throw std::runtime_error("labgate closed stdout");
-    json reply = std::move(*waiting_[id]);
+    std::optional<json>& answer = waiting_[id];
+    if (!answer.has_value()) throw std::runtime_error("labgate closed stdout");
+    json reply = std::move(*answer);
     waiting_.erase(id);
     return reply;
   }
@@ -250,8 +266,23 @@ void Expect(bool ok, const std::string& what) {
   if (!ok) throw std::runtime_error(what);
 }
 
+// The floor server, alone and with its gRPC hop (bench/stdio_floor.cc).
+struct Floors {
+  std::unique_ptr<Gateway> bare;
+  std::unique_ptr<Gateway> grpc;
+  std::unique_ptr<Gateway> other_build;  // another labgate build, for its `query`
+};
+
+// One `echo` tools/call to a floor server.
+void FloorEcho(Gateway& floor) {
+  json reply =
+      floor.Call("tools/call", {{"name", "echo"}, {"arguments", {{"message", kInstrumentId}}}});
+  const std::string text = reply["result"]["content"][0].value("text", "");
+  Expect(text == std::string("Echo: ") + kInstrumentId, "floor echo " + reply.dump());
+}
+
 // 1. Round trips: alternating blocks of gateway and direct calls on the same pty.
-json RoundTrips(Gateway& gateway, const std::string& path, int total) {
+json RoundTrips(Gateway& gateway, const Floors& floors, const std::string& path, int total) {
   constexpr int kBlocks = 10;
   constexpr int kWarmup = 50;
   const int per_block = std::max(1, total / kBlocks);
@@ -259,6 +290,9 @@ json RoundTrips(Gateway& gateway, const std::string& path, int total) {
   std::vector<double> direct;
   std::vector<double> gateway_write;
   std::vector<double> gateway_query;  // the same exchange as one `query` tool call
+  std::vector<double> floor_bare;     // a tools/call to the floor server
+  std::vector<double> floor_grpc;     // the same, paying one in-process gRPC call
+  std::vector<double> other_query;    // `query` through the other labgate build
   // Where the gateway's time goes: a bare MCP ping (stdio + JSON-RPC), and the same two
   // tool calls on a loop:// port (gRPC in-process + the port worker, no device).
   std::vector<double> ping;
@@ -293,14 +327,36 @@ json RoundTrips(Gateway& gateway, const std::string& path, int total) {
         gateway_write.push_back(Micros(wrote - start));
       }
     }
-    for (int i = 0; i < kWarmup + per_block; ++i) {
-      const auto start = Clock::now();
-      json reply = gateway.Tool("query", {{"port_name", path}, {"data", "*IDN?"}});
-      const auto end = Clock::now();
-      Expect(reply.value("data", "") == kInstrumentId, "gateway query " + reply.dump());
-      if (i >= kWarmup) gateway_query.push_back(Micros(end - start));
-    }
+    const auto queries = [&](Gateway& through, std::vector<double>& latencies) {
+      through.Tool("open_port", OpenArgs(path));
+      for (int i = 0; i < kWarmup + per_block; ++i) {
+        const auto start = Clock::now();
+        json reply = through.Tool("query", {{"port_name", path}, {"data", "*IDN?"}});
+        const auto end = Clock::now();
+        Expect(reply.value("data", "") == kInstrumentId, "gateway query " + reply.dump());
+        if (i >= kWarmup) latencies.push_back(Micros(end - start));
+      }
+      through.Tool("close", {{"port_name", path}});
+    };
     gateway.Tool("close", {{"port_name", path}});
+    // Which build goes first alternates between blocks.
+    if (floors.other_build && block % 2 == 1) queries(*floors.other_build, other_query);
+    queries(gateway, gateway_query);
+    if (floors.other_build && block % 2 == 0) queries(*floors.other_build, other_query);
+
+    if (floors.bare) {
+      for (int i = 0; i < kWarmup + per_block; ++i) {
+        const auto start = Clock::now();
+        FloorEcho(*floors.bare);
+        const auto bare = Clock::now();
+        FloorEcho(*floors.grpc);
+        const auto end = Clock::now();
+        if (i >= kWarmup) {
+          floor_bare.push_back(Micros(bare - start));
+          floor_grpc.push_back(Micros(end - bare));
+        }
+      }
+    }
 
     DirectPort port(path);
     for (int i = 0; i < kWarmup + per_block; ++i) {
@@ -320,6 +376,20 @@ json RoundTrips(Gateway& gateway, const std::string& path, int total) {
                 {"direct", Summary(direct)},
                 {"ratio_p50", query_p50 / direct_p50},
                 {"added_p50_us", query_p50 - direct_p50}};
+  if (!other_query.empty()) {
+    query["other_build"] = {{"gateway", Summary(other_query)},
+                            {"ratio_p50", Percentile(other_query, 0.5) / direct_p50}};
+  }
+  if (!floor_bare.empty()) {
+    // What a gateway doing nothing but relaying would take at least: its stdio round trip
+    // (and gRPC hop) plus the instrument's exchange as direct libserialport sees it.
+    const double bare_p50 = Percentile(floor_bare, 0.5);
+    const double grpc_p50 = Percentile(floor_grpc, 0.5);
+    query["floor"] = {{"stdio_tool_call", Summary(floor_bare)},
+                      {"stdio_tool_call_with_grpc_hop", Summary(floor_grpc)},
+                      {"stdio_plus_direct_ratio_p50", (bare_p50 + direct_p50) / direct_p50},
+                      {"stdio_grpc_plus_direct_ratio_p50", (grpc_p50 + direct_p50) / direct_p50}};
+  }
   return {{"query", std::move(query)},
           {"gateway", Summary(through_gateway)},
           {"gateway_ping", Summary(ping)},
@@ -489,7 +559,9 @@ json EightPorts(Gateway& gateway, const std::vector<std::unique_ptr<PtyDevice>>&
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s LABGATE_BINARY [round_trips] [round_trips_per_port_of_8]\n",
+    std::fprintf(stderr,
+                 "usage: %s LABGATE_BINARY [round_trips] [round_trips_per_port_of_8] "
+                 "[OTHER_LABGATE_BINARY]\n",
                  argv[0]);
     return 2;
   }
@@ -517,9 +589,27 @@ int main(int argc, char** argv) {
     char data_template[] = "/tmp/labgate-serial-bench-XXXXXX";
     const std::string data_dir = mkdtemp(data_template);
     json report;
+    std::string other_data_dir;
     {
       Gateway gateway(binary, data_dir);
-      json round_trips_report = RoundTrips(gateway, devices[0]->path(), round_trips);
+      Floors floors;
+      const std::filesystem::path floor_binary =
+          std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() /
+          "labgate_stdio_floor";
+      if (std::filesystem::exists(floor_binary)) {
+        floors.bare = std::make_unique<Gateway>(std::vector<std::string>{floor_binary});
+        floors.grpc =
+            std::make_unique<Gateway>(std::vector<std::string>{floor_binary, "--grpc-hop"});
+      } else {
+        std::fprintf(stderr, "no %s: round_trip_query has no floor figures\n",
+                     floor_binary.c_str());
+      }
+      if (argc > 4) {
+        char other_template[] = "/tmp/labgate-serial-bench-other-XXXXXX";
+        other_data_dir = mkdtemp(other_template);
+        floors.other_build = std::make_unique<Gateway>(argv[4], other_data_dir);
+      }
+      json round_trips_report = RoundTrips(gateway, floors, devices[0]->path(), round_trips);
       report["round_trip_query"] = std::move(round_trips_report["query"]);
       round_trips_report.erase("query");
       report["round_trip"] = std::move(round_trips_report);
@@ -531,6 +621,7 @@ int main(int argc, char** argv) {
       report["transfer_1MiB_host_to_instrument"] = TransferOut(gateway, *devices[2]);
     }
     std::filesystem::remove_all(data_dir);
+    if (!other_data_dir.empty()) std::filesystem::remove_all(other_data_dir);
     std::printf("%s\n", report.dump(2).c_str());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "serial bench: %s\n", e.what());

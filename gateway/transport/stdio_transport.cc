@@ -177,11 +177,18 @@ void StdioTransport::Accept(Framing framing, std::string payload, bool may_write
       accepted_total_ += frame.size();
       if (holding_) {
         held_ += frame;
-        if (held_.size() < kBatchBytes) return;
-        // A full batch goes to the writer now; holding goes on.
+        if (held_.size() < kBatchBytes && !release_with_next_) return;
         frame = std::move(held_);
         held_.clear();
-        may_write_here = false;
+        if (release_with_next_) {
+          // The read's last message answered: what was held goes out with it, written by the
+          // reader as ReleaseHeld would.
+          holding_ = false;
+          release_with_next_ = false;
+          may_write_here = may_write_here || t_reading_for == this;
+        } else {
+          may_write_here = false;  // a full batch goes to the writer now; holding goes on
+        }
       }
       // With nothing ahead of it, a small frame is written by the sending thread: one
       // thread hand-off less per reply.
@@ -241,6 +248,7 @@ void StdioTransport::ReleaseHeld() {
   {
     absl::MutexLock lock(&mu_);
     holding_ = false;
+    release_with_next_ = false;
     if (held_.empty()) return;
     // Written here under the same conditions as SendDirect's; a larger batch goes to the writer,
     // which may block.
@@ -289,6 +297,10 @@ bool StdioTransport::WaitForOutputRoom() {
 void StdioTransport::ReaderLoop() {
   t_reading_for = this;
   auto on_frame = [this](Frame frame) {
+    if (decoder_.buffered_bytes() == 0) {
+      absl::MutexLock lock(&mu_);
+      release_with_next_ = holding_;
+    }
     if (callbacks_.on_frame) RunCallback([&] { callbacks_.on_frame(std::move(frame)); });
   };
   auto on_error = [this](FrameError error) {

@@ -115,8 +115,11 @@ class StdioTransport {
   bool writing_ ABSL_GUARDED_BY(mu_) = false;       // a thread is writing to output_fd
   std::deque<std::string> queue_ ABSL_GUARDED_BY(mu_);
   // While the reader feeds one read's input to the decoder, every accepted frame is appended
-  // here, in order, and goes out in one piece when that input is done.
+  // here, in order, and goes out in one piece when that input is done, or with the first
+  // frame accepted once the read's last message is being handled (release_with_next_): its
+  // reply then goes out before the call behind it is torn down.
   bool holding_ ABSL_GUARDED_BY(mu_) = false;
+  bool release_with_next_ ABSL_GUARDED_BY(mu_) = false;
   std::string held_ ABSL_GUARDED_BY(mu_);
   size_t queued_bytes_ ABSL_GUARDED_BY(mu_) = 0;  // queue_ plus the batch being written
   uint64_t accepted_total_ ABSL_GUARDED_BY(mu_) = 0;

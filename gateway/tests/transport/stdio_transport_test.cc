@@ -627,6 +627,30 @@ TEST_F(StdioTransportDirectWriteTest, RepliesToRequestsReadTogetherLeaveInOneWri
   EXPECT_EQ(output.NextWrite(), "echo:[6]\n");
 }
 
+TEST_F(StdioTransportDirectWriteTest, TheReplyToAReadsLastRequestLeavesBeforeItsHandlerReturns) {
+  // The reply to the last request of a read goes out (with the replies held before it) as
+  // soon as it is sent, not when its handler returns: what a handler does after answering
+  // (tearing its call down) is not in the client's wait.
+  SeqPacketOutput output;
+  StdioTransport::Options options;
+  options.output_fd = output.write_fd();
+  std::mutex mutex;
+  std::vector<std::string> seen_by_handlers;  // what had been written when each handler ended
+  StartTransport(options, [&](StdioTransport& t, const Frame& f) {
+    t.SendDirect(f.framing, "echo:" + f.payload);
+    const std::string written = output.NextWrite(0ms);
+    const std::lock_guard<std::mutex> lock(mutex);
+    seen_by_handlers.push_back(written);
+  });
+  WriteAllTo(in_.write_fd(), "[1]\n[2]\n[3]\n");
+  ASSERT_TRUE(events_.WaitForFrames(3));
+  WriteAllTo(in_.write_fd(), "[4]\n");
+  ASSERT_TRUE(events_.WaitForFrames(4));
+  const std::lock_guard<std::mutex> lock(mutex);
+  EXPECT_THAT(seen_by_handlers,
+              ElementsAre("", "", "echo:[1]\necho:[2]\necho:[3]\n", "echo:[4]\n"));
+}
+
 TEST_F(StdioTransportDirectWriteTest, OutputFromOtherThreadsWhileRepliesAreHeldKeepsItsOrder) {
   // While the reader works through a read, a message another thread sends comes out after the
   // replies accepted before it and before those accepted after it.
