@@ -12,13 +12,15 @@
 // floor server (bench/stdio_floor.cc, --floor): alone, paying one in-process gRPC call per
 // tools/call, and paying one message each way on a long-lived gRPC stream instead. That is
 // what any server, and any server that crosses gRPC, pays on this machine with this client.
+// With --floor-spin-us N, also the floor polling stdin for N µs after each read instead of
+// sleeping at once (what a server would gain by spending CPU between requests).
 //
 // C++ and one thread with no JSON parser on the hot path, so that the client does not cap
 // the faster server: a reply is matched by its top-level "id", found by a small scanner.
 //
 //   labgate_stdio_compare --labgate BIN --node NODE --everything INDEX_JS [--v2 SCRIPT]
-//                         [--labgate-before BIN] [--floor BIN] [--seconds 3] [--rounds 3]
-//                         [--levels 1,16,64] [--cases a,b]
+//                         [--labgate-before BIN] [--floor BIN] [--floor-spin-us N] [--seconds 3]
+//                         [--rounds 3] [--levels 1,16,64] [--cases a,b]
 //
 // A readable table goes to stderr, one JSON report to stdout.
 #include <fcntl.h>
@@ -370,6 +372,7 @@ struct Options {
   std::string v2;
   std::string labgate_before;  // another labgate build, measured beside (before/after)
   std::string floor;           // labgate_stdio_floor
+  int floor_spin_us = 0;       // also the floor polling stdin this long after each read
   double seconds = 3;
   int rounds = 3;
   std::vector<int> levels = {1, 16, 64};
@@ -393,6 +396,8 @@ Options ParseOptions(int argc, char** argv) {
       options.labgate_before = value;
     } else if (flag == "--floor") {
       options.floor = value;
+    } else if (flag == "--floor-spin-us") {
+      options.floor_spin_us = std::stoi(value);
     } else if (flag == "--seconds") {
       options.seconds = std::stod(value);
     } else if (flag == "--rounds") {
@@ -409,7 +414,8 @@ Options ParseOptions(int argc, char** argv) {
   if (options.labgate.empty() || options.node.empty() || options.everything.empty()) {
     throw std::runtime_error(
         "usage: labgate_stdio_compare --labgate BIN --node NODE --everything INDEX_JS "
-        "[--v2 SCRIPT] [--labgate-before BIN] [--floor BIN] [--seconds S] [--rounds N] "
+        "[--v2 SCRIPT] [--labgate-before BIN] [--floor BIN] [--floor-spin-us N] [--seconds S] "
+        "[--rounds N] "
         "[--levels 1,16,64] [--cases a,b]");
   }
   return options;
@@ -471,6 +477,7 @@ int Run(const Options& options, const std::string& work) {
   std::unique_ptr<Server> floor;
   std::unique_ptr<Server> floor_grpc;
   std::unique_ptr<Server> floor_stream;
+  std::unique_ptr<Server> floor_spin;
   if (!options.floor.empty()) {
     floor = std::make_unique<Server>("floor", std::vector<std::string>{options.floor},
                                      work + "/floor.log");
@@ -480,6 +487,13 @@ int Run(const Options& options, const std::string& work) {
     floor_stream = std::make_unique<Server>(
         "floor+stream", std::vector<std::string>{options.floor, "--grpc-stream"},
         work + "/floor-stream.log");
+    if (options.floor_spin_us > 0) {
+      floor_spin =
+          std::make_unique<Server>("floor+spin",
+                                   std::vector<std::string>{options.floor, "--spin-us",
+                                                            std::to_string(options.floor_spin_us)},
+                                   work + "/floor-spin.log");
+    }
   }
   std::string pids = "labgate pid " + std::to_string(labgate.pid()) + ", server-everything pid " +
                      std::to_string(everything.pid());
@@ -496,6 +510,7 @@ int Run(const Options& options, const std::string& work) {
   if (floor) floor->Initialize();
   if (floor_grpc) floor_grpc->Initialize();
   if (floor_stream) floor_stream->Initialize();
+  if (floor_spin) floor_spin->Initialize();
   usleep(500 * 1000);
   json rss = {{"labgate_idle_mb", RssKilobytes(labgate.pid()) / 1024.0},
               {"server_everything_idle_mb", RssKilobytes(everything.pid()) / 1024.0}};
@@ -513,6 +528,8 @@ int Run(const Options& options, const std::string& work) {
     all.push_back({"floor+grpc echo", floor_grpc.get(), "echo", {{"message", "hello"}}});
     all.push_back({"floor+stream echo", floor_stream.get(), "echo", {{"message", "hello"}}});
   }
+  if (floor_spin)
+    all.push_back({"floor+spin echo", floor_spin.get(), "echo", {{"message", "hello"}}});
   std::vector<Case> cases;
   for (const Case& c : all) {
     if (options.cases.empty() ||

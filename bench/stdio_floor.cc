@@ -9,11 +9,15 @@
 // request, which labgate does not have.
 //
 // So "floor echo" is what the pipes, the wake-ups and the benchmark's client cost whatever
-// the server, and "floor+grpc echo" adds the bare hop that labgate's tool calls pay.
+// the server, and "floor+grpc echo" adds the bare hop that labgate's tool calls pay. With
+// --spin-us N the server polls stdin without sleeping for up to N µs after each read, so a
+// request that follows its reply quickly finds it awake (labgate does not do this: it would
+// spend CPU on every gap between a client's requests).
 // It understands the benchmark client's requests only (no JSON parser: the first "id" and
 // "method" members of a line are taken as the request's).
 //
-//   labgate_stdio_floor [--grpc-hop | --grpc-stream]
+//   labgate_stdio_floor [--grpc-hop | --grpc-stream] [--spin-us N]
+#include <fcntl.h>
 #include <google/protobuf/wrappers.pb.h>
 #include <grpcpp/client_context.h>
 #include <grpcpp/generic/async_generic_service.h>
@@ -24,8 +28,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -208,12 +214,22 @@ class FloorServer {
   FloorServer(const FloorServer&) = delete;
   FloorServer& operator=(const FloorServer&) = delete;
 
-  // Reads stdin until it closes.
-  int Serve() {
+  // Reads stdin until it closes; after each read, polls for up to `spin` before sleeping.
+  int Serve(std::chrono::microseconds spin) {
     std::string input;
     char chunk[1 << 16];
+    const int blocking = fcntl(STDIN_FILENO, F_GETFL);
     for (;;) {
-      const ssize_t n = read(STDIN_FILENO, chunk, sizeof(chunk));
+      ssize_t n = -1;
+      if (spin.count() > 0) {
+        fcntl(STDIN_FILENO, F_SETFL, blocking | O_NONBLOCK);
+        const auto until = std::chrono::steady_clock::now() + spin;
+        do {
+          n = read(STDIN_FILENO, chunk, sizeof(chunk));
+        } while (n < 0 && errno == EAGAIN && std::chrono::steady_clock::now() < until);
+        fcntl(STDIN_FILENO, F_SETFL, blocking);
+      }
+      if (n < 0) n = read(STDIN_FILENO, chunk, sizeof(chunk));
       if (n <= 0) return 0;
       input.append(chunk, static_cast<size_t>(n));
       size_t start = 0;
@@ -310,14 +326,20 @@ class FloorServer {
 
 int main(int argc, char** argv) {
   FloorServer::Hop hop = FloorServer::Hop::kNone;
-  if (argc == 2 && std::strcmp(argv[1], "--grpc-hop") == 0) {
-    hop = FloorServer::Hop::kUnaryCall;
-  } else if (argc == 2 && std::strcmp(argv[1], "--grpc-stream") == 0) {
-    hop = FloorServer::Hop::kStreamMessage;
-  } else if (argc != 1) {
-    std::fprintf(stderr, "usage: labgate_stdio_floor [--grpc-hop | --grpc-stream]\n");
-    return 2;
+  long spin_us = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--grpc-hop") == 0) {
+      hop = FloorServer::Hop::kUnaryCall;
+    } else if (std::strcmp(argv[i], "--grpc-stream") == 0) {
+      hop = FloorServer::Hop::kStreamMessage;
+    } else if (std::strcmp(argv[i], "--spin-us") == 0 && i + 1 < argc) {
+      spin_us = std::strtol(argv[++i], nullptr, 10);
+    } else {
+      std::fprintf(stderr,
+                   "usage: labgate_stdio_floor [--grpc-hop | --grpc-stream] [--spin-us N]\n");
+      return 2;
+    }
   }
   FloorServer server(hop);
-  return server.Serve();
+  return server.Serve(std::chrono::microseconds(spin_us));
 }
