@@ -209,6 +209,7 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   if (options.serve_stdio) {
     StdioTransport::Options stdio_options;
     stdio_options.max_message_bytes = options.max_message_bytes;
+    stdio_options.input_spin = options.stdio_spin;
     p.loaf = std::make_unique<loaf::LoafDialect>(p.backends->session_channel(), call_deadline);
     p.stdio = std::make_unique<StdioConnection>(
         StdioDialects{&p.server, p.action_tools.get(), p.stateless.get(), p.loaf.get()}, p.io,

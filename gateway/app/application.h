@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -20,6 +21,8 @@ struct ApplicationOptions {
   bool serve_http = false;
   std::string state_key_file;  // requestState HMAC key; empty: random per process
   size_t max_message_bytes = 4 * 1024 * 1024;
+  // How long the stdio reader polls for the next request before it sleeps (StdioTransport).
+  std::chrono::microseconds stdio_spin{300};
   int64_t call_timeout_ms = 30000;
   size_t page_size = 100;
   // Write {"jsonrpc":"2.0","method":"_heartbeat","params":{}} on stdout at start (off by

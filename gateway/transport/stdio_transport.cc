@@ -307,13 +307,17 @@ void StdioTransport::ReaderLoop() {
     if (callbacks_.on_error) RunCallback([&] { callbacks_.on_error(std::move(error)); });
   };
   std::string buffer(kReadBytes, '\0');
+  std::chrono::steady_clock::time_point spin_until;  // poll without sleeping until then
   while (WaitForOutputRoom()) {
     pollfd fds[2] = {{options_.input_fd, POLLIN, 0}, {reader_wake_fd_, POLLIN, 0}};
-    if (poll(fds, 2, -1) < 0) {
+    const bool spinning = std::chrono::steady_clock::now() < spin_until;
+    const int ready = poll(fds, 2, spinning ? 0 : -1);
+    if (ready < 0) {
       if (errno == EINTR) continue;
       LG_LOG(kError) << "stdio transport: poll on input failed: " << std::strerror(errno);
       break;
     }
+    if (ready == 0) continue;         // still spinning, nothing yet
     if (fds[1].revents != 0) return;  // Stop()
     if (fds[0].revents == 0) continue;
     ssize_t n = read(options_.input_fd, buffer.data(), buffer.size());
@@ -330,6 +334,9 @@ void StdioTransport::ReaderLoop() {
     }
     decoder_.Feed(std::string_view(buffer.data(), static_cast<size_t>(n)), on_frame, on_error);
     ReleaseHeld();
+    if (options_.input_spin.count() > 0) {
+      spin_until = std::chrono::steady_clock::now() + options_.input_spin;
+    }
   }
   if (stopping()) return;
   decoder_.Finish(on_frame, on_error);

@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -649,6 +650,48 @@ TEST_F(StdioTransportDirectWriteTest, TheReplyToAReadsLastRequestLeavesBeforeIts
   const std::lock_guard<std::mutex> lock(mutex);
   EXPECT_THAT(seen_by_handlers,
               ElementsAre("", "", "echo:[1]\necho:[2]\necho:[3]\n", "echo:[4]\n"));
+}
+
+// CPU time of this process (all threads) so far.
+std::chrono::nanoseconds ProcessCpuTime() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
+}
+
+TEST_F(StdioTransportTest, WithAnInputSpinRequestsAreServedAndAnIdleReaderSleeps) {
+  StdioTransport::Options options;
+  options.input_spin = 50ms;  // long, so that spinning past it would show
+  StartTransport(options);
+  // Requests in quick succession (inside the spin) and after it are all answered.
+  std::string expected;
+  for (int i = 0; i < 20; ++i) {
+    WriteAllTo(in_.write_fd(), "[" + std::to_string(i) + "]\n");
+    expected += "echo:[" + std::to_string(i) + "]\n";
+    if (i % 5 == 4) std::this_thread::sleep_for(60ms);
+  }
+  EXPECT_EQ(ReadBytes(out_.read_fd(), expected.size()), expected);
+  // Once the spin is over the reader sleeps: over 500 ms of silence the process uses far
+  // less CPU than a reader polling all along would (about 500 ms).
+  std::this_thread::sleep_for(100ms);
+  const auto before = ProcessCpuTime();
+  std::this_thread::sleep_for(500ms);
+  EXPECT_LT(ProcessCpuTime() - before, 150ms);
+  // And it still answers.
+  WriteAllTo(in_.write_fd(), "[last]\n");
+  EXPECT_EQ(ReadBytes(out_.read_fd(), std::string("echo:[last]\n").size()), "echo:[last]\n");
+}
+
+TEST_F(StdioTransportTest, StopInterruptsASpinningReaderPromptly) {
+  StdioTransport::Options options;
+  options.input_spin = 10s;
+  StartTransport(options);
+  WriteAllTo(in_.write_fd(), "[1]\n");
+  EXPECT_EQ(ReadBytes(out_.read_fd(), std::string("echo:[1]\n").size()), "echo:[1]\n");
+  const auto start = std::chrono::steady_clock::now();
+  transport_->Stop();
+  transport_.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
 }
 
 TEST_F(StdioTransportDirectWriteTest, OutputFromOtherThreadsWhileRepliesAreHeldKeepsItsOrder) {
