@@ -20,6 +20,7 @@
 #include "gateway/app/check_config.h"
 #include "gateway/http/http_flags.h"
 #include "serial-service/policy/policy.h"
+#include "serial-service/serial_service.h"
 
 ABSL_FLAG(bool, stdio, true, "Serve MCP over stdin/stdout (the default)");
 ABSL_FLAG(bool, conformance_fixtures, false,
@@ -39,6 +40,9 @@ ABSL_FLAG(int64_t, max_message_bytes, 4 * 1024 * 1024, "Largest accepted stdio m
 ABSL_FLAG(int64_t, stdio_spin_us, 300,
           "After answering, how long the stdio reader polls for the next request before it "
           "sleeps (0: at once); a client's quick next request then costs no wake-up");
+ABSL_FLAG(int64_t, query_spin_us, labgate::serial::kDefaultQueryReplySpinUs,
+          "How long the embedded serial service's query polls the device for its reply before "
+          "it sleeps (0: at once); a reply within that time costs no wake-up");
 ABSL_FLAG(int64_t, call_timeout_ms, 30000, "Deadline of each backend call");
 ABSL_FLAG(int64_t, tools_page_size, 100, "Items per tools/resources/prompts list page");
 ABSL_FLAG(std::string, policy, "",
@@ -104,6 +108,7 @@ int main(int argc, char** argv) {
   backend_options.serial_addr = absl::GetFlag(FLAGS_serial_addr);
   backend_options.serial_addrs = labgate::FlagValues(argc, argv, "serial-addr");
   backend_options.policy_file = absl::GetFlag(FLAGS_policy);
+  backend_options.query_reply_spin = std::chrono::microseconds(absl::GetFlag(FLAGS_query_spin_us));
   // --http turns stdio off unless --stdio is named too.
   options.serve_http = labgate::gateway::http::HttpRequested();
   options.serve_stdio = !options.serve_http || labgate::FlagNamed(argc, argv, "stdio");
@@ -119,6 +124,9 @@ int main(int argc, char** argv) {
     } else {
       config.lines.push_back("safety policy: " + backend_options.policy_file);
     }
+  }
+  if (backend_options.query_reply_spin.count() < 0 && config.status.ok()) {
+    config.status = absl::InvalidArgumentError("--query-spin-us must not be negative");
   }
   if (labgate::CheckConfigRequested() || !config.status.ok()) {
     return labgate::FinishCheckConfig("labgate", config.lines, config.status);

@@ -2,6 +2,7 @@
 // and reflection. Drains and exits 0 on SIGTERM/SIGINT.
 #include <grpcpp/create_channel.h>
 
+#include <chrono>
 #include <cstdio>
 #include <string>
 
@@ -24,6 +25,9 @@ ABSL_FLAG(std::string, policy, "", "Safety policy (JSON) for ports and writes; S
 ABSL_FLAG(std::string, confirm_secret_file, "",
           "File whose first line is the secret the gateway presents with a person's approval "
           "(the gateway reads the same file from LABGATE_CONFIRM_SECRET_FILE)");
+ABSL_FLAG(int64_t, query_spin_us, labgate::serial::kDefaultQueryReplySpinUs,
+          "How long a query polls the device for its reply before it sleeps (0: at once); a "
+          "reply within that time costs no wake-up");
 ABSL_FLAG(int64_t, record_queue_limit, 10000,
           "Records that may wait for the session service before new ones are lost");
 
@@ -45,6 +49,9 @@ int main(int argc, char** argv) {
     } else {
       config.status = loaded.status();
     }
+  }
+  if (absl::GetFlag(FLAGS_query_spin_us) < 0 && config.status.ok()) {
+    config.status = absl::InvalidArgumentError("--query-spin-us must not be negative");
   }
   if (labgate::CheckConfigRequested()) {
     return labgate::FinishCheckConfig("labgate-serial", config.lines, config.status);
@@ -74,6 +81,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   options.record_queue_limit = static_cast<size_t>(absl::GetFlag(FLAGS_record_queue_limit));
+  options.query_reply_spin = std::chrono::microseconds(absl::GetFlag(FLAGS_query_spin_us));
   options.policy_file = absl::GetFlag(FLAGS_policy);
   if (!absl::GetFlag(FLAGS_confirm_secret_file).empty()) {
     setenv(labgate::kConfirmSecretFileEnv, absl::GetFlag(FLAGS_confirm_secret_file).c_str(), 1);

@@ -41,6 +41,9 @@ absl::StatusOr<std::unique_ptr<PortService>> PortService::Create(
   if (options.poll_period_ms <= 0) {
     return absl::InvalidArgumentError("poll_period_ms must be positive");
   }
+  if (options.query_reply_spin.count() < 0) {
+    return absl::InvalidArgumentError("query_reply_spin must not be negative");
+  }
   SerialMetrics::Get();  // listed from the first scrape on
   std::unique_ptr<PortService> service(new PortService(options));
   if (absl::Status loaded = service->ReloadPolicy(); !loaded.ok()) return loaded;
@@ -52,7 +55,7 @@ PortService::PortService(const PortServiceOptions& options)
       policy_file_(options.policy_file),
       recorder_(std::make_unique<SessionRecorder>(RecorderOptionsFor(options))),
       registry_(options.port_factory ? options.port_factory : PortFactory(DefaultPortFactory),
-                clock_, &hub_, options.poll_period_ms, recorder_.get()),
+                clock_, &hub_, options.poll_period_ms, recorder_.get(), options.query_reply_spin),
       misc_worker_(std::make_unique<PortWorker>("serial-misc", nullptr, 0)) {}
 
 PortService::~PortService() { StopPorts(); }
@@ -109,7 +112,7 @@ void PortService::ListPortsExtended(
       if (policy_.Listed(port.port_name)) listed.push_back(port);
     }
     for (const std::string& name : registry_.OpenPortNames()) {
-      if (found.count(name) != 0 || !policy_.Listed(name)) continue;
+      if (found.contains(name) || !policy_.Listed(name)) continue;
       if (IsLoopbackName(name)) {
         listed.push_back(LoopbackDetails(name));
       } else {
@@ -174,10 +177,11 @@ void PortService::OpenPort(const std::string& owner, const std::string& name,
     }
     return done(allowed);
   }
-  registry_.Open(owner, name, settings, [done = std::move(done), settings](absl::Status status) {
-    if (!status.ok()) return done(status);
-    done(settings);
-  });
+  registry_.Open(owner, name, settings,
+                 [done = std::move(done), settings](const absl::Status& status) {
+                   if (!status.ok()) return done(status);
+                   done(settings);
+                 });
 }
 
 absl::Status PortService::CheckOwner(const ManagedPort& port, const std::string& owner) {
@@ -245,11 +249,11 @@ absl::Status PortService::CheckWrite(const std::string& owner, ManagedPort& port
     }
     return status;
   }
-  if (status.GetPayload(kConfirmRulePayload).has_value()) {
+  if (const absl::optional<absl::Cord> rule = status.GetPayload(kConfirmRulePayload);
+      rule.has_value()) {
     SerialMetrics::Get().policy_confirmations.With({"requested"}).Increment();
-    port.RecordEvent(absl::StrCat("confirmation required (rule '",
-                                  std::string(*status.GetPayload(kConfirmRulePayload)),
-                                  "'): ", shown));
+    port.RecordEvent(
+        absl::StrCat("confirmation required (rule '", std::string(*rule), "'): ", shown));
   } else {
     SerialMetrics::Get().policy_refusals.With({"write"}).Increment();
     port.RecordEvent(absl::StrCat("write refused by policy: ", status.message()));

@@ -39,6 +39,8 @@ struct PortServiceOptions {
   PortFactory port_factory;
   // How often an otherwise idle port with subscribers polls its device.
   int poll_period_ms = 10;
+  // How long a query polls for the device's reply before it sleeps (see PortEnvironment).
+  std::chrono::microseconds query_reply_spin{0};
   // Records waiting for the session service; beyond this they are lost (and counted).
   size_t record_queue_limit = 10000;
   // The safety policy (JSON); empty: no policy, everything is allowed.

@@ -10,6 +10,7 @@
 
 #include <grpcpp/channel.h>
 
+#include <chrono>
 #include <memory>
 
 #include "absl/status/statusor.h"
@@ -22,6 +23,9 @@ namespace labgate::serial {
 
 inline constexpr char kOwnerMetadataKey[] = "labgate-owner";
 inline constexpr char kDefaultOwner[] = "anonymous";
+// A pty's reply comes within about 50-100 us; a real instrument's takes milliseconds, which
+// this costs in CPU per query at most.
+inline constexpr int64_t kDefaultQueryReplySpinUs = 200;
 
 struct SerialServiceOptions {
   // Time for idle auto-close and the metrics' durations; null means SystemClock().
@@ -30,6 +34,9 @@ struct SerialServiceOptions {
   PortFactory port_factory;
   // How often an otherwise idle port with subscribers polls its device.
   int poll_period_ms = 10;
+  // How long a query polls the device for its reply before it sleeps: a reply within this
+  // time costs no wake-up, at the price of up to this much CPU per query. 0: sleep at once.
+  std::chrono::microseconds query_reply_spin{kDefaultQueryReplySpinUs};
   // Events a Subscribe stream may queue before data chunks are dropped.
   int subscriber_queue_limit = 256;
   // Where ports bound to a session (open_port's session_id) are recorded; may also be

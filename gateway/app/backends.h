@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "common/service_host.h"
 #include "gateway/backends/backend_channels.h"
+#include "serial-service/serial_service.h"
 
 namespace labgate::gateway {
 
@@ -28,6 +29,8 @@ struct BackendOptions {
   std::shared_ptr<grpc::ChannelCredentials> channel_credentials;
   // The embedded serial service's safety policy (JSON); empty: none.
   std::string policy_file;
+  // How long the embedded serial service's query polls for the reply before it sleeps.
+  std::chrono::microseconds query_reply_spin{serial::kDefaultQueryReplySpinUs};
 };
 
 // A channel to a remote labgate service, with reconnect backoff capped at about 1 s.

@@ -527,6 +527,7 @@ absl::StatusOr<std::unique_ptr<SerialGrpcService>> CreateSerialService(
   port_options.clock = options.clock;
   port_options.port_factory = options.port_factory;
   port_options.poll_period_ms = options.poll_period_ms;
+  port_options.query_reply_spin = options.query_reply_spin;
   port_options.record_queue_limit = options.record_queue_limit;
   port_options.policy_file = options.policy_file;
   absl::StatusOr<std::unique_ptr<PortService>> ports = PortService::Create(port_options);

@@ -403,6 +403,8 @@ std::optional<absl::StatusOr<ReadResult>> ManagedPort::DoRead(const ReadParams& 
   const auto deadline = now + std::chrono::milliseconds(params.timeout_ms);
   const auto brief_deadline =
       now + std::chrono::milliseconds(std::min(brief_wait_ms, params.timeout_ms));
+  // Polled without sleeping: a reply this soon costs the caller no wake-up.
+  const auto spin_deadline = std::min(brief_deadline, now + env_.query_reply_spin);
   for (bool first = true;; first = false) {
     if (until_terminator) {
       const size_t at = pending_.find(terminator);
@@ -429,7 +431,9 @@ std::optional<absl::StatusOr<ReadResult>> ManagedPort::DoRead(const ReadParams& 
                                         brief_deadline - std::chrono::steady_clock::now())
                                         .count();
       if (!first && brief_left_us <= 0) return std::nullopt;
-      absl::StatusOr<size_t> got = Receive((std::max<int64_t>(brief_left_us, 0) + 999) / 1000);
+      const bool spinning = std::chrono::steady_clock::now() < spin_deadline;
+      absl::StatusOr<size_t> got =
+          Receive(spinning ? 0 : (std::max<int64_t>(brief_left_us, 0) + 999) / 1000);
       if (!got.ok()) return got.status();
       continue;
     }

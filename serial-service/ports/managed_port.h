@@ -93,6 +93,9 @@ struct PortEnvironment {
   int poll_period_ms = 10;
   // Where I/O of a port bound to a session is recorded; null: nowhere.
   SessionRecorder* recorder = nullptr;
+  // How long a query's inline wait polls the device for the reply before it sleeps in
+  // poll(): a reply within this time costs no wake-up. Bounded by kQueryInlineWaitMs.
+  std::chrono::microseconds query_reply_spin{0};
 };
 
 class ManagedPort : public std::enable_shared_from_this<ManagedPort> {

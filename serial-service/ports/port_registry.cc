@@ -8,12 +8,13 @@
 namespace labgate::serial {
 
 PortRegistry::PortRegistry(PortFactory factory, Clock* clock, EventHub* hub, int poll_period_ms,
-                           SessionRecorder* recorder)
+                           SessionRecorder* recorder, std::chrono::microseconds query_reply_spin)
     : factory_(std::move(factory)),
       clock_(clock),
       hub_(hub),
       poll_period_ms_(poll_period_ms),
-      recorder_(recorder) {}
+      recorder_(recorder),
+      query_reply_spin_(query_reply_spin) {}
 
 PortRegistry::~PortRegistry() { CloseAll("service stopping", absl::Seconds(5)); }
 
@@ -56,6 +57,7 @@ void PortRegistry::Open(const std::string& owner, const std::string& name,
       };
       env.poll_period_ms = poll_period_ms_;
       env.recorder = recorder_;
+      env.query_reply_spin = query_reply_spin_;
       port = ManagedPort::Create(name, owner, std::move(backend), settings, std::move(env));
       ports_[name] = port;
     }
@@ -69,9 +71,9 @@ void PortRegistry::Open(const std::string& owner, const std::string& name,
     return;
   }
   // Subscribers see the failed port's CLOSED before the new one's OPENED.
-  replaced->Close("replaced by a new open", [port, done = std::move(done)](std::string) mutable {
-    port->Open(std::move(done));
-  });
+  replaced->Close(
+      "replaced by a new open",
+      [port, done = std::move(done)](const std::string&) mutable { port->Open(std::move(done)); });
 }
 
 absl::StatusOr<std::shared_ptr<ManagedPort>> PortRegistry::Select(
@@ -111,6 +113,7 @@ std::shared_ptr<ManagedPort> PortRegistry::Find(const std::string& name) const {
 std::vector<std::string> PortRegistry::OpenPortNames() const {
   absl::MutexLock lock(&mu_);
   std::vector<std::string> names;
+  names.reserve(ports_.size());
   for (const auto& entry : ports_) names.push_back(entry.first);
   return names;
 }
@@ -134,6 +137,7 @@ void PortRegistry::CloseAllOf(const std::string& owner, const std::string& reaso
     }
   }
   std::vector<std::string> names;
+  names.reserve(closing.size());
   for (const auto& port : closing) names.push_back(port->name());
   if (closing.empty()) {
     if (done) done(std::move(names));
@@ -149,7 +153,7 @@ void PortRegistry::CloseAllOf(const std::string& owner, const std::string& reaso
   countdown->names = std::move(names);
   countdown->done = std::move(done);
   for (const auto& port : closing) {
-    port->Close(reason, [countdown](std::string) {
+    port->Close(reason, [countdown](const std::string&) {
       if (countdown->left.fetch_sub(1) == 1 && countdown->done) {
         countdown->done(std::move(countdown->names));
       }
@@ -174,7 +178,7 @@ void PortRegistry::CloseAll(const std::string& reason, absl::Duration wait) {
     countdown->left = closing.size();
   }
   for (const auto& port : closing) {
-    port->Close(reason, [countdown](std::string) {
+    port->Close(reason, [countdown](const std::string&) {
       absl::MutexLock lock(&countdown->mu);
       --countdown->left;
     });

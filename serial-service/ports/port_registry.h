@@ -2,6 +2,7 @@
 // it only hands work to the ports' workers.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -27,7 +28,8 @@ absl::Status PortInUseError(const std::string& name, const std::string& holder);
 class PortRegistry {
  public:
   PortRegistry(PortFactory factory, Clock* clock, EventHub* hub, int poll_period_ms = 10,
-               SessionRecorder* recorder = nullptr);
+               SessionRecorder* recorder = nullptr,
+               std::chrono::microseconds query_reply_spin = std::chrono::microseconds(0));
   // Closes every port and waits (bounded) for the closes.
   ~PortRegistry();
   PortRegistry(const PortRegistry&) = delete;
@@ -75,6 +77,7 @@ class PortRegistry {
   EventHub* const hub_;
   const int poll_period_ms_;
   SessionRecorder* const recorder_;
+  const std::chrono::microseconds query_reply_spin_;
 
   mutable absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<ManagedPort>> ports_ ABSL_GUARDED_BY(mu_);

@@ -51,6 +51,8 @@ expect_ok "would check http http://127.0.0.1:8080/readyz" labgate-probe http htt
 expect_bad "--listen: bad HOST:PORT 'nowhere:70000'" labgate-session --listen nowhere:70000
 expect_bad "--listen: want HOST:PORT" labgate-serial --listen 50051
 expect_bad "--log-level must be" labgate-actions --log-level loud
+expect_bad "--query-spin-us must not be negative" labgate-serial --query-spin-us -1
+expect_bad "--query-spin-us must not be negative" labgate --query-spin-us -1
 expect_bad "contracts directory '$work/missing' is not a readable directory" labgate-actions --contracts-dir "$work/missing"
 touch "$work/file"
 expect_bad "--data-dir: '$work/file' is not a directory" labgate-session --data-dir "$work/file"
