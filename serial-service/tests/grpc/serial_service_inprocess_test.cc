@@ -2,6 +2,7 @@
 // served in-process through ServiceHost (real gRPC serialization, no sockets).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <thread>
 
 #include "absl/strings/escaping.h"
@@ -59,6 +60,14 @@ TEST_F(InProcessServiceTest, RejectsBadOptions) {
   SerialServiceOptions options;
   options.poll_period_ms = 0;
   EXPECT_EQ(CreateSerialService(options).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(InProcessServiceTest, RejectsANegativeQueryReplySpin) {
+  SerialServiceOptions options;
+  options.query_reply_spin = std::chrono::microseconds(-1);
+  absl::StatusOr<std::unique_ptr<SerialGrpcService>> created = CreateSerialService(options);
+  EXPECT_EQ(created.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(created.status().message(), "query_reply_spin"));
 }
 
 TEST_F(InProcessServiceTest, PermissionDeniedComesThrough) {
