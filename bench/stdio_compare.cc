@@ -13,13 +13,15 @@
 // tools/call, and paying one message each way on a long-lived gRPC stream instead. That is
 // what any server, and any server that crosses gRPC, pays on this machine with this client.
 // With --floor-spin-us N, also the floor polling stdin for N µs after each read instead of
-// sleeping at once (what a server would gain by spending CPU between requests).
+// sleeping at once (what a server would gain by spending CPU between requests), alone and
+// with its gRPC hop; with --floor-lanes N, also the floor's hop shared among N threads.
 //
 // C++ and one thread with no JSON parser on the hot path, so that the client does not cap
 // the faster server: a reply is matched by its top-level "id", found by a small scanner.
 //
 //   labgate_stdio_compare --labgate BIN --node NODE --everything INDEX_JS [--v2 SCRIPT]
-//                         [--labgate-before BIN] [--floor BIN] [--floor-spin-us N] [--seconds 3]
+//                         [--labgate-before BIN] [--floor BIN] [--floor-spin-us N]
+//                         [--floor-lanes N] [--seconds 3]
 //                         [--rounds 3] [--levels 1,16,64] [--cases a,b]
 //
 // A readable table goes to stderr, one JSON report to stdout.
@@ -373,6 +375,7 @@ struct Options {
   std::string labgate_before;  // another labgate build, measured beside (before/after)
   std::string floor;           // labgate_stdio_floor
   int floor_spin_us = 0;       // also the floor polling stdin this long after each read
+  int floor_lanes = 1;         // also the floor's hop shared among this many threads
   double seconds = 3;
   int rounds = 3;
   std::vector<int> levels = {1, 16, 64};
@@ -398,6 +401,8 @@ Options ParseOptions(int argc, char** argv) {
       options.floor = value;
     } else if (flag == "--floor-spin-us") {
       options.floor_spin_us = std::stoi(value);
+    } else if (flag == "--floor-lanes") {
+      options.floor_lanes = std::stoi(value);
     } else if (flag == "--seconds") {
       options.seconds = std::stod(value);
     } else if (flag == "--rounds") {
@@ -414,7 +419,8 @@ Options ParseOptions(int argc, char** argv) {
   if (options.labgate.empty() || options.node.empty() || options.everything.empty()) {
     throw std::runtime_error(
         "usage: labgate_stdio_compare --labgate BIN --node NODE --everything INDEX_JS "
-        "[--v2 SCRIPT] [--labgate-before BIN] [--floor BIN] [--floor-spin-us N] [--seconds S] "
+        "[--v2 SCRIPT] [--labgate-before BIN] [--floor BIN] [--floor-spin-us N] [--floor-lanes N] "
+        "[--seconds S] "
         "[--rounds N] "
         "[--levels 1,16,64] [--cases a,b]");
   }
@@ -478,6 +484,8 @@ int Run(const Options& options, const std::string& work) {
   std::unique_ptr<Server> floor_grpc;
   std::unique_ptr<Server> floor_stream;
   std::unique_ptr<Server> floor_spin;
+  std::unique_ptr<Server> floor_grpc_spin;
+  std::unique_ptr<Server> floor_lanes;
   if (!options.floor.empty()) {
     floor = std::make_unique<Server>("floor", std::vector<std::string>{options.floor},
                                      work + "/floor.log");
@@ -493,6 +501,18 @@ int Run(const Options& options, const std::string& work) {
                                    std::vector<std::string>{options.floor, "--spin-us",
                                                             std::to_string(options.floor_spin_us)},
                                    work + "/floor-spin.log");
+      floor_grpc_spin = std::make_unique<Server>(
+          "floor+grpc+spin",
+          std::vector<std::string>{options.floor, "--grpc-hop", "--spin-us",
+                                   std::to_string(options.floor_spin_us)},
+          work + "/floor-grpc-spin.log");
+    }
+    if (options.floor_lanes > 1) {
+      floor_lanes =
+          std::make_unique<Server>("floor+grpc lanes",
+                                   std::vector<std::string>{options.floor, "--grpc-hop", "--lanes",
+                                                            std::to_string(options.floor_lanes)},
+                                   work + "/floor-lanes.log");
     }
   }
   std::string pids = "labgate pid " + std::to_string(labgate.pid()) + ", server-everything pid " +
@@ -511,6 +531,8 @@ int Run(const Options& options, const std::string& work) {
   if (floor_grpc) floor_grpc->Initialize();
   if (floor_stream) floor_stream->Initialize();
   if (floor_spin) floor_spin->Initialize();
+  if (floor_grpc_spin) floor_grpc_spin->Initialize();
+  if (floor_lanes) floor_lanes->Initialize();
   usleep(500 * 1000);
   json rss = {{"labgate_idle_mb", RssKilobytes(labgate.pid()) / 1024.0},
               {"server_everything_idle_mb", RssKilobytes(everything.pid()) / 1024.0}};
@@ -528,8 +550,13 @@ int Run(const Options& options, const std::string& work) {
     all.push_back({"floor+grpc echo", floor_grpc.get(), "echo", {{"message", "hello"}}});
     all.push_back({"floor+stream echo", floor_stream.get(), "echo", {{"message", "hello"}}});
   }
-  if (floor_spin)
+  if (floor_spin) {
     all.push_back({"floor+spin echo", floor_spin.get(), "echo", {{"message", "hello"}}});
+    all.push_back({"floor+grpc+spin echo", floor_grpc_spin.get(), "echo", {{"message", "hello"}}});
+  }
+  if (floor_lanes) {
+    all.push_back({"floor+grpc lanes echo", floor_lanes.get(), "echo", {{"message", "hello"}}});
+  }
   std::vector<Case> cases;
   for (const Case& c : all) {
     if (options.cases.empty() ||

@@ -11,12 +11,13 @@
 // So "floor echo" is what the pipes, the wake-ups and the benchmark's client cost whatever
 // the server, and "floor+grpc echo" adds the bare hop that labgate's tool calls pay. With
 // --spin-us N the server polls stdin without sleeping for up to N µs after each read, so a
-// request that follows its reply quickly finds it awake (labgate does not do this: it would
-// spend CPU on every gap between a client's requests).
+// request that follows its reply quickly finds it awake (labgate's --stdio-spin-us).
+// With --lanes N (and --grpc-hop), the calls of one read are shared among N threads, each
+// with its own in-process server: the hop with both cores.
 // It understands the benchmark client's requests only (no JSON parser: the first "id" and
 // "method" members of a line are taken as the request's).
 //
-//   labgate_stdio_floor [--grpc-hop | --grpc-stream] [--spin-us N]
+//   labgate_stdio_floor [--grpc-hop [--lanes N] | --grpc-stream] [--spin-us N]
 #include <fcntl.h>
 #include <google/protobuf/wrappers.pb.h>
 #include <grpcpp/client_context.h>
@@ -27,19 +28,24 @@
 #include <grpcpp/server_builder.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "common/inline_unary.h"
 
 namespace {
@@ -189,24 +195,133 @@ std::string_view RawMember(std::string_view line, std::string_view key) {
   return line.substr(start, end - start);
 }
 
-class FloorServer {
- public:
-  enum class Hop { kNone, kUnaryCall, kStreamMessage };
-
-  explicit FloorServer(Hop hop) {
-    if (hop == Hop::kStreamMessage) stream_ = std::make_unique<StreamHop>();
-    if (hop != Hop::kUnaryCall) return;
-    hop_ = std::make_unique<labgate::InlineUnaryServer>();
-    hop_->Add(kEchoMethod, StringValue::default_instance(), StringValue::default_instance(),
+std::unique_ptr<labgate::InlineUnaryServer> StartEchoServer() {
+  auto server = std::make_unique<labgate::InlineUnaryServer>();
+  server->Add(kEchoMethod, StringValue::default_instance(), StringValue::default_instance(),
               [](labgate::UnaryCall* call, const google::protobuf::Message* request,
                  google::protobuf::Message* response) {
                 response->CopyFrom(*request);
                 call->Finish(grpc::Status::OK);
               });
-    if (!hop_->Start().ok()) {
-      std::fprintf(stderr, "stdio floor: the in-process gRPC server did not start\n");
-      std::abort();
+  if (!server->Start().ok()) {
+    std::fprintf(stderr, "stdio floor: the in-process gRPC server did not start\n");
+    std::abort();
+  }
+  return server;
+}
+
+// `text` there and back through one unary call on an in-process server.
+std::string ThroughGrpc(labgate::InlineUnaryServer* hop, std::string_view text) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  StringValue request;
+  request.set_value(std::string(text));
+  StringValue response;
+  std::atomic<bool> answered{false};
+  bool ok = false;
+  hop->Call(&context, kEchoMethod, request, &response, [&](const grpc::Status& status) {
+    ok = status.ok();
+    answered.store(true, std::memory_order_release);
+  });
+  while (!answered.load(std::memory_order_acquire)) hop->Pump();
+  return ok ? response.value() : "(the gRPC call failed)";
+}
+
+void AppendEcho(std::string_view id, std::string_view message, std::string* out) {
+  *out += R"({"jsonrpc":"2.0","id":)";
+  *out += id;
+  *out += R"(,"result":{"content":[{"type":"text","text":"Echo: )";
+  *out += message;
+  *out += "\"}]}}\n";
+}
+
+// (id, message) of tools/calls to answer through a hop.
+using PendingCalls = std::vector<std::pair<std::string, std::string>>;
+
+std::string AnswerThroughGrpc(labgate::InlineUnaryServer* hop, const PendingCalls& calls,
+                              size_t begin, size_t end) {
+  std::string out;
+  for (size_t i = begin; i < end; ++i) {
+    AppendEcho(calls[i].first, ThroughGrpc(hop, calls[i].second), &out);
+  }
+  return out;
+}
+
+// Another thread with its own in-process server, answering its share of a read's calls.
+class HopLane {
+ public:
+  HopLane() : hop_(StartEchoServer()), thread_([this] { Run(); }) {}
+  ~HopLane() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
     }
+    wake_.notify_one();
+    thread_.join();
+    hop_->Shutdown(std::chrono::milliseconds(100));
+  }
+  HopLane(const HopLane&) = delete;
+  HopLane& operator=(const HopLane&) = delete;
+
+  void Start(const PendingCalls* calls, size_t begin, size_t end) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      calls_ = calls;
+      begin_ = begin;
+      end_ = end;
+      started_ = true;
+    }
+    wake_.notify_one();
+  }
+  std::string Wait() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    finished_wake_.wait(lock, [this] { return finished_; });
+    finished_ = false;
+    return std::move(out_);
+  }
+
+ private:
+  void Run() {
+    for (;;) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [this] { return started_ || stopping_; });
+      if (stopping_) return;
+      started_ = false;
+      const PendingCalls* calls = calls_;
+      const size_t begin = begin_;
+      const size_t end = end_;
+      lock.unlock();
+      std::string out = AnswerThroughGrpc(hop_.get(), *calls, begin, end);
+      lock.lock();
+      out_ = std::move(out);
+      finished_ = true;
+      finished_wake_.notify_one();
+    }
+  }
+
+  std::unique_ptr<labgate::InlineUnaryServer> hop_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable finished_wake_;
+  const PendingCalls* calls_ = nullptr;
+  size_t begin_ = 0;
+  size_t end_ = 0;
+  bool started_ = false;
+  bool finished_ = false;
+  bool stopping_ = false;
+  std::string out_;
+  std::thread thread_;
+};
+
+class FloorServer {
+ public:
+  enum class Hop { kNone, kUnaryCall, kStreamMessage };
+
+  FloorServer(Hop hop, int lanes) {
+    if (hop == Hop::kStreamMessage) stream_ = std::make_unique<StreamHop>();
+    if (hop != Hop::kUnaryCall) return;
+    hop_ = StartEchoServer();
+    for (int i = 1; i < lanes; ++i) lanes_.push_back(std::make_unique<HopLane>());
   }
   ~FloorServer() {
     if (hop_) hop_->Shutdown(std::chrono::milliseconds(100));
@@ -239,6 +354,7 @@ class FloorServer {
       }
       input.erase(0, start);
       if (stream_) AppendStreamAnswers();
+      if (!pending_.empty()) AnswerPending();
       if (!WriteAll()) return 1;
     }
   }
@@ -257,7 +373,11 @@ class FloorServer {
         stream_ids_.emplace_back(id);
         return;
       }
-      AppendEcho(id, hop_ ? ThroughGrpc(message) : message);
+      if (!lanes_.empty()) {
+        pending_.emplace_back(id, message);
+        return;
+      }
+      AppendEcho(id, hop_ ? ThroughGrpc(hop_.get(), message) : message, &out_);
       return;
     }
     out_ += R"({"jsonrpc":"2.0","id":)";
@@ -274,35 +394,26 @@ class FloorServer {
     out_ += '\n';
   }
 
-  void AppendEcho(std::string_view id, std::string_view message) {
-    out_ += R"({"jsonrpc":"2.0","id":)";
-    out_ += id;
-    out_ += R"(,"result":{"content":[{"type":"text","text":"Echo: )";
-    out_ += message;
-    out_ += "\"}]}}\n";
-  }
-
   void AppendStreamAnswers() {
     const std::vector<std::string> answers = stream_->TakeAnswers();
-    for (size_t i = 0; i < answers.size(); ++i) AppendEcho(stream_ids_[i], answers[i]);
+    for (size_t i = 0; i < answers.size(); ++i) AppendEcho(stream_ids_[i], answers[i], &out_);
     stream_ids_.clear();
   }
 
-  // `text` there and back through one unary call on the in-process server.
-  std::string ThroughGrpc(std::string_view text) {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-    StringValue request;
-    request.set_value(std::string(text));
-    StringValue response;
-    std::atomic<bool> answered{false};
-    bool ok = false;
-    hop_->Call(&context, kEchoMethod, request, &response, [&](const grpc::Status& status) {
-      ok = status.ok();
-      answered.store(true, std::memory_order_release);
-    });
-    while (!answered.load(std::memory_order_acquire)) hop_->Pump();
-    return ok ? response.value() : "(the gRPC call failed)";
+  // A read's calls, shared between this thread and the lanes.
+  void AnswerPending() {
+    const size_t share = pending_.size() / (lanes_.size() + 1);
+    size_t begin = pending_.size() - share * lanes_.size();
+    const size_t own = begin;
+    for (auto& lane : lanes_) {
+      if (share > 0) lane->Start(&pending_, begin, begin + share);
+      begin += share;
+    }
+    out_ += AnswerThroughGrpc(hop_.get(), pending_, 0, own);
+    if (share > 0) {
+      for (auto& lane : lanes_) out_ += lane->Wait();
+    }
+    pending_.clear();
   }
 
   bool WriteAll() {
@@ -317,6 +428,8 @@ class FloorServer {
   }
 
   std::unique_ptr<labgate::InlineUnaryServer> hop_;
+  std::vector<std::unique_ptr<HopLane>> lanes_;
+  PendingCalls pending_;
   std::unique_ptr<StreamHop> stream_;
   std::vector<std::string> stream_ids_;  // of the calls sent on the stream, in order
   std::string out_;
@@ -325,8 +438,12 @@ class FloorServer {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // As labgate's binaries do (SkipMutexDeadlockDetection): Debian's Abseil checks lock order
+  // on every absl::Mutex lock, gRPC's included, which a floor must not pay.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   FloorServer::Hop hop = FloorServer::Hop::kNone;
   long spin_us = 0;
+  int lanes = 1;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--grpc-hop") == 0) {
       hop = FloorServer::Hop::kUnaryCall;
@@ -334,12 +451,15 @@ int main(int argc, char** argv) {
       hop = FloorServer::Hop::kStreamMessage;
     } else if (std::strcmp(argv[i], "--spin-us") == 0 && i + 1 < argc) {
       spin_us = std::strtol(argv[++i], nullptr, 10);
+    } else if (std::strcmp(argv[i], "--lanes") == 0 && i + 1 < argc) {
+      lanes = std::max(1, static_cast<int>(std::strtol(argv[++i], nullptr, 10)));
     } else {
-      std::fprintf(stderr,
-                   "usage: labgate_stdio_floor [--grpc-hop | --grpc-stream] [--spin-us N]\n");
+      std::fprintf(
+          stderr,
+          "usage: labgate_stdio_floor [--grpc-hop [--lanes N] | --grpc-stream] [--spin-us N]\n");
       return 2;
     }
   }
-  FloorServer server(hop);
+  FloorServer server(hop, lanes);
   return server.Serve(std::chrono::microseconds(spin_us));
 }
