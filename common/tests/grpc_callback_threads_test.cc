@@ -8,12 +8,20 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "absl/synchronization/notification.h"
 
 namespace labgate {
 namespace {
+
+// gRPC copies the callback inside UnaryCall and runs it on its own thread, and Debian's gRPC
+// is not built with ThreadSanitizer, which then sees no order between the copy and the
+// callback's reads of it. The callback takes this lock, which UnaryCall's caller holds,
+// before it reads anything it captured. A mutex of the C library's, so that the sanitizer
+// sees it; not a capture, so that reaching it reads nothing of the copy.
+std::mutex g_call_started;
 
 TEST(GrpcCallbackThreadsTest, AChannelReleasedInsideItsLastCallbackLeavesTheProcessRunning) {
   KeepGrpcCallbackThreads();
@@ -35,8 +43,10 @@ TEST(GrpcCallbackThreadsTest, AChannelReleasedInsideItsLastCallbackLeavesTheProc
       auto channel = grpc::CreateChannel("unix:/nonexistent/labgate-test-" + std::to_string(round),
                                          grpc::InsecureChannelCredentials());
       grpc::GenericStub stub(channel);
+      std::unique_lock<std::mutex> starting(g_call_started);
       stub.UnaryCall(&call->context, "/labgate.Test/Nothing", grpc::StubOptions(), &call->request,
                      &call->response, [call, &done](const grpc::Status& /*status*/) mutable {
+                       { std::lock_guard<std::mutex> started(g_call_started); }
                        done.Notify();
                        call.reset();  // the channel's last reference, when the test let go
                      });
