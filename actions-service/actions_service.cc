@@ -5,7 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "actions-service/struct_json.h"
-#include "common/grpc_finish.h"
+#include "common/call_finish.h"
 #include "common/metrics/metrics.h"
 #include "common/status_map.h"
 
@@ -62,7 +62,7 @@ ActionsGrpcService::ActionsGrpcService(std::shared_ptr<const ActionRegistry> reg
 
 void ActionsGrpcService::Shutdown() { shut_down_.store(true); }
 
-void ActionsGrpcService::ServeListActions(UnaryCall* call, const v1::ListActionsRequest*,
+void ActionsGrpcService::ServeListActions(CallContext* call, const v1::ListActionsRequest*,
                                           v1::ListActionsResponse* response) {
   if (shut_down_.load()) return FinishNow(call, ShuttingDown());
   for (const ActionContract& contract : registry_->List()) {
@@ -71,7 +71,7 @@ void ActionsGrpcService::ServeListActions(UnaryCall* call, const v1::ListActions
   return FinishNow(call, absl::OkStatus());
 }
 
-void ActionsGrpcService::ServeGetAction(UnaryCall* call, const v1::GetActionRequest* request,
+void ActionsGrpcService::ServeGetAction(CallContext* call, const v1::GetActionRequest* request,
                                         v1::ActionContract* response) {
   if (shut_down_.load()) return FinishNow(call, ShuttingDown());
   absl::StatusOr<const ActionContract*> contract = registry_->Get(request->action());
@@ -80,7 +80,8 @@ void ActionsGrpcService::ServeGetAction(UnaryCall* call, const v1::GetActionRequ
   return FinishNow(call, absl::OkStatus());
 }
 
-void ActionsGrpcService::ServeInvokeAction(UnaryCall* call, const v1::InvokeActionRequest* request,
+void ActionsGrpcService::ServeInvokeAction(CallContext* call,
+                                           const v1::InvokeActionRequest* request,
                                            v1::InvokeActionResponse* response) {
   if (shut_down_.load()) return FinishNow(call, ShuttingDown());
   // Runs inline: the handler is deterministic CPU work measured in microseconds.
@@ -92,11 +93,11 @@ void ActionsGrpcService::ServeInvokeAction(UnaryCall* call, const v1::InvokeActi
   return FinishNow(call, absl::OkStatus());
 }
 
-void ActionsGrpcService::ServeInline(InlineUnaryServer* server) {
-  const std::string prefix = absl::StrCat("/", v1::ActionsService::service_full_name(), "/");
-  server->Add(prefix + "ListActions", this, &ActionsGrpcService::ServeListActions);
-  server->Add(prefix + "GetAction", this, &ActionsGrpcService::ServeGetAction);
-  server->Add(prefix + "InvokeAction", this, &ActionsGrpcService::ServeInvokeAction);
+void ActionsGrpcService::AddLocalMethods(LocalMethods* methods) {
+  const std::string service = v1::ActionsService::service_full_name();
+  methods->Add(service, "ListActions", this, &ActionsGrpcService::ServeListActions);
+  methods->Add(service, "GetAction", this, &ActionsGrpcService::ServeGetAction);
+  methods->Add(service, "InvokeAction", this, &ActionsGrpcService::ServeInvokeAction);
 }
 
 absl::StatusOr<std::unique_ptr<ActionsGrpcService>> CreateActionsService(

@@ -8,8 +8,9 @@
 
 #include "absl/status/statusor.h"
 #include "actions-service/action_registry.h"
-#include "common/inline_unary.h"
-#include "common/unary_call.h"
+#include "common/caller_auth.h"
+#include "common/grpc_unary_call.h"
+#include "common/local_methods.h"
 #include "labgate/actions/v1/actions.grpc.pb.h"
 
 namespace labgate::actions {
@@ -36,32 +37,36 @@ class ActionsGrpcService final : public labgate::actions::v1::ActionsService::Ca
   grpc::ServerUnaryReactor* ListActions(grpc::CallbackServerContext* context,
                                         const v1::ListActionsRequest* request,
                                         v1::ListActionsResponse* response) override {
-    return ServeCallback(this, &ActionsGrpcService::ServeListActions, context, request, response);
+    return ServeCallback(this, &ActionsGrpcService::ServeListActions, auth_, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* GetAction(grpc::CallbackServerContext* context,
                                       const v1::GetActionRequest* request,
                                       v1::ActionContract* response) override {
-    return ServeCallback(this, &ActionsGrpcService::ServeGetAction, context, request, response);
+    return ServeCallback(this, &ActionsGrpcService::ServeGetAction, auth_, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* InvokeAction(grpc::CallbackServerContext* context,
                                          const v1::InvokeActionRequest* request,
                                          v1::InvokeActionResponse* response) override {
-    return ServeCallback(this, &ActionsGrpcService::ServeInvokeAction, context, request, response);
+    return ServeCallback(this, &ActionsGrpcService::ServeInvokeAction, auth_, context, request,
+                         response);
   }
 
   // The methods' one implementation each, served by the callback API above and by the
-  // embedded inline transport.
-  void ServeListActions(UnaryCall* call, const v1::ListActionsRequest* request,
+  // in-process calls (common/local_call.h).
+  void ServeListActions(CallContext* call, const v1::ListActionsRequest* request,
                         v1::ListActionsResponse* response);
-  void ServeGetAction(UnaryCall* call, const v1::GetActionRequest* request,
+  void ServeGetAction(CallContext* call, const v1::GetActionRequest* request,
                       v1::ActionContract* response);
-  void ServeInvokeAction(UnaryCall* call, const v1::InvokeActionRequest* request,
+  void ServeInvokeAction(CallContext* call, const v1::InvokeActionRequest* request,
                          v1::InvokeActionResponse* response);
-  // Registers every unary method on the embedded inline transport.
-  void ServeInline(InlineUnaryServer* server);
+  // Registers every unary method for in-process calls.
+  void AddLocalMethods(LocalMethods* methods);
 
  private:
   std::shared_ptr<const ActionRegistry> registry_;
+  const CallerAuth auth_;
   std::atomic<bool> shut_down_{false};
 };
 

@@ -14,7 +14,8 @@
 // what any server, and any server that crosses gRPC, pays on this machine with this client.
 // With --floor-spin-us N, also the floor polling stdin for N µs after each read instead of
 // sleeping at once (what a server would gain by spending CPU between requests), alone and
-// with its gRPC hop; with --floor-lanes N, also the floor's hop shared among N threads.
+// with the in-process call labgate pays; with --floor-lanes N, also that call shared among N
+// threads.
 //
 // C++ and one thread with no JSON parser on the hot path, so that the client does not cap
 // the faster server: a reply is matched by its top-level "id", found by a small scanner.
@@ -489,9 +490,9 @@ int Run(const Options& options, const std::string& work) {
   if (!options.floor.empty()) {
     floor = std::make_unique<Server>("floor", std::vector<std::string>{options.floor},
                                      work + "/floor.log");
-    floor_grpc = std::make_unique<Server>("floor+grpc",
-                                          std::vector<std::string>{options.floor, "--grpc-hop"},
-                                          work + "/floor-grpc.log");
+    floor_grpc = std::make_unique<Server>("floor+local",
+                                          std::vector<std::string>{options.floor, "--local-call"},
+                                          work + "/floor-local.log");
     floor_stream = std::make_unique<Server>(
         "floor+stream", std::vector<std::string>{options.floor, "--grpc-stream"},
         work + "/floor-stream.log");
@@ -502,17 +503,17 @@ int Run(const Options& options, const std::string& work) {
                                                             std::to_string(options.floor_spin_us)},
                                    work + "/floor-spin.log");
       floor_grpc_spin = std::make_unique<Server>(
-          "floor+grpc+spin",
-          std::vector<std::string>{options.floor, "--grpc-hop", "--spin-us",
+          "floor+local+spin",
+          std::vector<std::string>{options.floor, "--local-call", "--spin-us",
                                    std::to_string(options.floor_spin_us)},
-          work + "/floor-grpc-spin.log");
+          work + "/floor-local-spin.log");
     }
     if (options.floor_lanes > 1) {
-      floor_lanes =
-          std::make_unique<Server>("floor+grpc lanes",
-                                   std::vector<std::string>{options.floor, "--grpc-hop", "--lanes",
-                                                            std::to_string(options.floor_lanes)},
-                                   work + "/floor-lanes.log");
+      floor_lanes = std::make_unique<Server>(
+          "floor+local lanes",
+          std::vector<std::string>{options.floor, "--local-call", "--lanes",
+                                   std::to_string(options.floor_lanes)},
+          work + "/floor-lanes.log");
     }
   }
   std::string pids = "labgate pid " + std::to_string(labgate.pid()) + ", server-everything pid " +
@@ -547,15 +548,15 @@ int Run(const Options& options, const std::string& work) {
   if (v2) all.push_back({"v2-sdk echo", v2.get(), "echo", {{"message", "hello"}}});
   if (floor) all.push_back({"floor echo", floor.get(), "echo", {{"message", "hello"}}});
   if (floor_grpc) {
-    all.push_back({"floor+grpc echo", floor_grpc.get(), "echo", {{"message", "hello"}}});
+    all.push_back({"floor+local echo", floor_grpc.get(), "echo", {{"message", "hello"}}});
     all.push_back({"floor+stream echo", floor_stream.get(), "echo", {{"message", "hello"}}});
   }
   if (floor_spin) {
     all.push_back({"floor+spin echo", floor_spin.get(), "echo", {{"message", "hello"}}});
-    all.push_back({"floor+grpc+spin echo", floor_grpc_spin.get(), "echo", {{"message", "hello"}}});
+    all.push_back({"floor+local+spin echo", floor_grpc_spin.get(), "echo", {{"message", "hello"}}});
   }
   if (floor_lanes) {
-    all.push_back({"floor+grpc lanes echo", floor_lanes.get(), "echo", {{"message", "hello"}}});
+    all.push_back({"floor+local lanes echo", floor_lanes.get(), "echo", {{"message", "hello"}}});
   }
   std::vector<Case> cases;
   for (const Case& c : all) {

@@ -1,23 +1,23 @@
 // The floor under any stdio MCP server on this machine, for labgate_stdio_compare (--floor):
 // a server that does the least a tools/call needs. It reads stdin, finds each request's id
 // and method by searching the line, and writes a fixed result, all on one thread, the
-// replies to one read in one write (as labgate does). With --grpc-hop every tools/call also
-// makes one in-process gRPC call on labgate's InlineUnaryServer, the transport of the
-// embedded gateway's tool calls, and answers with what came back. With --grpc-stream each
+// replies to one read in one write (as labgate does). With --local-call every tools/call also
+// makes one call through labgate's seam (common/local_call.h), as the embedded gateway's tool
+// calls do, and answers with what came back. With --grpc-stream each
 // tools/call is instead one message each way on a single long-lived in-process bidi stream
 // (serialized, on one completion queue this thread drains): a gRPC hop without a call per
 // request, which labgate does not have.
 //
 // So "floor echo" is what the pipes, the wake-ups and the benchmark's client cost whatever
-// the server, and "floor+grpc echo" adds the bare hop that labgate's tool calls pay. With
+// the server, and "floor+local echo" adds the in-process call that labgate's tool calls pay. With
 // --spin-us N the server polls stdin without sleeping for up to N µs after each read, so a
 // request that follows its reply quickly finds it awake (labgate's --stdio-spin-us).
-// With --lanes N (and --grpc-hop), the calls of one read are shared among N threads, each
-// with its own in-process server: the hop with both cores.
+// With --lanes N (and --local-call), the calls of one read are shared among N threads: the
+// call with both cores.
 // It understands the benchmark client's requests only (no JSON parser: the first "id" and
 // "method" members of a line are taken as the request's).
 //
-//   labgate_stdio_floor [--grpc-hop [--lanes N] | --grpc-stream] [--spin-us N]
+//   labgate_stdio_floor [--local-call [--lanes N] | --grpc-stream] [--spin-us N]
 #include <fcntl.h>
 #include <google/protobuf/wrappers.pb.h>
 #include <grpcpp/client_context.h>
@@ -46,7 +46,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "common/inline_unary.h"
+#include "common/local_call.h"
 
 namespace {
 
@@ -195,36 +195,33 @@ std::string_view RawMember(std::string_view line, std::string_view key) {
   return line.substr(start, end - start);
 }
 
-std::unique_ptr<labgate::InlineUnaryServer> StartEchoServer() {
-  auto server = std::make_unique<labgate::InlineUnaryServer>();
-  server->Add(kEchoMethod, StringValue::default_instance(), StringValue::default_instance(),
-              [](labgate::UnaryCall* call, const google::protobuf::Message* request,
-                 google::protobuf::Message* response) {
-                response->CopyFrom(*request);
-                call->Finish(grpc::Status::OK);
-              });
-  if (!server->Start().ok()) {
-    std::fprintf(stderr, "stdio floor: the in-process gRPC server did not start\n");
-    std::abort();
+struct EchoService {
+  void Serve(labgate::CallContext* call, const StringValue* request, StringValue* response) {
+    *response = *request;
+    call->Finish(absl::OkStatus());
   }
-  return server;
+};
+
+std::unique_ptr<labgate::LocalCalls> StartEchoServer() {
+  static EchoService echo;
+  labgate::LocalMethods methods;
+  methods.Add("labgate.bench.Floor", "Echo", &echo, &EchoService::Serve);
+  return std::make_unique<labgate::LocalCalls>(std::move(methods));
 }
 
-// `text` there and back through one unary call on an in-process server.
-std::string ThroughGrpc(labgate::InlineUnaryServer* hop, std::string_view text) {
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-  StringValue request;
-  request.set_value(std::string(text));
-  StringValue response;
-  std::atomic<bool> answered{false};
-  bool ok = false;
-  hop->Call(&context, kEchoMethod, request, &response, [&](const grpc::Status& status) {
-    ok = status.ok();
-    answered.store(true, std::memory_order_release);
-  });
-  while (!answered.load(std::memory_order_acquire)) hop->Pump();
-  return ok ? response.value() : "(the gRPC call failed)";
+// `text` there and back through one call on the seam.
+std::string ThroughSeam(labgate::LocalCalls* hop, std::string_view text) {
+  static const labgate::LocalMethods::Method* method = hop->methods().Find(kEchoMethod);
+  auto request = std::make_unique<StringValue>();
+  request->set_value(std::string(text));
+  labgate::LocalCallOptions options;
+  options.deadline = absl::Now() + absl::Seconds(10);
+  std::string answer = "(the call failed)";
+  hop->Start(*method, std::move(options), std::move(request),
+             [&answer](const absl::Status& status, const google::protobuf::Message* response) {
+               if (status.ok()) answer = static_cast<const StringValue*>(response)->value();
+             });
+  return answer;
 }
 
 void AppendEcho(std::string_view id, std::string_view message, std::string* out) {
@@ -238,11 +235,11 @@ void AppendEcho(std::string_view id, std::string_view message, std::string* out)
 // (id, message) of tools/calls to answer through a hop.
 using PendingCalls = std::vector<std::pair<std::string, std::string>>;
 
-std::string AnswerThroughGrpc(labgate::InlineUnaryServer* hop, const PendingCalls& calls,
-                              size_t begin, size_t end) {
+std::string AnswerThroughSeam(labgate::LocalCalls* hop, const PendingCalls& calls, size_t begin,
+                              size_t end) {
   std::string out;
   for (size_t i = begin; i < end; ++i) {
-    AppendEcho(calls[i].first, ThroughGrpc(hop, calls[i].second), &out);
+    AppendEcho(calls[i].first, ThroughSeam(hop, calls[i].second), &out);
   }
   return out;
 }
@@ -258,7 +255,6 @@ class HopLane {
     }
     wake_.notify_one();
     thread_.join();
-    hop_->Shutdown(std::chrono::milliseconds(100));
   }
   HopLane(const HopLane&) = delete;
   HopLane& operator=(const HopLane&) = delete;
@@ -291,7 +287,7 @@ class HopLane {
       const size_t begin = begin_;
       const size_t end = end_;
       lock.unlock();
-      std::string out = AnswerThroughGrpc(hop_.get(), *calls, begin, end);
+      std::string out = AnswerThroughSeam(hop_.get(), *calls, begin, end);
       lock.lock();
       out_ = std::move(out);
       finished_ = true;
@@ -299,7 +295,7 @@ class HopLane {
     }
   }
 
-  std::unique_ptr<labgate::InlineUnaryServer> hop_;
+  std::unique_ptr<labgate::LocalCalls> hop_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable finished_wake_;
@@ -322,9 +318,6 @@ class FloorServer {
     if (hop != Hop::kUnaryCall) return;
     hop_ = StartEchoServer();
     for (int i = 1; i < lanes; ++i) lanes_.push_back(std::make_unique<HopLane>());
-  }
-  ~FloorServer() {
-    if (hop_) hop_->Shutdown(std::chrono::milliseconds(100));
   }
   FloorServer(const FloorServer&) = delete;
   FloorServer& operator=(const FloorServer&) = delete;
@@ -377,7 +370,7 @@ class FloorServer {
         pending_.emplace_back(id, message);
         return;
       }
-      AppendEcho(id, hop_ ? ThroughGrpc(hop_.get(), message) : message, &out_);
+      AppendEcho(id, hop_ ? ThroughSeam(hop_.get(), message) : message, &out_);
       return;
     }
     out_ += R"({"jsonrpc":"2.0","id":)";
@@ -409,7 +402,7 @@ class FloorServer {
       if (share > 0) lane->Start(&pending_, begin, begin + share);
       begin += share;
     }
-    out_ += AnswerThroughGrpc(hop_.get(), pending_, 0, own);
+    out_ += AnswerThroughSeam(hop_.get(), pending_, 0, own);
     if (share > 0) {
       for (auto& lane : lanes_) out_ += lane->Wait();
     }
@@ -427,7 +420,7 @@ class FloorServer {
     return true;
   }
 
-  std::unique_ptr<labgate::InlineUnaryServer> hop_;
+  std::unique_ptr<labgate::LocalCalls> hop_;
   std::vector<std::unique_ptr<HopLane>> lanes_;
   PendingCalls pending_;
   std::unique_ptr<StreamHop> stream_;
@@ -445,7 +438,7 @@ int main(int argc, char** argv) {
   long spin_us = 0;
   int lanes = 1;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--grpc-hop") == 0) {
+    if (std::strcmp(argv[i], "--local-call") == 0) {
       hop = FloorServer::Hop::kUnaryCall;
     } else if (std::strcmp(argv[i], "--grpc-stream") == 0) {
       hop = FloorServer::Hop::kStreamMessage;
@@ -456,7 +449,7 @@ int main(int argc, char** argv) {
     } else {
       std::fprintf(
           stderr,
-          "usage: labgate_stdio_floor [--grpc-hop [--lanes N] | --grpc-stream] [--spin-us N]\n");
+          "usage: labgate_stdio_floor [--local-call [--lanes N] | --grpc-stream] [--spin-us N]\n");
       return 2;
     }
   }

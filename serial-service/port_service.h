@@ -21,6 +21,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/call_context.h"
 #include "serial-service/backends/serial_port.h"
 #include "serial-service/policy/policy_engine.h"
 #include "serial-service/ports/clock.h"
@@ -48,10 +49,7 @@ struct PortServiceOptions {
 };
 
 // A person's answer to a confirmation request, as a confirming gateway relays it.
-struct Confirmation {
-  std::string id;
-  std::string decision;  // "accept", or why not: "decline", "cancel", "unavailable"
-};
+using Confirmation = ConfirmationAnswer;
 
 // A port as DescribePort reports it.
 struct PortDescription {

@@ -1,11 +1,11 @@
 // labgate.serial.v1.SerialService for embedding: the gateway's in-process mode and
-// the standalone labgate-serial binary both create it here and register it on a
-// grpc::Server (common/service_host.h).
+// the standalone labgate-serial binary both create it here. Its unary methods are served
+// over gRPC (registered on a grpc::Server, common/service_host.h) and in process
+// (AddLocalMethods, common/local_methods.h); its streams over gRPC only.
 //
-// Callers are told apart by the gRPC metadata key "labgate-owner"; calls without
-// it act as the owner "anonymous". An owner keeps its ports while it holds a
-// Lease stream open (the gateway holds one per MCP connection); when its last
-// Lease ends, or it calls ReleaseOwner, its ports close.
+// Callers are principals (common/caller_auth.h decides who a gRPC caller is). A principal
+// keeps its ports while it holds a Lease stream open (the gateway holds one per MCP
+// connection); when its last Lease ends, or it calls ReleaseOwner, its ports close.
 #pragma once
 
 #include <grpcpp/channel.h>
@@ -14,15 +14,14 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "common/inline_unary.h"
+#include "common/caller_auth.h"
+#include "common/local_methods.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 #include "serial-service/backends/serial_port.h"
 #include "serial-service/ports/clock.h"
 
 namespace labgate::serial {
 
-inline constexpr char kOwnerMetadataKey[] = "labgate-owner";
-inline constexpr char kDefaultOwner[] = "anonymous";
 // A pty's reply comes within about 50-100 us; a real instrument's takes milliseconds, which
 // this costs in CPU per query at most.
 inline constexpr int64_t kDefaultQueryReplySpinUs = 200;
@@ -46,6 +45,8 @@ struct SerialServiceOptions {
   size_t record_queue_limit = 10000;
   // The safety policy (JSON); empty: no policy, everything is allowed.
   std::string policy_file;
+  // Who gRPC callers are, and whom they may speak for.
+  CallerAuthOptions caller_auth;
 };
 
 class SerialGrpcService : public v1::SerialService::CallbackService {
@@ -60,8 +61,8 @@ class SerialGrpcService : public v1::SerialService::CallbackService {
   // Reads policy_file again. A file that does not load leaves the current policy in
   // force, and the error is returned.
   virtual absl::Status ReloadPolicy() = 0;
-  // Registers every unary method on the embedded inline transport.
-  virtual void ServeInline(InlineUnaryServer* server) = 0;
+  // Registers every unary method for in-process calls.
+  virtual void AddLocalMethods(LocalMethods* methods) = 0;
 };
 
 absl::StatusOr<std::unique_ptr<SerialGrpcService>> CreateSerialService(

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "common/grpc_finish.h"
+#include "common/call_finish.h"
 #include "session-service/proto_convert.h"
 
 namespace labgate::session {
@@ -26,7 +26,7 @@ SessionGrpcService::SessionGrpcService(std::unique_ptr<SessionStore> store)
 
 SessionGrpcService::~SessionGrpcService() { Shutdown(); }
 
-void SessionGrpcService::ServeCreateSession(UnaryCall* call,
+void SessionGrpcService::ServeCreateSession(CallContext* call,
                                             const v1::CreateSessionRequest* request,
                                             v1::CreateSessionResponse* response) {
   store_->CreateSession(FromProto(*request),
@@ -35,7 +35,7 @@ void SessionGrpcService::ServeCreateSession(UnaryCall* call,
                         }));
 }
 
-void SessionGrpcService::ServeGetSession(UnaryCall* call, const v1::GetSessionRequest* request,
+void SessionGrpcService::ServeGetSession(CallContext* call, const v1::GetSessionRequest* request,
                                          v1::GetSessionResponse* response) {
   store_->GetSession(request->session_id(),
                      FinishWith<SessionRecord>(call, [response](const SessionRecord& s) {
@@ -43,7 +43,8 @@ void SessionGrpcService::ServeGetSession(UnaryCall* call, const v1::GetSessionRe
                      }));
 }
 
-void SessionGrpcService::ServeListSessions(UnaryCall* call, const v1::ListSessionsRequest* request,
+void SessionGrpcService::ServeListSessions(CallContext* call,
+                                           const v1::ListSessionsRequest* request,
                                            v1::ListSessionsResponse* response) {
   ListSessionsQuery query;
   query.include_closed = request->include_closed();
@@ -56,7 +57,8 @@ void SessionGrpcService::ServeListSessions(UnaryCall* call, const v1::ListSessio
                                   }));
 }
 
-void SessionGrpcService::ServeCloseSession(UnaryCall* call, const v1::CloseSessionRequest* request,
+void SessionGrpcService::ServeCloseSession(CallContext* call,
+                                           const v1::CloseSessionRequest* request,
                                            v1::CloseSessionResponse* response) {
   store_->CloseSession(request->session_id(),
                        FinishWith<SessionRecord>(call, [response](const SessionRecord& s) {
@@ -64,7 +66,7 @@ void SessionGrpcService::ServeCloseSession(UnaryCall* call, const v1::CloseSessi
                        }));
 }
 
-void SessionGrpcService::ServeAppendMessage(UnaryCall* call,
+void SessionGrpcService::ServeAppendMessage(CallContext* call,
                                             const v1::AppendMessageRequest* request,
                                             v1::AppendMessageResponse* response) {
   store_->AppendMessage(FromProto(*request),
@@ -73,7 +75,8 @@ void SessionGrpcService::ServeAppendMessage(UnaryCall* call,
                         }));
 }
 
-void SessionGrpcService::ServeListMessages(UnaryCall* call, const v1::ListMessagesRequest* request,
+void SessionGrpcService::ServeListMessages(CallContext* call,
+                                           const v1::ListMessagesRequest* request,
                                            v1::ListMessagesResponse* response) {
   store_->QueryMessages(FromProto(*request),
                         FinishWith<MessagePage>(call, [response](const MessagePage& page) {
@@ -81,7 +84,7 @@ void SessionGrpcService::ServeListMessages(UnaryCall* call, const v1::ListMessag
                         }));
 }
 
-void SessionGrpcService::ServeFilterMessages(UnaryCall* call,
+void SessionGrpcService::ServeFilterMessages(CallContext* call,
                                              const v1::FilterMessagesRequest* request,
                                              v1::FilterMessagesResponse* response) {
   store_->QueryMessages(FromProto(*request),
@@ -90,7 +93,7 @@ void SessionGrpcService::ServeFilterMessages(UnaryCall* call,
                         }));
 }
 
-void SessionGrpcService::ServeExportSession(UnaryCall* call,
+void SessionGrpcService::ServeExportSession(CallContext* call,
                                             const v1::ExportSessionRequest* request,
                                             v1::ExportSessionResponse* response) {
   store_->ExportSession(
@@ -102,7 +105,8 @@ void SessionGrpcService::ServeExportSession(UnaryCall* call,
       }));
 }
 
-void SessionGrpcService::ServeFeatureIndex(UnaryCall* call, const v1::FeatureIndexRequest* request,
+void SessionGrpcService::ServeFeatureIndex(CallContext* call,
+                                           const v1::FeatureIndexRequest* request,
                                            v1::FeatureIndexResponse* response) {
   store_->FeatureIndex(request->session_id(),
                        FinishWith<std::map<std::string, int64_t>>(
@@ -113,7 +117,8 @@ void SessionGrpcService::ServeFeatureIndex(UnaryCall* call, const v1::FeatureInd
                            }));
 }
 
-void SessionGrpcService::ServeSessionStats(UnaryCall* call, const v1::SessionStatsRequest* request,
+void SessionGrpcService::ServeSessionStats(CallContext* call,
+                                           const v1::SessionStatsRequest* request,
                                            v1::SessionStatsResponse* response) {
   store_->SessionStats(
       request->session_id(),
@@ -124,18 +129,18 @@ void SessionGrpcService::ServeSessionStats(UnaryCall* call, const v1::SessionSta
       }));
 }
 
-void SessionGrpcService::ServeInline(InlineUnaryServer* server) {
-  const std::string prefix = absl::StrCat("/", v1::SessionService::service_full_name(), "/");
-  server->Add(prefix + "CreateSession", this, &SessionGrpcService::ServeCreateSession);
-  server->Add(prefix + "GetSession", this, &SessionGrpcService::ServeGetSession);
-  server->Add(prefix + "ListSessions", this, &SessionGrpcService::ServeListSessions);
-  server->Add(prefix + "CloseSession", this, &SessionGrpcService::ServeCloseSession);
-  server->Add(prefix + "AppendMessage", this, &SessionGrpcService::ServeAppendMessage);
-  server->Add(prefix + "ListMessages", this, &SessionGrpcService::ServeListMessages);
-  server->Add(prefix + "FilterMessages", this, &SessionGrpcService::ServeFilterMessages);
-  server->Add(prefix + "ExportSession", this, &SessionGrpcService::ServeExportSession);
-  server->Add(prefix + "FeatureIndex", this, &SessionGrpcService::ServeFeatureIndex);
-  server->Add(prefix + "SessionStats", this, &SessionGrpcService::ServeSessionStats);
+void SessionGrpcService::AddLocalMethods(LocalMethods* methods) {
+  const std::string service = v1::SessionService::service_full_name();
+  methods->Add(service, "CreateSession", this, &SessionGrpcService::ServeCreateSession);
+  methods->Add(service, "GetSession", this, &SessionGrpcService::ServeGetSession);
+  methods->Add(service, "ListSessions", this, &SessionGrpcService::ServeListSessions);
+  methods->Add(service, "CloseSession", this, &SessionGrpcService::ServeCloseSession);
+  methods->Add(service, "AppendMessage", this, &SessionGrpcService::ServeAppendMessage);
+  methods->Add(service, "ListMessages", this, &SessionGrpcService::ServeListMessages);
+  methods->Add(service, "FilterMessages", this, &SessionGrpcService::ServeFilterMessages);
+  methods->Add(service, "ExportSession", this, &SessionGrpcService::ServeExportSession);
+  methods->Add(service, "FeatureIndex", this, &SessionGrpcService::ServeFeatureIndex);
+  methods->Add(service, "SessionStats", this, &SessionGrpcService::ServeSessionStats);
 }
 
 grpc::ServerWriteReactor<v1::SessionEvent>* SessionGrpcService::WatchSession(

@@ -5,8 +5,9 @@
 
 #include <memory>
 
-#include "common/inline_unary.h"
-#include "common/unary_call.h"
+#include "common/caller_auth.h"
+#include "common/grpc_unary_call.h"
+#include "common/local_methods.h"
 #include "labgate/session/v1/session.grpc.pb.h"
 #include "session-service/store/session_store.h"
 #include "session-service/watch_reactor.h"
@@ -21,53 +22,62 @@ class SessionGrpcService : public ::labgate::session::v1::SessionService::Callba
   grpc::ServerUnaryReactor* CreateSession(grpc::CallbackServerContext* context,
                                           const v1::CreateSessionRequest* request,
                                           v1::CreateSessionResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::ServeCreateSession, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeCreateSession, auth_, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* GetSession(grpc::CallbackServerContext* context,
                                        const v1::GetSessionRequest* request,
                                        v1::GetSessionResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::ServeGetSession, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeGetSession, auth_, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* ListSessions(grpc::CallbackServerContext* context,
                                          const v1::ListSessionsRequest* request,
                                          v1::ListSessionsResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::ServeListSessions, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeListSessions, auth_, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* CloseSession(grpc::CallbackServerContext* context,
                                          const v1::CloseSessionRequest* request,
                                          v1::CloseSessionResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::ServeCloseSession, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeCloseSession, auth_, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* AppendMessage(grpc::CallbackServerContext* context,
                                           const v1::AppendMessageRequest* request,
                                           v1::AppendMessageResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::ServeAppendMessage, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeAppendMessage, auth_, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* ListMessages(grpc::CallbackServerContext* context,
                                          const v1::ListMessagesRequest* request,
                                          v1::ListMessagesResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::ServeListMessages, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeListMessages, auth_, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* FilterMessages(grpc::CallbackServerContext* context,
                                            const v1::FilterMessagesRequest* request,
                                            v1::FilterMessagesResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::ServeFilterMessages, context, request,
+    return ServeCallback(this, &SessionGrpcService::ServeFilterMessages, auth_, context, request,
                          response);
   }
   grpc::ServerUnaryReactor* ExportSession(grpc::CallbackServerContext* context,
                                           const v1::ExportSessionRequest* request,
                                           v1::ExportSessionResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::ServeExportSession, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeExportSession, auth_, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* FeatureIndex(grpc::CallbackServerContext* context,
                                          const v1::FeatureIndexRequest* request,
                                          v1::FeatureIndexResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::ServeFeatureIndex, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeFeatureIndex, auth_, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* SessionStats(grpc::CallbackServerContext* context,
                                          const v1::SessionStatsRequest* request,
                                          v1::SessionStatsResponse* response) override {
-    return ServeCallback(this, &SessionGrpcService::ServeSessionStats, context, request, response);
+    return ServeCallback(this, &SessionGrpcService::ServeSessionStats, auth_, context, request,
+                         response);
   }
   grpc::ServerWriteReactor<v1::SessionEvent>* WatchSession(
       grpc::CallbackServerContext* context, const v1::WatchSessionRequest* request) override;
@@ -83,32 +93,33 @@ class SessionGrpcService : public ::labgate::session::v1::SessionService::Callba
   SessionStore& store() { return *store_; }
 
   // The methods' one implementation each, served by the callback API above and by the
-  // embedded inline transport.
-  void ServeCreateSession(UnaryCall* call, const v1::CreateSessionRequest* request,
+  // in-process calls (common/local_call.h).
+  void ServeCreateSession(CallContext* call, const v1::CreateSessionRequest* request,
                           v1::CreateSessionResponse* response);
-  void ServeGetSession(UnaryCall* call, const v1::GetSessionRequest* request,
+  void ServeGetSession(CallContext* call, const v1::GetSessionRequest* request,
                        v1::GetSessionResponse* response);
-  void ServeListSessions(UnaryCall* call, const v1::ListSessionsRequest* request,
+  void ServeListSessions(CallContext* call, const v1::ListSessionsRequest* request,
                          v1::ListSessionsResponse* response);
-  void ServeCloseSession(UnaryCall* call, const v1::CloseSessionRequest* request,
+  void ServeCloseSession(CallContext* call, const v1::CloseSessionRequest* request,
                          v1::CloseSessionResponse* response);
-  void ServeAppendMessage(UnaryCall* call, const v1::AppendMessageRequest* request,
+  void ServeAppendMessage(CallContext* call, const v1::AppendMessageRequest* request,
                           v1::AppendMessageResponse* response);
-  void ServeListMessages(UnaryCall* call, const v1::ListMessagesRequest* request,
+  void ServeListMessages(CallContext* call, const v1::ListMessagesRequest* request,
                          v1::ListMessagesResponse* response);
-  void ServeFilterMessages(UnaryCall* call, const v1::FilterMessagesRequest* request,
+  void ServeFilterMessages(CallContext* call, const v1::FilterMessagesRequest* request,
                            v1::FilterMessagesResponse* response);
-  void ServeExportSession(UnaryCall* call, const v1::ExportSessionRequest* request,
+  void ServeExportSession(CallContext* call, const v1::ExportSessionRequest* request,
                           v1::ExportSessionResponse* response);
-  void ServeFeatureIndex(UnaryCall* call, const v1::FeatureIndexRequest* request,
+  void ServeFeatureIndex(CallContext* call, const v1::FeatureIndexRequest* request,
                          v1::FeatureIndexResponse* response);
-  void ServeSessionStats(UnaryCall* call, const v1::SessionStatsRequest* request,
+  void ServeSessionStats(CallContext* call, const v1::SessionStatsRequest* request,
                          v1::SessionStatsResponse* response);
-  // Registers every unary method on the embedded inline transport.
-  void ServeInline(InlineUnaryServer* server);
+  // Registers every unary method for in-process calls.
+  void AddLocalMethods(LocalMethods* methods);
 
  private:
   std::unique_ptr<SessionStore> store_;
+  const CallerAuth auth_;
   WatchRegistry watches_;
 };
 

@@ -1,14 +1,12 @@
-// What one in-process gRPC unary call costs on this machine, by who drives it:
-//   callback   the callback API on both ends (how labgate's gateway reaches an embedded
-//              service today): one at a time, then 64 in flight;
+// What one in-process unary call costs on this machine, by who drives it:
+//   callback   the callback API on both ends (how the gateway reaches a remote service, and
+//              its embedded services' streams): one at a time, then 64 in flight;
 //   one_thread an async generic service and a generic stub on one completion queue that the
 //              calling thread drains itself, so the call never changes threads;
-//   inline_server labgate's InlineUnaryServer (common/inline_unary.h), which the embedded
-//              gateway's tool calls use: the same queue, with typed messages, metadata
-//              and any thread allowed to answer.
-// The echo service copies a 100-byte message back; nothing labgate-specific runs, so the
-// figures are the floor under any tool call that crosses gRPC. Table to stderr, JSON to
-// stdout. Usage: labgate_grpc_hop_bench [CALLS]   (default 20000)
+//   local_call labgate's seam (common/local_call.h), which the embedded gateway's tool calls
+//              use: the method's handler called directly, with no gRPC.
+// The echo service copies a 100-byte message back; nothing else labgate-specific runs. Table to
+// stderr, JSON to stdout. Usage: labgate_grpc_hop_bench [CALLS]   (default 20000)
 #include <google/protobuf/wrappers.pb.h>
 #include <grpcpp/generic/async_generic_service.h>
 #include <grpcpp/generic/generic_stub.h>
@@ -30,7 +28,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "common/inline_unary.h"
+#include "common/local_call.h"
 
 namespace {
 
@@ -240,34 +238,36 @@ Result RunOneThread(int calls) {
   return result;
 }
 
-Result RunInlineServer(int calls) {
+// The embedded seam's in-process call (common/local_call.h), which embedded labgate's tool
+// calls make instead of a gRPC hop: beside the hops above for scale.
+Result RunLocalCall(int calls) {
   using google::protobuf::StringValue;
-  labgate::InlineUnaryServer server;
-  server.Add(kMethod, StringValue::default_instance(), StringValue::default_instance(),
-             [](labgate::UnaryCall* call, const google::protobuf::Message* request,
-                google::protobuf::Message* response) {
-               response->CopyFrom(*request);
-               call->Finish(grpc::Status::OK);
-             });
-  if (!server.Start().ok()) std::abort();
-  StringValue request;
-  request.set_value(std::string(100, 'x'));
-  Result result = Measure("inline_server", calls, [&](Result& timed) {
+  struct Echo {
+    void Serve(labgate::CallContext* call, const StringValue* request, StringValue* response) {
+      *response = *request;
+      call->Finish(absl::OkStatus());
+    }
+  } echo;
+  labgate::LocalMethods methods;
+  methods.Add("labgate.bench.Hop", "Echo", &echo, &Echo::Serve);
+  labgate::LocalCalls local(std::move(methods));
+  const labgate::LocalMethods::Method* method = local.methods().Find("/labgate.bench.Hop/Echo");
+  Result result = Measure("local_call", calls, [&](Result& timed) {
     for (int i = 0; i < calls; ++i) {
       const auto start = Clock::now();
-      grpc::ClientContext context;
-      StringValue response;
-      std::atomic<int> answer{0};  // 1 ok, 2 failed
-      server.Call(&context, kMethod, request, &response, [&](const grpc::Status& status) {
-        answer.store(status.ok() ? 1 : 2, std::memory_order_release);
-      });
-      // Answered at once, so almost always before Call returned.
-      while (answer.load(std::memory_order_acquire) == 0) server.Pump();
-      if (answer.load() != 1) std::abort();
+      auto request = std::make_unique<StringValue>();
+      request->set_value(std::string(100, 'x'));
+      labgate::LocalCallOptions options;
+      options.deadline = absl::Now() + absl::Seconds(10);
+      bool ok = false;
+      local.Start(*method, std::move(options), std::move(request),
+                  [&ok](const absl::Status& status, const google::protobuf::Message*) {
+                    ok = status.ok();
+                  });
+      if (!ok) std::abort();  // answered at once, before Start returned
       timed.latencies_us.push_back(MicrosSince(start));
     }
   });
-  server.Shutdown(std::chrono::milliseconds(100));
   return result;
 }
 
@@ -282,7 +282,7 @@ int Run(int argc, char** argv) {
   }
   std::vector<Result> results = RunCallback(calls);
   results.push_back(RunOneThread(calls));
-  results.push_back(RunInlineServer(calls));
+  results.push_back(RunLocalCall(calls));
 
   nlohmann::json report = {{"calls", calls}};
   std::fprintf(stderr, "%-22s %12s %14s %9s %9s\n", "path", "calls/s", "CPU us/call", "p50 us",

@@ -125,7 +125,7 @@ void ActionTools::CallTool(const std::string& name, const json& arguments,
         }
         done(outcome.ok() ? StructuredResult(*outcome) : ToolResult(ActionResultJson(outcome)));
       });
-  if (call) context->OnCancel([call] { call->TryCancel(); });
+  if (call) context->OnCancel(std::move(call));
 }
 
 json ActionResponseJson(const InvokeActionResponse& response) {
@@ -240,18 +240,34 @@ void ActionTools::OnChanged(std::function<void()> listener) {
   listeners_.push_back(std::move(listener));
 }
 
-std::shared_ptr<grpc::ClientContext> ActionTools::Invoke(const std::string& action,
-                                                         const json& input, Done done) {
-  auto context = std::make_shared<grpc::ClientContext>();
-  context->set_deadline(std::chrono::system_clock::now() + call_deadline_);
-  auto request = std::make_shared<InvokeActionRequest>();
-  auto response = std::make_shared<InvokeActionResponse>();
+std::function<void()> ActionTools::Invoke(const std::string& action, const json& input, Done done) {
+  auto request = std::make_unique<InvokeActionRequest>();
   request->set_action(action);
   if (absl::Status status = JsonToProto(input, request->mutable_input()); !status.ok()) {
     done(status);
     return nullptr;
   }
-  auto finish = [context, request, response, channel = channel_, address = address_,
+  if (local_calls_ != nullptr) {
+    static const std::string kPath = LocalMethods::Path(
+        labgate::actions::v1::ActionsService::service_full_name(), "InvokeAction");
+    const LocalMethods::Method* method = local_calls_->methods().Find(kPath);
+    LocalCallOptions options;
+    options.deadline = absl::Now() + absl::FromChrono(call_deadline_);
+    std::shared_ptr<LocalCall> call = local_calls_->Start(
+        *method, std::move(options), std::move(request),
+        [done = std::move(done)](const absl::Status& status,
+                                 const google::protobuf::Message* response) {
+          if (!status.ok()) return done(status);
+          done(ActionResponseJson(*static_cast<const InvokeActionResponse*>(response)));
+        });
+    if (call->ended()) return nullptr;
+    return [call] { call->Cancel(); };
+  }
+  auto context = std::make_shared<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + call_deadline_);
+  std::shared_ptr<InvokeActionRequest> shared_request = std::move(request);
+  auto response = std::make_shared<InvokeActionResponse>();
+  auto finish = [context, shared_request, response, channel = channel_, address = address_,
                  done = std::move(done)](const grpc::Status& status) {
     if (!status.ok()) {
       return done(BackendCallStatus(status, channel.get(),
@@ -261,20 +277,9 @@ std::shared_ptr<grpc::ClientContext> ActionTools::Invoke(const std::string& acti
     NoteBackendAnswered(labgate::actions::v1::ActionsService::service_full_name(), address);
     done(ActionResponseJson(*response));
   };
-  if (inline_server_ != nullptr) {
-    static const std::string kPath = absl::StrCat(
-        "/", labgate::actions::v1::ActionsService::service_full_name(), "/InvokeAction");
-    auto answered = std::make_shared<std::atomic<bool>>(false);
-    inline_server_->Call(context.get(), kPath, *request, response.get(),
-                         [answered, finish = std::move(finish)](const grpc::Status& status) {
-                           answered->store(true, std::memory_order_release);
-                           finish(status);
-                         });
-    return answered->load(std::memory_order_acquire) ? nullptr : context;
-  }
-  stub_->async()->InvokeAction(context.get(), request.get(), response.get(),
+  stub_->async()->InvokeAction(context.get(), shared_request.get(), response.get(),
                                OncePointerCallback(std::move(finish)));
-  return context;
+  return [context] { context->TryCancel(); };
 }
 
 void ActionTools::List(std::function<void(absl::StatusOr<ListActionsResponse>)> done) {

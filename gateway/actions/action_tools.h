@@ -17,7 +17,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "common/inline_unary.h"
+#include "common/local_call.h"
 #include "gateway/mcp/providers.h"
 #include "labgate/actions/v1/actions.grpc.pb.h"
 
@@ -48,11 +48,11 @@ class ActionTools final : public ToolProvider {
   void CallTool(const std::string& name, const nlohmann::json& arguments,
                 std::shared_ptr<RequestContext> context, ToolDone done) override;
 
-  // Calls InvokeAction; `done` runs once on a gRPC thread with the structured result,
-  // or the service's status (its message is the seed's exact error text).
+  // Calls InvokeAction; `done` runs once with the structured result, or the service's status
+  // (its message is the seed's exact error text). Returns what cancels the call, or an empty
+  // function when `done` has already run.
   using Done = std::function<void(absl::StatusOr<nlohmann::json>)>;
-  std::shared_ptr<grpc::ClientContext> Invoke(const std::string& action,
-                                              const nlohmann::json& input, Done done);
+  std::function<void()> Invoke(const std::string& action, const nlohmann::json& input, Done done);
   // ListActions, asynchronously, for the legacy envelope.
   void List(std::function<void(absl::StatusOr<labgate::actions::v1::ListActionsResponse>)> done);
 
@@ -64,9 +64,9 @@ class ActionTools final : public ToolProvider {
   // A remote service's HOST:PORT: a call made while it is down then fails with
   // "actions service at HOST:PORT is not reachable". Call before Start.
   void SetServiceAddress(const std::string& address) { address_ = address; }
-  // An embedded service: InvokeAction goes over the inline transport (common/inline_unary.h),
-  // and `done` may then run before Invoke returns (which then returns nullptr).
-  void SetInline(InlineUnaryServer* server) { inline_server_ = server; }
+  // An embedded service: InvokeAction is called in process (common/local_call.h), and `done`
+  // may then run before Invoke returns.
+  void SetLocal(LocalCalls* calls) { local_calls_ = calls; }
 
   // Called (from the watcher thread) after a refresh changed the set of tools.
   void OnChanged(std::function<void()> listener);
@@ -81,7 +81,7 @@ class ActionTools final : public ToolProvider {
   std::unique_ptr<labgate::actions::v1::ActionsService::Stub> stub_;
   std::chrono::milliseconds call_deadline_;
   std::string address_;
-  InlineUnaryServer* inline_server_ = nullptr;
+  LocalCalls* local_calls_ = nullptr;
 
   mutable absl::Mutex mutex_;
   std::map<std::string, nlohmann::json> tools_ ABSL_GUARDED_BY(mutex_);  // by name

@@ -127,8 +127,8 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   p.invoker = std::make_unique<ToolInvoker>(&p.backends->channels());
   p.action_tools = std::make_unique<ActionTools>(p.backends->actions_channel(), call_deadline);
   p.action_tools->SetServiceAddress(options.backend.actions_addr);
-  p.action_tools->SetInline(
-      p.backends->channels().InlineFor(labgate::actions::v1::ActionsService::service_full_name()));
+  p.action_tools->SetLocal(
+      p.backends->channels().LocalFor(labgate::actions::v1::ActionsService::service_full_name()));
   p.action_tools->Start(/*watch_connectivity=*/!options.backend.actions_addr.empty());
   p.leases = std::make_unique<OwnerLeases>(
       p.backends->channels().ChannelsOf(labgate::serial::v1::SerialService::service_full_name()),

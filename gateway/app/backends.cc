@@ -4,6 +4,7 @@
 
 #include "actions-service/actions_service.h"
 #include "common/grpc_callback_threads.h"
+#include "common/local_call.h"
 #include "common/log.h"
 #include "gateway/backends/open_streams.h"
 #include "labgate/actions/v1/actions.grpc.pb.h"
@@ -23,8 +24,8 @@ struct Backends::Embedded {
   std::unique_ptr<labgate::actions::ActionsGrpcService> actions;
   std::unique_ptr<labgate::serial::SerialGrpcService> serial;
   std::unique_ptr<ServiceHost> host;
-  // The gateway's own unary calls to the embedded services (tool calls); goes first.
-  std::unique_ptr<InlineUnaryServer> inline_server;
+  // The gateway's own unary calls to the embedded services (tool calls), made in process.
+  std::unique_ptr<LocalCalls> local_calls;
   bool shut_down = false;
 };
 
@@ -93,17 +94,27 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     auto host = ServiceHost::Start("", in_process);
     if (!host.ok()) return host.status();
     embedded.host = std::move(*host);
-    embedded.inline_server = std::make_unique<InlineUnaryServer>();
-    if (embedded.session) embedded.session->ServeInline(embedded.inline_server.get());
-    if (embedded.actions) embedded.actions->ServeInline(embedded.inline_server.get());
-    if (embedded.serial) embedded.serial->ServeInline(embedded.inline_server.get());
-    if (absl::Status started = embedded.inline_server->Start(); !started.ok()) return started;
+    LocalMethods methods;
+    if (embedded.session) embedded.session->AddLocalMethods(&methods);
+    if (embedded.actions) embedded.actions->AddLocalMethods(&methods);
+    if (embedded.serial) embedded.serial->AddLocalMethods(&methods);
+    // Every unary method of an embedded service is served in process, or labgate stops here.
+    for (const char* embedded_service :
+         {embedded.session ? session_v1::SessionService::service_full_name() : nullptr,
+          embedded.actions ? actions_v1::ActionsService::service_full_name() : nullptr,
+          embedded.serial ? serial_v1::SerialService::service_full_name() : nullptr}) {
+      if (embedded_service == nullptr) continue;
+      if (absl::Status served = methods.CheckServesAll(embedded_service); !served.ok()) {
+        return served;
+      }
+    }
+    embedded.local_calls = std::make_unique<LocalCalls>(std::move(methods));
   }
 
   const std::string session_name = session_v1::SessionService::service_full_name();
   if (options.session_addr.empty()) {
     backends->channels_.Set(session_name, embedded.host->InProcessChannel());
-    backends->channels_.SetInline(session_name, embedded.inline_server.get());
+    backends->channels_.SetLocal(session_name, embedded.local_calls.get());
     LG_LOG(kInfo) << "session service: embedded, data in " << options.data_dir;
   } else {
     backends->channels_.Set(session_name,
@@ -114,7 +125,7 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
   const std::string actions_name = actions_v1::ActionsService::service_full_name();
   if (options.actions_addr.empty()) {
     backends->channels_.Set(actions_name, embedded.host->InProcessChannel());
-    backends->channels_.SetInline(actions_name, embedded.inline_server.get());
+    backends->channels_.SetLocal(actions_name, embedded.local_calls.get());
   } else {
     backends->channels_.Set(actions_name,
                             RemoteChannel(options.actions_addr, options.channel_credentials));
@@ -138,7 +149,7 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     backends->channels_.SetSerialBenches(std::make_shared<SerialBenches>(std::move(benches)));
   } else if (options.serial_addr.empty()) {
     backends->channels_.Set(serial_name, embedded.host->InProcessChannel());
-    backends->channels_.SetInline(serial_name, embedded.inline_server.get());
+    backends->channels_.SetLocal(serial_name, embedded.local_calls.get());
   } else {
     backends->channels_.Set(serial_name,
                             RemoteChannel(options.serial_addr, options.channel_credentials));
@@ -179,7 +190,6 @@ void Backends::Shutdown(std::chrono::milliseconds grace) {
   if (embedded_->session) embedded_->session->FinishWatchStreams();
   if (embedded_->serial) embedded_->serial->Shutdown();
   if (embedded_->actions) embedded_->actions->Shutdown();
-  if (embedded_->inline_server) embedded_->inline_server->Shutdown(grace);
   if (embedded_->host) embedded_->host->Shutdown(grace);
   if (embedded_->session) embedded_->session->Shutdown();
 }

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "common/inline_unary.h"
+#include "common/local_call.h"
 #include "gateway/backends/serial_benches.h"
 
 namespace labgate::gateway {
@@ -26,14 +26,14 @@ class BackendChannels {
   }
   const std::map<std::string, std::shared_ptr<grpc::Channel>>& all() const { return channels_; }
 
-  // An embedded service also served over the inline transport: its unary calls go there.
-  void SetInline(const std::string& service_name, InlineUnaryServer* server) {
-    inline_servers_[service_name] = server;
+  // An embedded service: its tools' unary calls are made in process.
+  void SetLocal(const std::string& service_name, LocalCalls* calls) {
+    local_calls_[service_name] = calls;
   }
   // nullptr when `service_name` is remote (or unknown).
-  InlineUnaryServer* InlineFor(const std::string& service_name) const {
-    auto it = inline_servers_.find(service_name);
-    return it == inline_servers_.end() ? nullptr : it->second;
+  LocalCalls* LocalFor(const std::string& service_name) const {
+    auto it = local_calls_.find(service_name);
+    return it == local_calls_.end() ? nullptr : it->second;
   }
 
   // Benches of the serial service when several are configured (or one is named);
@@ -95,7 +95,7 @@ class BackendChannels {
  private:
   std::map<std::string, std::shared_ptr<grpc::Channel>> channels_;
   std::map<std::string, std::string> addresses_;
-  std::map<std::string, InlineUnaryServer*> inline_servers_;
+  std::map<std::string, LocalCalls*> local_calls_;
   std::shared_ptr<const SerialBenches> benches_;
   std::string serial_service_;
 };

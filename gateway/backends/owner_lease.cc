@@ -5,6 +5,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "common/caller_metadata.h"
 #include "common/log.h"
 #include "gateway/backends/open_streams.h"
 #include "gateway/backends/tool_invoker.h"

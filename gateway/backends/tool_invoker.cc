@@ -1,16 +1,17 @@
 #include "gateway/backends/tool_invoker.h"
 
 #include <google/protobuf/message.h>
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/impl/codegen/proto_utils.h>
-#include <grpcpp/support/client_callback.h>
-
-#include <atomic>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/caller_metadata.h"
+#include "common/confirmation_secret.h"
 #include "common/grpc_callback.h"
+#include "common/grpc_status.h"
 #include "common/status_map.h"
 #include "gateway/backends/unreachable.h"
 #include "gateway/catalog/json_proto.h"
@@ -44,8 +45,8 @@ std::shared_ptr<PendingCall> ToolInvoker::Call(const ToolBinding& tool,
   if (benches != nullptr && tool.service_name == channels_->serial_service()) {
     return CallOnBenches(*benches, tool, arguments, options, std::move(done));
   }
-  if (InlineUnaryServer* server = channels_->InlineFor(tool.service_name)) {
-    return CallInline(server, tool, arguments, options, std::move(done));
+  if (LocalCalls* calls = channels_->LocalFor(tool.service_name)) {
+    return CallLocal(calls, tool, arguments, options, std::move(done));
   }
   auto channel = channels_->For(tool.service_name);
   if (channel == nullptr) {
@@ -123,23 +124,6 @@ std::shared_ptr<PendingCall> ToolInvoker::CallOnBenches(const SerialBenches& ben
                      });
 }
 
-const grpc::internal::RpcMethod& ToolInvoker::MethodOn(
-    const std::shared_ptr<grpc::Channel>& channel, const ToolBinding& tool) {
-  const auto key = std::make_pair(channel.get(), &tool);
-  {
-    absl::ReaderMutexLock lock(&methods_mutex_);
-    if (auto it = methods_.find(key); it != methods_.end()) return *it->second;
-  }
-  absl::MutexLock lock(&methods_mutex_);
-  std::unique_ptr<grpc::internal::RpcMethod>& method = methods_[key];
-  if (method == nullptr) {
-    // The path's text lives in the catalog, as long as the tool.
-    method = std::make_unique<grpc::internal::RpcMethod>(
-        tool.grpc_path.c_str(), grpc::internal::RpcMethod::NORMAL_RPC, channel);
-  }
-  return *method;
-}
-
 absl::StatusOr<std::shared_ptr<PendingCall>> ToolInvoker::Prepare(const ToolBinding& tool,
                                                                   const nlohmann::json& arguments,
                                                                   const Options& options) {
@@ -149,9 +133,14 @@ absl::StatusOr<std::shared_ptr<PendingCall>> ToolInvoker::Prepare(const ToolBind
   if (absl::Status status = JsonToProto(arguments, call->request_.get()); !status.ok()) {
     return status;
   }
-  call->context_.set_deadline(std::chrono::system_clock::now() + options.deadline);
-  if (!options.owner.empty()) call->context_.AddMetadata(kOwnerMetadataKey, options.owner);
-  for (const auto& [key, value] : options.metadata) call->context_.AddMetadata(key, value);
+  grpc::ClientContext& context = call->context_.emplace();
+  context.set_deadline(std::chrono::system_clock::now() + options.deadline);
+  if (!options.owner.empty()) context.AddMetadata(kOwnerMetadataKey, options.owner);
+  if (options.confirmation.has_value()) {
+    context.AddMetadata(kConfirmationMetadataKey,
+                        absl::StrCat(options.confirmation->id, ":", options.confirmation->decision,
+                                     ":", ConfirmationSecret()));
+  }
   return call;
 }
 
@@ -161,7 +150,7 @@ absl::StatusOr<json> ToolInvoker::Outcome(const grpc::Status& status, PendingCal
                                           const std::function<void(const Answer&)>& on_answer) {
   if (!status.ok()) {
     absl::Status failed = BackendCallStatus(status, channel, service_name, address);
-    for (const auto& [key, value] : call.context_.GetServerTrailingMetadata()) {
+    for (const auto& [key, value] : call.context_->GetServerTrailingMetadata()) {
       const std::string name(key.data(), key.size());
       if (name.rfind("labgate-", 0) != 0) continue;
       failed.SetPayload(name, absl::Cord(std::string(value.data(), value.size())));
@@ -186,37 +175,57 @@ std::shared_ptr<PendingCall> ToolInvoker::CallChannel(const std::shared_ptr<grpc
     return nullptr;
   }
   std::shared_ptr<PendingCall> call = *std::move(prepared);
+  grpc::ByteBuffer request;
+  bool own_buffer = false;
+  if (grpc::Status serialized =
+          grpc::SerializationTraits<Message>::Serialize(*call->request_, &request, &own_buffer);
+      !serialized.ok()) {
+    done(FromGrpcStatus(serialized));
+    return nullptr;
+  }
+  auto response = std::make_shared<grpc::ByteBuffer>();
+  grpc::GenericStub stub(channel);
   // The lambda keeps the call (context and messages) alive until gRPC is done with it.
-  grpc::internal::CallbackUnaryCall<Message, Message>(
-      channel.get(), MethodOn(channel, tool), &call->context_, call->request_.get(),
-      call->response_.get(),
-      OncePointerCallback([call, channel, service = &tool.service_name, address, bench,
-                           on_answer = options.on_answer,
-                           done = std::move(done)](const grpc::Status& status) {
-        done(Outcome(status, *call, channel.get(), *service, address, bench, on_answer));
-      }));
+  stub.UnaryCall(&*call->context_, tool.grpc_path, grpc::StubOptions(), &request, response.get(),
+                 OncePointerCallback([call, response, channel, service = &tool.service_name,
+                                      address, bench, on_answer = options.on_answer,
+                                      done = std::move(done)](grpc::Status status) {
+                   if (status.ok()) {
+                     status = grpc::SerializationTraits<Message>::Deserialize(
+                         response.get(), call->response_.get());
+                   }
+                   done(Outcome(status, *call, channel.get(), *service, address, bench, on_answer));
+                 }));
   return call;
 }
 
-std::shared_ptr<PendingCall> ToolInvoker::CallInline(InlineUnaryServer* server,
-                                                     const ToolBinding& tool,
-                                                     const nlohmann::json& arguments,
-                                                     const Options& options, Done done) {
-  absl::StatusOr<std::shared_ptr<PendingCall>> prepared = Prepare(tool, arguments, options);
-  if (!prepared.ok()) {
-    done(prepared.status());
+std::shared_ptr<PendingCall> ToolInvoker::CallLocal(LocalCalls* calls, const ToolBinding& tool,
+                                                    const nlohmann::json& arguments,
+                                                    const Options& options, Done done) {
+  const LocalMethods::Method* method = calls->methods().Find(tool.grpc_path);
+  if (method == nullptr) {
+    done(absl::UnimplementedError(absl::StrCat(tool.grpc_path, " is not served in process")));
     return nullptr;
   }
-  std::shared_ptr<PendingCall> call = *std::move(prepared);
-  call->inline_server_ = server;
-  auto answered = std::make_shared<std::atomic<bool>>(false);
-  server->Call(&call->context_, tool.grpc_path, *call->request_, call->response_.get(),
-               [call, answered, service = &tool.service_name, on_answer = options.on_answer,
-                done = std::move(done)](const grpc::Status& status) {
-                 answered->store(true, std::memory_order_release);
-                 done(Outcome(status, *call, nullptr, *service, "", "", on_answer));
-               });
-  if (answered->load(std::memory_order_acquire)) return nullptr;
+  std::unique_ptr<Message> request(method->request_prototype->New());
+  if (absl::Status status = JsonToProto(arguments, request.get()); !status.ok()) {
+    done(status);
+    return nullptr;
+  }
+  LocalCallOptions local;
+  local.principal = options.owner;
+  local.deadline = absl::Now() + absl::FromChrono(options.deadline);
+  local.confirmation = options.confirmation;
+  auto call = std::make_shared<PendingCall>();
+  call->local_ =
+      calls->Start(*method, std::move(local), std::move(request),
+                   [service = &tool.service_name, on_answer = options.on_answer,
+                    done = std::move(done)](const absl::Status& status, const Message* response) {
+                     if (on_answer) on_answer({*service, "", status});
+                     if (!status.ok()) return done(status);
+                     done(ProtoToJson(*response));
+                   });
+  if (call->local_->ended()) return nullptr;
   return call;
 }
 

@@ -1,7 +1,6 @@
 #include "gateway/tools/write_confirmation.h"
 
 #include "absl/strings/str_cat.h"
-#include "common/confirmation_secret.h"
 
 namespace labgate::gateway {
 namespace {
@@ -10,7 +9,6 @@ using nlohmann::json;
 
 constexpr char kRuleKey[] = "labgate-confirm-rule";
 constexpr char kIdKey[] = "labgate-confirm-id";
-constexpr char kAnswerKey[] = "labgate-confirmation";
 
 std::string Payload(const absl::Status& status, const char* key) {
   auto value = status.GetPayload(key);
@@ -99,8 +97,7 @@ void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool, const
                        // Not asked yet: nothing is decided, so nothing is sent or recorded.
                        if (IsInputRequired(answer.status())) return done(answer.status());
                        const std::string decision = Decision(answer);
-                       options.metadata.emplace_back(
-                           kAnswerKey, absl::StrCat(id, ":", decision, ":", ConfirmationSecret()));
+                       options.confirmation = ConfirmationAnswer{id, decision};
                        if (decision == "accept") {
                          auto call = invoker->Call(*tool, arguments, options, std::move(done));
                          if (call) context->OnCancel([call] { call->Cancel(); });

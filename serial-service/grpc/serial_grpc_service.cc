@@ -1,17 +1,17 @@
-// The gRPC adapter: reads the caller (labgate-owner, a relayed confirmation) and the
-// request, hands them to PortService, and writes what it answers into the response.
-// Handlers never block: PortService finishes each call from its completion.
+// The service's methods, each written once against CallContext (the caller, its deadline and
+// a relayed confirmation) and served both over gRPC and in process: each hands the request to
+// PortService and writes what it answers into the response. Handlers never block: PortService
+// finishes each call from its completion.
 #include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "common/confirmation_secret.h"
-#include "common/grpc_finish.h"
+#include "common/call_finish.h"
 #include "common/grpc_status.h"
-#include "common/inline_unary.h"
-#include "common/secret_compare.h"
+#include "common/grpc_unary_call.h"
+#include "common/local_methods.h"
 #include "serial-service/grpc/stream_reactors.h"
 #include "serial-service/policy/port_policy_proto.h"
 #include "serial-service/port_service.h"
@@ -22,47 +22,7 @@
 namespace labgate::serial {
 namespace {
 
-// Either API's context, or a UnaryCall: each knows its caller's metadata.
-template <typename Caller>
-std::string OwnerOf(const Caller* context) {
-  const auto& metadata = context->client_metadata();
-  auto it = metadata.find(kOwnerMetadataKey);
-  if (it == metadata.end() || it->second.empty()) return kDefaultOwner;
-  return std::string(it->second.data(), it->second.size());
-}
-
-void Reply(UnaryCall* call, const absl::Status& status) { FinishNow(call, status); }
-
-// A gateway's answer to a confirmation request: metadata "<id>:<decision>:<secret>".
-// Only a caller that knows the confirmation secret can give one.
-std::optional<Confirmation> ConfirmationOf(const UnaryCall* context) {
-  const auto& metadata = context->client_metadata();
-  auto it = metadata.find(kConfirmationMetadata);
-  if (it == metadata.end()) return std::nullopt;
-  const std::string value(it->second.data(), it->second.size());
-  const size_t first = value.find(':');
-  const size_t second = first == std::string::npos ? first : value.find(':', first + 1);
-  if (second == std::string::npos ||
-      !SecretEquals(value.substr(second + 1), ConfirmationSecret())) {
-    return std::nullopt;
-  }
-  return Confirmation{value.substr(0, first), value.substr(first + 1, second - first - 1)};
-}
-
-// Like FinishWith, but a write the policy holds for a person's confirmation also gets the
-// rule and the approval's id in the call's trailing metadata.
-template <typename T, typename Fill>
-std::function<void(absl::StatusOr<T>)> FinishWrite(UnaryCall* call, Fill fill) {
-  return [call, finish = FinishWith<T>(call, std::move(fill))](absl::StatusOr<T> outcome) {
-    if (!outcome.ok()) {
-      auto rule = outcome.status().GetPayload(kConfirmRulePayload);
-      auto id = outcome.status().GetPayload(kConfirmIdPayload);
-      if (rule.has_value()) call->AddTrailingMetadata(kConfirmRuleTrailer, std::string(*rule));
-      if (id.has_value()) call->AddTrailingMetadata(kConfirmIdTrailer, std::string(*id));
-    }
-    finish(std::move(outcome));
-  };
-}
+void Reply(CallContext* call, const absl::Status& status) { FinishNow(call, status); }
 
 v1::PortState StateToProto(PortState state) {
   switch (state) {
@@ -126,8 +86,8 @@ void FillReadResponse(const ReadResult& result, v1::Encoding encoding, const std
 
 class SerialServiceImpl final : public SerialGrpcService {
  public:
-  SerialServiceImpl(std::unique_ptr<PortService> ports, size_t queue_limit)
-      : ports_(std::move(ports)), queue_limit_(queue_limit) {}
+  SerialServiceImpl(std::unique_ptr<PortService> ports, size_t queue_limit, CallerAuth auth)
+      : ports_(std::move(ports)), queue_limit_(queue_limit), auth_(std::move(auth)) {}
 
   ~SerialServiceImpl() override { Shutdown(); }
 
@@ -143,7 +103,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     ports_->DrainRecords(std::chrono::seconds(2));
   }
 
-  void ServeListPorts(UnaryCall* call, const v1::ListPortsRequest*,
+  void ServeListPorts(CallContext* call, const v1::ListPortsRequest*,
                       v1::ListPortsResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     ports_->ListPorts(FinishWith<std::vector<std::string>>(
@@ -152,7 +112,7 @@ class SerialServiceImpl final : public SerialGrpcService {
         }));
   }
 
-  void ServeListPortsExtended(UnaryCall* call, const v1::ListPortsExtendedRequest*,
+  void ServeListPortsExtended(CallContext* call, const v1::ListPortsExtendedRequest*,
                               v1::ListPortsExtendedResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     ports_->ListPortsExtended(FinishWith<std::vector<PortDetails>>(
@@ -161,11 +121,11 @@ class SerialServiceImpl final : public SerialGrpcService {
         }));
   }
 
-  void ServeDescribePort(UnaryCall* call, const v1::DescribePortRequest* request,
+  void ServeDescribePort(CallContext* call, const v1::DescribePortRequest* request,
                          v1::DescribePortResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     ports_->DescribePort(
-        OwnerOf(call), request->port_name(),
+        call->principal(), request->port_name(),
         FinishWith<PortDescription>(call, [response](const PortDescription& description) {
           response->set_backend(description.backend);
           FillDetails(description.details, response->mutable_port());
@@ -179,13 +139,13 @@ class SerialServiceImpl final : public SerialGrpcService {
         }));
   }
 
-  void ServeOpenPort(UnaryCall* call, const v1::OpenPortRequest* request,
+  void ServeOpenPort(CallContext* call, const v1::OpenPortRequest* request,
                      v1::OpenPortResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     absl::StatusOr<PortSettings> settings = SettingsFromOpenRequest(*request);
     if (!settings.ok()) return Reply(call, settings.status());
     ports_->OpenPort(
-        OwnerOf(call), request->port_name(), *settings,
+        call->principal(), request->port_name(), *settings,
         FinishWith<PortSettings>(call, [request, response](const PortSettings& opened) {
           response->set_status("opened");
           response->set_port_name(request->port_name());
@@ -193,7 +153,7 @@ class SerialServiceImpl final : public SerialGrpcService {
         }));
   }
 
-  void ServeReconfigurePort(UnaryCall* call, const v1::ReconfigurePortRequest* request,
+  void ServeReconfigurePort(CallContext* call, const v1::ReconfigurePortRequest* request,
                             v1::ReconfigurePortResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
@@ -210,7 +170,7 @@ class SerialServiceImpl final : public SerialGrpcService {
                             }));
   }
 
-  void ServeWrite(UnaryCall* call, const v1::WriteRequest* request, v1::WriteResponse* response) {
+  void ServeWrite(CallContext* call, const v1::WriteRequest* request, v1::WriteResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
     if (!port.ok()) return Reply(call, port.status());
@@ -219,18 +179,18 @@ class SerialServiceImpl final : public SerialGrpcService {
     TransferOptions options;
     options.text_mode = IsTextMode(request->encoding());
     if (request->has_timeout_ms()) options.timeout_ms = request->timeout_ms();
-    options.confirmation = ConfirmationOf(call);
-    ports_->Write(OwnerOf(call), **port, *std::move(bytes), options,
-                  FinishWrite<WriteResult>(
-                      call, [response, name = (*port)->name()](const WriteResult& wrote) {
-                        response->set_bytes_written(wrote.bytes_written);
-                        response->set_bytes_written_total(wrote.bytes_written_total);
-                        response->set_port_name(name);
-                        response->set_not_recorded(wrote.not_recorded);
-                      }));
+    options.confirmation = call->confirmation();
+    ports_->Write(
+        call->principal(), **port, *std::move(bytes), options,
+        FinishWith<WriteResult>(call, [response, name = (*port)->name()](const WriteResult& wrote) {
+          response->set_bytes_written(wrote.bytes_written);
+          response->set_bytes_written_total(wrote.bytes_written_total);
+          response->set_port_name(name);
+          response->set_not_recorded(wrote.not_recorded);
+        }));
   }
 
-  void ServeRead(UnaryCall* call, const v1::ReadRequest* request, v1::ReadResponse* response) {
+  void ServeRead(CallContext* call, const v1::ReadRequest* request, v1::ReadResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
     if (!port.ok()) return Reply(call, port.status());
@@ -251,7 +211,7 @@ class SerialServiceImpl final : public SerialGrpcService {
                      }));
   }
 
-  void ServeQuery(UnaryCall* call, const v1::QueryRequest* request, v1::QueryResponse* response) {
+  void ServeQuery(CallContext* call, const v1::QueryRequest* request, v1::QueryResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
     if (!port.ok()) return Reply(call, port.status());
@@ -265,10 +225,10 @@ class SerialServiceImpl final : public SerialGrpcService {
     options.text_mode = IsTextMode(encoding);
     options.keep_terminator = !options.text_mode;
     options.abandoned = [call] { return call->IsCancelled(); };
-    options.confirmation = ConfirmationOf(call);
-    ports_->Query(OwnerOf(call), **port, *std::move(bytes), options,
-                  FinishWrite<QueryResult>(call, [response, encoding, name = (*port)->name()](
-                                                     const QueryResult& result) {
+    options.confirmation = call->confirmation();
+    ports_->Query(call->principal(), **port, *std::move(bytes), options,
+                  FinishWith<QueryResult>(call, [response, encoding, name = (*port)->name()](
+                                                    const QueryResult& result) {
                     EncodedData encoded = EncodeData(result.reply.data, encoding);
                     response->set_data(std::move(encoded.data));
                     response->set_encoding(encoded.encoding);
@@ -281,10 +241,11 @@ class SerialServiceImpl final : public SerialGrpcService {
                   }));
   }
 
-  void ServeClosePort(UnaryCall* call, const v1::ClosePortRequest* request,
+  void ServeClosePort(CallContext* call, const v1::ClosePortRequest* request,
                       v1::ClosePortResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
-    ports_->ClosePort(OwnerOf(call), OptionalName(request->has_port_name(), request->port_name()),
+    ports_->ClosePort(call->principal(),
+                      OptionalName(request->has_port_name(), request->port_name()),
                       FinishWith<PortService::CloseOutcome>(
                           call, [response](const PortService::CloseOutcome& closed) {
                             response->set_status(closed.status);
@@ -292,10 +253,10 @@ class SerialServiceImpl final : public SerialGrpcService {
                           }));
   }
 
-  void ServeGetStatus(UnaryCall* call, const v1::GetStatusRequest* request,
+  void ServeGetStatus(CallContext* call, const v1::GetStatusRequest* request,
                       v1::GetStatusResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
-    const std::string owner = OwnerOf(call);
+    const std::string owner = call->principal();
     absl::StatusOr<std::shared_ptr<ManagedPort>> port =
         ports_->ObservedPort(owner, OptionalName(request->has_port_name(), request->port_name()));
     if (!port.ok()) return Reply(call, port.status());
@@ -324,11 +285,11 @@ class SerialServiceImpl final : public SerialGrpcService {
     return Reply(call, absl::OkStatus());
   }
 
-  void ServeGetMetrics(UnaryCall* call, const v1::GetMetricsRequest* request,
+  void ServeGetMetrics(CallContext* call, const v1::GetMetricsRequest* request,
                        v1::GetMetricsResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     absl::StatusOr<std::shared_ptr<ManagedPort>> port = ports_->ObservedPort(
-        OwnerOf(call), OptionalName(request->has_port_name(), request->port_name()));
+        call->principal(), OptionalName(request->has_port_name(), request->port_name()));
     if (!port.ok()) return Reply(call, port.status());
     const std::string name = *port != nullptr ? (*port)->name() : request->port_name();
     response->set_port_name(name);
@@ -391,96 +352,110 @@ class SerialServiceImpl final : public SerialGrpcService {
 
   grpc::ServerWriteReactor<v1::LeaseEvent>* Lease(grpc::CallbackServerContext* context,
                                                   const v1::LeaseRequest*) override {
-    return LeaseReactor::Start(OwnerOf(context), ports_.get(), &tracker_);
+    absl::StatusOr<Caller> caller = auth_.Identify(*context);
+    if (!caller.ok()) {
+      auto* reactor = new RejectedStream<v1::LeaseEvent>();
+      reactor->Finish(ToGrpcStatus(caller.status()));
+      return reactor;
+    }
+    return LeaseReactor::Start(caller->principal, ports_.get(), &tracker_);
   }
 
-  void ServeReleaseOwner(UnaryCall* call, const v1::ReleaseOwnerRequest*,
+  void ServeReleaseOwner(CallContext* call, const v1::ReleaseOwnerRequest*,
                          v1::ReleaseOwnerResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
-    ports_->ReleaseOwner(OwnerOf(call), [response, call](const std::vector<std::string>& names) {
-      for (const std::string& name : names) response->add_closed_ports(name);
-      call->Finish(grpc::Status::OK);
-    });
+    ports_->ReleaseOwner(call->principal(),
+                         [response, call](const std::vector<std::string>& names) {
+                           for (const std::string& name : names) response->add_closed_ports(name);
+                           call->Finish(absl::OkStatus());
+                         });
   }
 
   // The callback API's entries for the unary methods above.
   grpc::ServerUnaryReactor* ListPorts(grpc::CallbackServerContext* context,
                                       const v1::ListPortsRequest* request,
                                       v1::ListPortsResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::ServeListPorts, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeListPorts, auth_, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* ListPortsExtended(grpc::CallbackServerContext* context,
                                               const v1::ListPortsExtendedRequest* request,
                                               v1::ListPortsExtendedResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::ServeListPortsExtended, context, request,
+    return ServeCallback(this, &SerialServiceImpl::ServeListPortsExtended, auth_, context, request,
                          response);
   }
   grpc::ServerUnaryReactor* DescribePort(grpc::CallbackServerContext* context,
                                          const v1::DescribePortRequest* request,
                                          v1::DescribePortResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::ServeDescribePort, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeDescribePort, auth_, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* OpenPort(grpc::CallbackServerContext* context,
                                      const v1::OpenPortRequest* request,
                                      v1::OpenPortResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::ServeOpenPort, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeOpenPort, auth_, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* ReconfigurePort(grpc::CallbackServerContext* context,
                                             const v1::ReconfigurePortRequest* request,
                                             v1::ReconfigurePortResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::ServeReconfigurePort, context, request,
+    return ServeCallback(this, &SerialServiceImpl::ServeReconfigurePort, auth_, context, request,
                          response);
   }
   grpc::ServerUnaryReactor* Write(grpc::CallbackServerContext* context,
                                   const v1::WriteRequest* request,
                                   v1::WriteResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::ServeWrite, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeWrite, auth_, context, request, response);
   }
   grpc::ServerUnaryReactor* Read(grpc::CallbackServerContext* context,
                                  const v1::ReadRequest* request,
                                  v1::ReadResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::ServeRead, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeRead, auth_, context, request, response);
   }
   grpc::ServerUnaryReactor* Query(grpc::CallbackServerContext* context,
                                   const v1::QueryRequest* request,
                                   v1::QueryResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::ServeQuery, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeQuery, auth_, context, request, response);
   }
   grpc::ServerUnaryReactor* ClosePort(grpc::CallbackServerContext* context,
                                       const v1::ClosePortRequest* request,
                                       v1::ClosePortResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::ServeClosePort, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeClosePort, auth_, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* GetStatus(grpc::CallbackServerContext* context,
                                       const v1::GetStatusRequest* request,
                                       v1::GetStatusResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::ServeGetStatus, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeGetStatus, auth_, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* GetMetrics(grpc::CallbackServerContext* context,
                                        const v1::GetMetricsRequest* request,
                                        v1::GetMetricsResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::ServeGetMetrics, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeGetMetrics, auth_, context, request,
+                         response);
   }
   grpc::ServerUnaryReactor* ReleaseOwner(grpc::CallbackServerContext* context,
                                          const v1::ReleaseOwnerRequest* request,
                                          v1::ReleaseOwnerResponse* response) override {
-    return ServeCallback(this, &SerialServiceImpl::ServeReleaseOwner, context, request, response);
+    return ServeCallback(this, &SerialServiceImpl::ServeReleaseOwner, auth_, context, request,
+                         response);
   }
 
-  void ServeInline(InlineUnaryServer* server) override {
-    const std::string prefix = absl::StrCat("/", v1::SerialService::service_full_name(), "/");
-    server->Add(prefix + "ListPorts", this, &SerialServiceImpl::ServeListPorts);
-    server->Add(prefix + "ListPortsExtended", this, &SerialServiceImpl::ServeListPortsExtended);
-    server->Add(prefix + "DescribePort", this, &SerialServiceImpl::ServeDescribePort);
-    server->Add(prefix + "OpenPort", this, &SerialServiceImpl::ServeOpenPort);
-    server->Add(prefix + "ReconfigurePort", this, &SerialServiceImpl::ServeReconfigurePort);
-    server->Add(prefix + "Write", this, &SerialServiceImpl::ServeWrite);
-    server->Add(prefix + "Read", this, &SerialServiceImpl::ServeRead);
-    server->Add(prefix + "Query", this, &SerialServiceImpl::ServeQuery);
-    server->Add(prefix + "ClosePort", this, &SerialServiceImpl::ServeClosePort);
-    server->Add(prefix + "GetStatus", this, &SerialServiceImpl::ServeGetStatus);
-    server->Add(prefix + "GetMetrics", this, &SerialServiceImpl::ServeGetMetrics);
-    server->Add(prefix + "ReleaseOwner", this, &SerialServiceImpl::ServeReleaseOwner);
+  void AddLocalMethods(LocalMethods* methods) override {
+    const std::string service = v1::SerialService::service_full_name();
+    methods->Add(service, "ListPorts", this, &SerialServiceImpl::ServeListPorts);
+    methods->Add(service, "ListPortsExtended", this, &SerialServiceImpl::ServeListPortsExtended);
+    methods->Add(service, "DescribePort", this, &SerialServiceImpl::ServeDescribePort);
+    methods->Add(service, "OpenPort", this, &SerialServiceImpl::ServeOpenPort);
+    methods->Add(service, "ReconfigurePort", this, &SerialServiceImpl::ServeReconfigurePort);
+    methods->Add(service, "Write", this, &SerialServiceImpl::ServeWrite);
+    methods->Add(service, "Read", this, &SerialServiceImpl::ServeRead);
+    methods->Add(service, "Query", this, &SerialServiceImpl::ServeQuery);
+    methods->Add(service, "ClosePort", this, &SerialServiceImpl::ServeClosePort);
+    methods->Add(service, "GetStatus", this, &SerialServiceImpl::ServeGetStatus);
+    methods->Add(service, "GetMetrics", this, &SerialServiceImpl::ServeGetMetrics);
+    methods->Add(service, "ReleaseOwner", this, &SerialServiceImpl::ServeReleaseOwner);
   }
 
  private:
@@ -492,9 +467,9 @@ class SerialServiceImpl final : public SerialGrpcService {
 
   // The port a write, read, query or reconfigure addresses: named, or the caller's only one.
   template <typename Request>
-  absl::StatusOr<std::shared_ptr<ManagedPort>> CallersPort(const UnaryCall* call,
+  absl::StatusOr<std::shared_ptr<ManagedPort>> CallersPort(const CallContext* call,
                                                            const Request& request) const {
-    return ports_->CallersPort(OwnerOf(call),
+    return ports_->CallersPort(call->principal(),
                                OptionalName(request.has_port_name(), request.port_name()));
   }
 
@@ -513,6 +488,7 @@ class SerialServiceImpl final : public SerialGrpcService {
 
   const std::unique_ptr<PortService> ports_;
   const size_t queue_limit_;
+  const CallerAuth auth_;
   StreamTracker tracker_;
 };
 
@@ -534,7 +510,8 @@ absl::StatusOr<std::unique_ptr<SerialGrpcService>> CreateSerialService(
   if (!ports.ok()) return ports.status();
   if (options.session_channel) (*ports)->recorder().SetChannel(options.session_channel);
   return std::unique_ptr<SerialGrpcService>(std::make_unique<SerialServiceImpl>(
-      *std::move(ports), static_cast<size_t>(options.subscriber_queue_limit)));
+      *std::move(ports), static_cast<size_t>(options.subscriber_queue_limit),
+      CallerAuth(options.caller_auth)));
 }
 
 }  // namespace labgate::serial

@@ -15,15 +15,11 @@
 
 namespace labgate::serial {
 
-// Trailing metadata of a write refused for confirmation: the rule, and the id of the
-// approval that a confirming gateway may present when it retries.
-inline constexpr char kConfirmRuleTrailer[] = "labgate-confirm-rule";
-inline constexpr char kConfirmIdTrailer[] = "labgate-confirm-id";
-// Metadata of the retry: "<confirm id>:<secret>" (see common/confirmation_secret.h).
-inline constexpr char kConfirmationMetadata[] = "labgate-confirmation";
-// absl::Status payload keys carrying the same facts inside labgate-serial.
-inline constexpr char kConfirmRulePayload[] = "labgate.confirm_rule";
-inline constexpr char kConfirmIdPayload[] = "labgate.confirm_id";
+// Status payloads of a write refused for confirmation: the rule, and the id of the approval
+// that a confirming gateway may present when it retries. They reach the caller as they are in
+// process, and as trailing metadata of the same name over gRPC (common/call_context.h).
+inline constexpr char kConfirmRulePayload[] = "labgate-confirm-rule";
+inline constexpr char kConfirmIdPayload[] = "labgate-confirm-id";
 
 class PolicyEngine {
  public:

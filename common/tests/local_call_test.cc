@@ -1,0 +1,188 @@
+// LocalCalls, the embedded side of the seam, on the one service labgate_common carries
+// (grpc.health.v1): an answer given at once arrives before Start returns; a later one on the
+// thread that gave it; a cancelled call or one past its deadline is answered then, once, and
+// its handler sees that it was abandoned.
+#include "common/local_call.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <thread>
+#include <utility>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "grpc/health/v1/health.pb.h"
+
+namespace labgate {
+namespace {
+
+using grpc::health::v1::HealthCheckRequest;
+using grpc::health::v1::HealthCheckResponse;
+
+// Answers at once, or keeps the call for the test to answer later.
+class FakeHealth {
+ public:
+  void ServeCheck(CallContext* call, const HealthCheckRequest* request,
+                  HealthCheckResponse* response) {
+    principal_seen = call->principal();
+    if (request->service() == "later") {
+      absl::MutexLock lock(&mutex_);
+      held_ = call;
+      held_response_ = response;
+      return;
+    }
+    response->set_status(HealthCheckResponse::SERVING);
+    call->Finish(absl::OkStatus());
+  }
+  CallContext* WaitForHeld() {
+    absl::MutexLock lock(&mutex_);
+    mutex_.Await(absl::Condition(
+        +[](CallContext** held) { return *held != nullptr; }, &held_));
+    return held_;
+  }
+  void AnswerHeld() {
+    CallContext* call = WaitForHeld();
+    held_response_->set_status(HealthCheckResponse::NOT_SERVING);
+    call->Finish(absl::OkStatus());
+  }
+
+  std::string principal_seen;
+
+ private:
+  absl::Mutex mutex_;
+  CallContext* held_ ABSL_GUARDED_BY(mutex_) = nullptr;
+  HealthCheckResponse* held_response_ = nullptr;
+};
+
+class LocalCallTest : public ::testing::Test {
+ protected:
+  LocalCallTest() {
+    LocalMethods methods;
+    methods.Add("grpc.health.v1.Health", "Check", &health_, &FakeHealth::ServeCheck);
+    calls_ = std::make_unique<LocalCalls>(std::move(methods));
+    method_ = calls_->methods().Find("/grpc.health.v1.Health/Check");
+  }
+
+  std::unique_ptr<HealthCheckRequest> Request(const std::string& service) {
+    auto request = std::make_unique<HealthCheckRequest>();
+    request->set_service(service);
+    return request;
+  }
+
+  FakeHealth health_;
+  std::unique_ptr<LocalCalls> calls_;
+  const LocalMethods::Method* method_ = nullptr;
+};
+
+TEST_F(LocalCallTest, TheTableServesEveryUnaryMethodAndLeavesStreamsToGrpc) {
+  ASSERT_NE(method_, nullptr);
+  EXPECT_TRUE(calls_->methods().CheckServesAll("grpc.health.v1.Health").ok());
+  EXPECT_EQ(calls_->methods().Find("/grpc.health.v1.Health/Watch"), nullptr);
+}
+
+TEST_F(LocalCallTest, AnAnswerGivenAtOnceArrivesBeforeStartReturns) {
+  int answers = 0;
+  HealthCheckResponse::ServingStatus status = HealthCheckResponse::UNKNOWN;
+  std::shared_ptr<LocalCall> call =
+      calls_->Start(*method_, {}, Request("now"),
+                    [&](const absl::Status& outcome, const google::protobuf::Message* response) {
+                      ++answers;
+                      ASSERT_TRUE(outcome.ok()) << outcome;
+                      status = static_cast<const HealthCheckResponse*>(response)->status();
+                    });
+  EXPECT_EQ(answers, 1);
+  EXPECT_TRUE(call->ended());
+  EXPECT_EQ(status, HealthCheckResponse::SERVING);
+  EXPECT_EQ(health_.principal_seen, kAnonymousPrincipal) << "no principal given is anonymous";
+}
+
+TEST_F(LocalCallTest, ALaterAnswerArrivesOnTheThreadThatGaveIt) {
+  absl::Notification answered;
+  std::thread::id answered_on;
+  HealthCheckResponse::ServingStatus status = HealthCheckResponse::UNKNOWN;
+  LocalCallOptions options;
+  options.principal = "alice";
+  std::shared_ptr<LocalCall> call =
+      calls_->Start(*method_, options, Request("later"),
+                    [&](const absl::Status& outcome, const google::protobuf::Message* response) {
+                      EXPECT_TRUE(outcome.ok()) << outcome;
+                      status = static_cast<const HealthCheckResponse*>(response)->status();
+                      answered_on = std::this_thread::get_id();
+                      answered.Notify();
+                    });
+  EXPECT_FALSE(call->ended());
+  EXPECT_EQ(health_.principal_seen, "alice");
+  std::thread answerer([this] { health_.AnswerHeld(); });
+  const std::thread::id answerer_id = answerer.get_id();
+  answerer.join();
+  ASSERT_TRUE(answered.HasBeenNotified());
+  EXPECT_EQ(answered_on, answerer_id);
+  EXPECT_EQ(status, HealthCheckResponse::NOT_SERVING);
+}
+
+TEST_F(LocalCallTest, ACancelledCallIsAnsweredOnceAndItsHandlerSeesIt) {
+  int answers = 0;
+  absl::Status seen;
+  const google::protobuf::Message* response_seen = nullptr;
+  std::shared_ptr<LocalCall> call =
+      calls_->Start(*method_, {}, Request("later"),
+                    [&](const absl::Status& outcome, const google::protobuf::Message* response) {
+                      ++answers;
+                      seen = outcome;
+                      response_seen = response;
+                    });
+  CallContext* held = health_.WaitForHeld();
+  EXPECT_FALSE(held->IsCancelled());
+  call->Cancel();
+  EXPECT_EQ(answers, 1);
+  EXPECT_EQ(seen.code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(response_seen, nullptr) << "the handler may still be writing its response";
+  EXPECT_TRUE(held->IsCancelled());
+  health_.AnswerHeld();  // the handler's own answer is dropped
+  EXPECT_EQ(answers, 1);
+}
+
+TEST_F(LocalCallTest, ACallStillRunningAtItsDeadlineIsAnsweredThen) {
+  absl::Notification answered;
+  absl::Status seen;
+  int answers = 0;
+  LocalCallOptions options;
+  options.deadline = absl::Now() + absl::Milliseconds(100);
+  std::shared_ptr<LocalCall> call =
+      calls_->Start(*method_, options, Request("later"),
+                    [&](const absl::Status& outcome, const google::protobuf::Message*) {
+                      ++answers;
+                      seen = outcome;
+                      answered.Notify();
+                    });
+  CallContext* held = health_.WaitForHeld();
+  ASSERT_TRUE(answered.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  EXPECT_EQ(seen.code(), absl::StatusCode::kDeadlineExceeded) << seen;
+  EXPECT_TRUE(held->IsCancelled()) << "past its deadline, the handler is told to give up";
+  health_.AnswerHeld();
+  EXPECT_EQ(answers, 1);
+}
+
+TEST_F(LocalCallTest, AnAnswerBeforeTheDeadlineIsTheOnlyOne) {
+  absl::Notification answered;
+  int answers = 0;
+  absl::Status seen;
+  LocalCallOptions options;
+  options.deadline = absl::Now() + absl::Milliseconds(300);
+  std::shared_ptr<LocalCall> call =
+      calls_->Start(*method_, options, Request("later"),
+                    [&](const absl::Status& outcome, const google::protobuf::Message*) {
+                      ++answers;
+                      seen = outcome;
+                      answered.Notify();
+                    });
+  health_.AnswerHeld();
+  ASSERT_TRUE(answered.HasBeenNotified());
+  absl::SleepFor(absl::Milliseconds(500));  // past the deadline: the watch has forgotten it
+  EXPECT_EQ(answers, 1);
+  EXPECT_TRUE(seen.ok()) << seen;
+}
+
+}  // namespace
+}  // namespace labgate
