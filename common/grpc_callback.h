@@ -12,12 +12,16 @@
 #include <memory>
 #include <utility>
 
+#include "common/tsan_handoff.h"
+
 namespace labgate {
 
 template <typename Fn>
 std::function<void(grpc::Status)> OncePointerCallback(Fn fn) {
   auto* held = new Fn(std::move(fn));
+  HandOff(held);  // gRPC's hand-off to the thread that runs it is not instrumented
   return [held](grpc::Status status) {  // gRPC runs it exactly once
+    TakeOver(held);
     std::unique_ptr<Fn> owned(held);
     (*owned)(std::move(status));
   };

@@ -5,8 +5,12 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "common/caller_auth.h"
 #include "common/cli.h"
 #include "common/confirmation_secret.h"
 #include "common/log.h"
@@ -31,9 +35,53 @@ ABSL_FLAG(int64_t, query_spin_us, labgate::serial::kDefaultQueryReplySpinUs,
 ABSL_FLAG(int64_t, record_queue_limit, 10000,
           "Records that may wait for the session service before new ones are lost");
 
+ABSL_FLAG(std::vector<std::string>, trusted_gateway, {},
+          "Client certificate identities (common name, subject alternative name or subject) of "
+          "gateways that may name the principal they act for; needs --tls-client-ca");
+ABSL_FLAG(std::string, gateway_token_file, "",
+          "File whose first line is the token a gateway presents (authorization: Bearer TOKEN) "
+          "to name the principal it acts for");
+ABSL_FLAG(std::string, client_token_file, "",
+          "File of lines \"NAME TOKEN\": a caller presenting TOKEN is the principal NAME");
+
 namespace {
 
 constexpr char kServiceName[] = "labgate.serial.v1.SerialService";
+
+// Who callers are, from --trusted-gateway, --gateway-token-file and --client-token-file. With
+// none of them every caller may still name an owner, as before they existed (with a warning).
+absl::StatusOr<labgate::CallerAuthOptions> CallerAuthFromFlags(std::vector<std::string>* lines) {
+  labgate::CallerAuthOptions auth;
+  for (const std::string& identity : absl::GetFlag(FLAGS_trusted_gateway)) {
+    if (!identity.empty()) auth.trusted_gateways.insert(identity);
+  }
+  if (!auth.trusted_gateways.empty() && labgate::ServerTlsFromFlags().client_ca.empty()) {
+    return absl::InvalidArgumentError(
+        "--trusted-gateway needs --tls-client-ca: gateways are known by their certificates");
+  }
+  if (const std::string path = absl::GetFlag(FLAGS_gateway_token_file); !path.empty()) {
+    absl::StatusOr<std::string> token = labgate::ReadTokenFile(path, "--gateway-token-file");
+    if (!token.ok()) return token.status();
+    auth.gateway_token = *std::move(token);
+  }
+  if (const std::string path = absl::GetFlag(FLAGS_client_token_file); !path.empty()) {
+    auto clients = labgate::ReadClientTokenFile(path, "--client-token-file");
+    if (!clients.ok()) return clients.status();
+    auth.client_tokens = *std::move(clients);
+  }
+  if (auth.AuthenticatesAnyone()) {
+    lines->push_back(absl::StrCat("callers: authenticated (", auth.trusted_gateways.size(),
+                                  " trusted gateway certificate(s), gateway token ",
+                                  auth.gateway_token.empty() ? "none" : "set", ", ",
+                                  auth.client_tokens.size(), " client token(s))"));
+  } else {
+    auth.trust_every_caller = true;
+    lines->push_back(
+        "callers: not authenticated; any caller may name an owner (give --gateway-token-file "
+        "or --trusted-gateway to stop that)");
+  }
+  return auth;
+}
 
 }  // namespace
 
@@ -50,6 +98,8 @@ int main(int argc, char** argv) {
       config.status = loaded.status();
     }
   }
+  absl::StatusOr<labgate::CallerAuthOptions> caller_auth = CallerAuthFromFlags(&config.lines);
+  if (!caller_auth.ok() && config.status.ok()) config.status = caller_auth.status();
   if (absl::GetFlag(FLAGS_query_spin_us) < 0 && config.status.ok()) {
     config.status = absl::InvalidArgumentError("--query-spin-us must not be negative");
   }
@@ -83,6 +133,11 @@ int main(int argc, char** argv) {
   options.record_queue_limit = static_cast<size_t>(absl::GetFlag(FLAGS_record_queue_limit));
   options.query_reply_spin = std::chrono::microseconds(absl::GetFlag(FLAGS_query_spin_us));
   options.policy_file = absl::GetFlag(FLAGS_policy);
+  options.caller_auth = *caller_auth;
+  if (options.caller_auth.trust_every_caller) {
+    LG_LOG(kWarning) << "labgate-serial: callers are not authenticated, so any caller may name "
+                        "an owner; give --gateway-token-file or --trusted-gateway";
+  }
   if (!absl::GetFlag(FLAGS_confirm_secret_file).empty()) {
     setenv(labgate::kConfirmSecretFileEnv, absl::GetFlag(FLAGS_confirm_secret_file).c_str(), 1);
   }

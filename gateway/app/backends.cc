@@ -1,6 +1,7 @@
 #include "gateway/app/backends.h"
 
 #include <grpcpp/create_channel.h>
+#include <grpcpp/support/client_interceptor.h>
 
 #include "actions-service/actions_service.h"
 #include "common/grpc_callback_threads.h"
@@ -42,8 +43,43 @@ Backends::~Backends() {
   }
 }
 
-std::shared_ptr<grpc::Channel> RemoteChannel(
-    const std::string& address, std::shared_ptr<grpc::ChannelCredentials> credentials) {
+namespace {
+
+// Adds "authorization: Bearer TOKEN" to every call on a channel. An interceptor rather than call
+// credentials: gRPC sends call credentials only over TLS, and a gateway token also serves a
+// plaintext deployment on one machine.
+class BearerTokenInterceptor final : public grpc::experimental::Interceptor {
+ public:
+  explicit BearerTokenInterceptor(const std::string* value) : value_(value) {}
+  void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
+    if (methods->QueryInterceptionHookPoint(
+            grpc::experimental::InterceptionHookPoints::PRE_SEND_INITIAL_METADATA)) {
+      methods->GetSendInitialMetadata()->emplace("authorization", *value_);
+    }
+    methods->Proceed();
+  }
+
+ private:
+  const std::string* value_;
+};
+
+class BearerTokenFactory final : public grpc::experimental::ClientInterceptorFactoryInterface {
+ public:
+  explicit BearerTokenFactory(const std::string& token) : value_("Bearer " + token) {}
+  grpc::experimental::Interceptor* CreateClientInterceptor(
+      grpc::experimental::ClientRpcInfo*) override {
+    return new BearerTokenInterceptor(&value_);
+  }
+
+ private:
+  const std::string value_;  // lives as long as the channel, which owns the factory
+};
+
+}  // namespace
+
+std::shared_ptr<grpc::Channel> RemoteChannel(const std::string& address,
+                                             std::shared_ptr<grpc::ChannelCredentials> credentials,
+                                             const std::string& gateway_token) {
   KeepGrpcCallbackThreads();
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(64 * 1024 * 1024);
@@ -55,7 +91,11 @@ std::shared_ptr<grpc::Channel> RemoteChannel(
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   if (credentials == nullptr) credentials = grpc::InsecureChannelCredentials();
-  return grpc::CreateCustomChannel(address, credentials, args);
+  if (gateway_token.empty()) return grpc::CreateCustomChannel(address, credentials, args);
+  std::vector<std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(std::make_unique<BearerTokenFactory>(gateway_token));
+  return grpc::experimental::CreateCustomChannelWithInterceptors(address, credentials, args,
+                                                                 std::move(interceptors));
 }
 
 absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& options) {
@@ -117,8 +157,9 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     backends->channels_.SetLocal(session_name, embedded.local_calls.get());
     LG_LOG(kInfo) << "session service: embedded, data in " << options.data_dir;
   } else {
-    backends->channels_.Set(session_name,
-                            RemoteChannel(options.session_addr, options.channel_credentials));
+    backends->channels_.Set(
+        session_name,
+        RemoteChannel(options.session_addr, options.channel_credentials, options.gateway_token));
     backends->channels_.SetAddress(session_name, options.session_addr);
     LG_LOG(kInfo) << "session service: " << options.session_addr;
   }
@@ -127,8 +168,9 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     backends->channels_.Set(actions_name, embedded.host->InProcessChannel());
     backends->channels_.SetLocal(actions_name, embedded.local_calls.get());
   } else {
-    backends->channels_.Set(actions_name,
-                            RemoteChannel(options.actions_addr, options.channel_credentials));
+    backends->channels_.Set(
+        actions_name,
+        RemoteChannel(options.actions_addr, options.channel_credentials, options.gateway_token));
     backends->channels_.SetAddress(actions_name, options.actions_addr);
     LG_LOG(kInfo) << "actions service: " << options.actions_addr;
   }
@@ -139,7 +181,8 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
   if (!options.serial_benches.empty()) {
     std::vector<Bench> benches = options.serial_benches;
     for (Bench& bench : benches) {
-      bench.channel = RemoteChannel(bench.address, options.channel_credentials);
+      bench.channel =
+          RemoteChannel(bench.address, options.channel_credentials, options.gateway_token);
       LG_LOG(kInfo) << "serial bench " << (bench.name.empty() ? "(unnamed)" : bench.name) << ": "
                     << bench.address;
     }
@@ -151,8 +194,9 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     backends->channels_.Set(serial_name, embedded.host->InProcessChannel());
     backends->channels_.SetLocal(serial_name, embedded.local_calls.get());
   } else {
-    backends->channels_.Set(serial_name,
-                            RemoteChannel(options.serial_addr, options.channel_credentials));
+    backends->channels_.Set(
+        serial_name,
+        RemoteChannel(options.serial_addr, options.channel_credentials, options.gateway_token));
     backends->channels_.SetAddress(serial_name, options.serial_addr);
     LG_LOG(kInfo) << "serial service: " << options.serial_addr;
   }

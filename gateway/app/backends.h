@@ -27,15 +27,19 @@ struct BackendOptions {
   std::vector<Bench> serial_benches;  // parsed from serial_addrs when benched
   // For the remote services (common/tls.h); null = plaintext.
   std::shared_ptr<grpc::ChannelCredentials> channel_credentials;
+  // Presented to every remote service (authorization: Bearer TOKEN); empty: none.
+  std::string gateway_token;
   // The embedded serial service's safety policy (JSON); empty: none.
   std::string policy_file;
   // How long the embedded serial service's query polls for the reply before it sleeps.
   std::chrono::microseconds query_reply_spin{serial::kDefaultQueryReplySpinUs};
 };
 
-// A channel to a remote labgate service, with reconnect backoff capped at about 1 s.
+// A channel to a remote labgate service, with reconnect backoff capped at about 1 s; every
+// call on it presents `gateway_token` when it is not empty.
 std::shared_ptr<grpc::Channel> RemoteChannel(const std::string& address,
-                                             std::shared_ptr<grpc::ChannelCredentials> credentials);
+                                             std::shared_ptr<grpc::ChannelCredentials> credentials,
+                                             const std::string& gateway_token = "");
 
 class Backends {
  public:

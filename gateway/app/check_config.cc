@@ -1,11 +1,18 @@
 #include "gateway/app/check_config.h"
 
+#include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "common/caller_auth.h"
 #include "common/check_config.h"
 #include "common/metrics/metrics_flags.h"
 #include "common/tls_flags.h"
 #include "gateway/backends/serial_benches.h"
 #include "gateway/http/http_flags.h"
+
+ABSL_FLAG(std::string, gateway_token_file, "",
+          "File whose first line is the token this gateway presents to remote services "
+          "(authorization: Bearer TOKEN), so a labgate-serial started with the same file lets "
+          "it name the principal each call is for");
 
 namespace labgate::gateway {
 namespace {
@@ -54,6 +61,15 @@ absl::Status CheckConfig(BackendOptions* options, bool serve_stdio,
     return absl::InvalidArgumentError("--tls-ca needs a remote service (--*-addr)");
   }
   options->channel_credentials = *credentials;
+  if (const std::string path = absl::GetFlag(FLAGS_gateway_token_file); !path.empty()) {
+    if (!any_remote) {
+      return absl::InvalidArgumentError("--gateway-token-file needs a remote service (--*-addr)");
+    }
+    absl::StatusOr<std::string> token = ReadTokenFile(path, "--gateway-token-file");
+    if (!token.ok()) return token.status();
+    options->gateway_token = *std::move(token);
+    lines->push_back("to remote services: presents the gateway token");
+  }
   if (any_remote) lines->push_back(absl::StrCat("to remote services: ", DescribeClientTls(tls)));
   if (any_embedded && options->session_addr.empty()) {
     if (absl::Status status = CheckWritableDirIfPresent("--data-dir", options->data_dir);
