@@ -55,7 +55,7 @@ class DeadlineWatch {
   using ByDeadline = std::multimap<absl::Time, Entry>;
 
   void Run() {
-    absl::MutexLock lock(&mutex_);
+    mutex_.Lock();
     while (!stopping_) {
       if (calls_.empty()) {
         earlier_.Wait(&mutex_);
@@ -80,6 +80,7 @@ class DeadlineWatch {
       }
       mutex_.Lock();
     }
+    mutex_.Unlock();
   }
 
   absl::Mutex mutex_;

@@ -6,7 +6,7 @@
 //      calls (`write`, then `read`) and as one (`query`: round_trip_query in the report);
 //      and, when bench/labgate_stdio_floor is built, the floor under a `query` in the same
 //      blocks: a tools/call to that server (nothing but stdio) and to it paying one
-//      in-process gRPC call, each plus direct libserialport's round trip;
+//      in-process call, each plus direct libserialport's round trip;
 //   2. a 1 MiB binary transfer each way (instrument -> host, host -> instrument);
 //   3. eight ports active at once through one gateway.
 // Sets up the pty harness itself (tests/serial_harness: private mount namespace and
@@ -266,7 +266,7 @@ void Expect(bool ok, const std::string& what) {
   if (!ok) throw std::runtime_error(what);
 }
 
-// The floor server, alone and with its gRPC hop (bench/stdio_floor.cc).
+// The floor server, alone and with the seam's in-process call (bench/stdio_floor.cc).
 struct Floors {
   std::unique_ptr<Gateway> bare;
   std::unique_ptr<Gateway> grpc;
@@ -291,7 +291,7 @@ json RoundTrips(Gateway& gateway, const Floors& floors, const std::string& path,
   std::vector<double> gateway_write;
   std::vector<double> gateway_query;  // the same exchange as one `query` tool call
   std::vector<double> floor_bare;     // a tools/call to the floor server
-  std::vector<double> floor_grpc;     // the same, paying one in-process gRPC call
+  std::vector<double> floor_grpc;     // the same, paying one in-process call
   std::vector<double> other_query;    // `query` through the other labgate build
   // Where the gateway's time goes: a bare MCP ping (stdio + JSON-RPC), and the same two
   // tool calls on a loop:// port (gRPC in-process + the port worker, no device).
@@ -382,13 +382,15 @@ json RoundTrips(Gateway& gateway, const Floors& floors, const std::string& path,
   }
   if (!floor_bare.empty()) {
     // What a gateway doing nothing but relaying would take at least: its stdio round trip
-    // (and gRPC hop) plus the instrument's exchange as direct libserialport sees it.
+    // (and an in-process call) plus the instrument's exchange as direct libserialport sees it;
+    // and labgate's added time (query p50 minus direct p50) against the floor's tools/call p50.
     const double bare_p50 = Percentile(floor_bare, 0.5);
     const double grpc_p50 = Percentile(floor_grpc, 0.5);
     query["floor"] = {{"stdio_tool_call", Summary(floor_bare)},
-                      {"stdio_tool_call_with_grpc_hop", Summary(floor_grpc)},
+                      {"stdio_tool_call_with_local_call", Summary(floor_grpc)},
                       {"stdio_plus_direct_ratio_p50", (bare_p50 + direct_p50) / direct_p50},
-                      {"stdio_grpc_plus_direct_ratio_p50", (grpc_p50 + direct_p50) / direct_p50}};
+                      {"stdio_local_plus_direct_ratio_p50", (grpc_p50 + direct_p50) / direct_p50},
+                      {"query_added_over_floor_p50", (query_p50 - direct_p50) / bare_p50}};
   }
   return {{"query", std::move(query)},
           {"gateway", Summary(through_gateway)},
@@ -597,9 +599,11 @@ int main(int argc, char** argv) {
           std::filesystem::canonical("/proc/self/exe").parent_path().parent_path() /
           "labgate_stdio_floor";
       if (std::filesystem::exists(floor_binary)) {
-        floors.bare = std::make_unique<Gateway>(std::vector<std::string>{floor_binary});
-        floors.grpc =
-            std::make_unique<Gateway>(std::vector<std::string>{floor_binary, "--grpc-hop"});
+        // Polling stdin for 300 us after each read, as labgate does by default.
+        floors.bare =
+            std::make_unique<Gateway>(std::vector<std::string>{floor_binary, "--spin-us", "300"});
+        floors.grpc = std::make_unique<Gateway>(
+            std::vector<std::string>{floor_binary, "--local-call", "--spin-us", "300"});
       } else {
         std::fprintf(stderr, "no %s: round_trip_query has no floor figures\n",
                      floor_binary.c_str());
