@@ -1,6 +1,7 @@
 // Shared helpers for labgate's end-to-end tests: binaries, temp dirs, child services.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -53,13 +54,52 @@ export async function startService(binary, extraArgs = [], { timeoutMs = 15000 }
   };
 }
 
+// With LABGATE_E2E_SPLIT=1 the same suites run against a split deployment: labgate-session,
+// labgate-actions and labgate-serial as separate processes on 127.0.0.1, started once per test
+// file, which every gateway the suite spawns calls over gRPC, presenting the gateway token
+// labgate-serial trusts. Otherwise labgate embeds them.
+export const SPLIT = process.env.LABGATE_E2E_SPLIT === '1';
+let splitDeployment;
+
+export function gatewayArgs(args) {
+  if (!SPLIT) return Promise.resolve(args);
+  splitDeployment ??= (async () => {
+    const dir = tempDir('labgate-split-');
+    const tokenFile = join(dir, 'gateway.token');
+    writeFileSync(tokenFile, `${randomBytes(24).toString('hex')}\n`, { mode: 0o600 });
+    const session = await startService(BIN.session, ['--data-dir', dir]);
+    const actions = await startService(BIN.actions);
+    const serial = await startService(BIN.serial, ['--session-addr', session.address,
+      '--gateway-token-file', tokenFile]);
+    // They live as long as the test file's process, without keeping it alive.
+    for (const service of [serial, actions, session]) {
+      service.child.unref();
+      service.child.stderr.unref();
+    }
+    process.on('exit', () => {
+      for (const service of [serial, actions, session]) service.child.kill('SIGKILL');
+      removeDir(dir);
+    });
+    return ['--session-addr', session.address, '--actions-addr', actions.address,
+      '--serial-addr', serial.address, '--gateway-token-file', tokenFile];
+  })();
+  // A test that names its own service for a flag keeps it (--serial-addr repeats make benches).
+  return splitDeployment.then((split) => {
+    const kept = [];
+    for (let i = 0; i < split.length; i += 2) {
+      if (!args.includes(split[i])) kept.push(split[i], split[i + 1]);
+    }
+    return [...kept, ...args];
+  });
+}
+
 // Connects the official MCP SDK client to `labgate` spawned over stdio.
 // `capabilities` are the client's (e.g. { elicitation: {} }); `setup(client)` runs
 // before connecting, to register handlers for requests from the server.
 export async function connectStdio(args = [], { env = {}, capabilities, setup } = {}) {
   const transport = new StdioClientTransport({
     command: BIN.labgate,
-    args,
+    args: await gatewayArgs(args),
     env: { ...process.env, ...env },
     stderr: 'pipe',
   });

@@ -5,7 +5,7 @@
 // headers), and raw stateless POSTs with the 2026 headers and `_meta`.
 import { Client, StreamableHTTPClientTransport, ProtocolError } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { BIN, tempDir, removeDir } from './harness.mjs';
+import { BIN, tempDir, removeDir, gatewayArgs } from './harness.mjs';
 
 export const MODERN = '2026-07-28';
 export const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
@@ -60,7 +60,7 @@ export async function connectV2Stdio(args = [], { mode = 'pinned', name = 'labga
   const dataDir = tempDir('labgate-v2-');
   const transport = new StdioClientTransport({
     command: BIN.labgate,
-    args: ['--data-dir', dataDir, ...args],
+    args: await gatewayArgs(['--data-dir', dataDir, ...args]),
     env: { ...process.env },
     stderr: 'pipe',
   });
