@@ -2,6 +2,8 @@
 // caller names only from a gateway it trusts, by its token or by its mutual-TLS certificate
 // (made here by openssl); every other caller is its own principal, and one that names another
 // owner (another client's, or a confirm-exempt one) is refused and changes nothing.
+#include "common/caller_auth.h"
+
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -12,7 +14,6 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "common/caller_auth.h"
 #include "common/service_host.h"
 #include "common/tls.h"
 #include "serial-service/serial_service.h"
@@ -178,6 +179,17 @@ TEST_F(TokenAuthTest, AWrongTokenOrAPrefixOfTheRightOneIsRefused) {
     grpc::Status status = As(token, "alice").Open("loop://w");
     EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAUTHENTICATED) << token;
   }
+  // Credentials that are not a bearer token are refused too, saying what is expected.
+  auto context = As("").Context();
+  context->AddMetadata("authorization", std::string("Basic ") + kGatewayToken);
+  v1::OpenPortRequest request;
+  request.set_port_name("loop://w");
+  request.set_baud_rate(9600);
+  v1::OpenPortResponse response;
+  grpc::Status basic =
+      v1::SerialService::NewStub(channel_)->OpenPort(context.get(), request, &response);
+  EXPECT_EQ(basic.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_NE(basic.error_message().find("Bearer TOKEN"), std::string::npos) << basic.error_message();
   // The service keeps serving after them.
   EXPECT_TRUE(As(kGatewayToken, "alice").Open("loop://w").ok());
 }
@@ -231,8 +243,8 @@ class CertificateAuthTest : public ::testing::Test {
     auto service = CreateSerialService(options);
     ASSERT_TRUE(service.ok()) << service.status();
     service_ = std::move(*service);
-    auto credentials = MakeServerCredentials(
-        {*dir_ + "/serial.pem", *dir_ + "/serial.key", *dir_ + "/ca.pem"});
+    auto credentials =
+        MakeServerCredentials({*dir_ + "/serial.pem", *dir_ + "/serial.key", *dir_ + "/ca.pem"});
     ASSERT_TRUE(credentials.ok()) << credentials.status();
     auto host = ServiceHost::Start("127.0.0.1:0", {service_.get()}, *credentials);
     ASSERT_TRUE(host.ok()) << host.status();
@@ -247,9 +259,9 @@ class CertificateAuthTest : public ::testing::Test {
     tls.pem_root_certs = ReadFile(*dir_ + "/ca.pem");
     tls.pem_private_key = ReadFile(*dir_ + "/" + certificate + ".key");
     tls.pem_cert_chain = ReadFile(*dir_ + "/" + certificate + ".pem");
-    return Caller(grpc::CreateChannel(absl::StrCat("127.0.0.1:", host_->port()),
-                                      grpc::SslCredentials(tls)),
-                  "", owner);
+    return Caller(
+        grpc::CreateChannel(absl::StrCat("127.0.0.1:", host_->port()), grpc::SslCredentials(tls)),
+        "", owner);
   }
 
   static std::string* dir_;
