@@ -143,45 +143,61 @@ TEST_F(LocalCallTest, ACancelledCallIsAnsweredOnceAndItsHandlerSeesIt) {
   EXPECT_EQ(answers, 1);
 }
 
+// What a call's caller was told, from whichever thread told it.
+class Answers {
+ public:
+  LocalCall::Done Done() {
+    return [this](const absl::Status& outcome, const google::protobuf::Message*) {
+      absl::MutexLock lock(&mutex_);
+      ++count_;
+      last_ = outcome;
+      if (!first_.HasBeenNotified()) first_.Notify();
+    };
+  }
+  bool WaitForFirst(absl::Duration timeout) {
+    return first_.WaitForNotificationWithTimeout(timeout);
+  }
+  int count() {
+    absl::MutexLock lock(&mutex_);
+    return count_;
+  }
+  absl::Status last() {
+    absl::MutexLock lock(&mutex_);
+    return last_;
+  }
+
+ private:
+  absl::Mutex mutex_;
+  int count_ ABSL_GUARDED_BY(mutex_) = 0;
+  absl::Status last_ ABSL_GUARDED_BY(mutex_);
+  absl::Notification first_;
+};
+
 TEST_F(LocalCallTest, ACallStillRunningAtItsDeadlineIsAnsweredThen) {
-  absl::Notification answered;
-  absl::Status seen;
-  int answers = 0;
+  Answers answers;
   LocalCallOptions options;
   options.deadline = absl::Now() + absl::Milliseconds(100);
   std::shared_ptr<LocalCall> call =
-      calls_->Start(*method_, options, Request("later"),
-                    [&](const absl::Status& outcome, const google::protobuf::Message*) {
-                      ++answers;
-                      seen = outcome;
-                      answered.Notify();
-                    });
+      calls_->Start(*method_, options, Request("later"), answers.Done());
   CallContext* held = health_.WaitForHeld();
-  ASSERT_TRUE(answered.WaitForNotificationWithTimeout(absl::Seconds(30)));
-  EXPECT_EQ(seen.code(), absl::StatusCode::kDeadlineExceeded) << seen;
+  ASSERT_TRUE(answers.WaitForFirst(absl::Seconds(30)));
+  EXPECT_EQ(answers.last().code(), absl::StatusCode::kDeadlineExceeded) << answers.last();
   EXPECT_TRUE(held->IsCancelled()) << "past its deadline, the handler is told to give up";
   health_.AnswerHeld();
-  EXPECT_EQ(answers, 1);
+  EXPECT_EQ(answers.count(), 1);
 }
 
 TEST_F(LocalCallTest, AnAnswerBeforeTheDeadlineIsTheOnlyOne) {
-  absl::Notification answered;
-  int answers = 0;
-  absl::Status seen;
+  Answers answers;
   LocalCallOptions options;
   options.deadline = absl::Now() + absl::Milliseconds(300);
   std::shared_ptr<LocalCall> call =
-      calls_->Start(*method_, options, Request("later"),
-                    [&](const absl::Status& outcome, const google::protobuf::Message*) {
-                      ++answers;
-                      seen = outcome;
-                      answered.Notify();
-                    });
+      calls_->Start(*method_, options, Request("later"), answers.Done());
   health_.AnswerHeld();
-  ASSERT_TRUE(answered.HasBeenNotified());
+  ASSERT_TRUE(answers.WaitForFirst(absl::ZeroDuration()));
   absl::SleepFor(absl::Milliseconds(500));  // past the deadline: the watch has forgotten it
-  EXPECT_EQ(answers, 1);
-  EXPECT_TRUE(seen.ok()) << seen;
+  EXPECT_EQ(answers.count(), 1);
+  EXPECT_TRUE(answers.last().ok()) << answers.last();
 }
 
 }  // namespace
