@@ -102,10 +102,9 @@ absl::StatusOr<Caller> CallerAuth::Identify(const grpc::ServerContextBase& conte
 
 absl::StatusOr<std::string> ReadTokenFile(const std::string& path, const std::string& flag) {
   std::ifstream in(path);
+  if (!in) return absl::InvalidArgumentError(absl::StrCat(flag, " ", path, ": cannot be read"));
   std::string line;
-  if (!in || !std::getline(in, line)) {
-    return absl::InvalidArgumentError(absl::StrCat(flag, " ", path, ": cannot be read"));
-  }
+  std::getline(in, line);  // an empty file leaves `line` empty, refused below
   std::string token(absl::StripAsciiWhitespace(line));
   if (token.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(flag, " ", path, ": the first line is empty"));

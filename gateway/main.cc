@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/match.h"
 #include "common/cli.h"
 #include "common/flag_names.h"
 #include "common/log.h"
@@ -130,6 +131,9 @@ int main(int argc, char** argv) {
   }
   if (labgate::CheckConfigRequested() || !config.status.ok()) {
     return labgate::FinishCheckConfig("labgate", config.lines, config.status);
+  }
+  for (const std::string& line : config.lines) {
+    if (absl::StartsWith(line, "warning: ")) LG_LOG(kWarning) << "labgate: " << line.substr(9);
   }
   options.conformance_fixtures = absl::GetFlag(FLAGS_conformance_fixtures);
   options.state_key_file = absl::GetFlag(FLAGS_state_key_file);

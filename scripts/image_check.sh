@@ -87,7 +87,10 @@ start() {  # start NAME ARGS...: runs it in the image and sets ${NAME}_port
   log "$name started as $user on 127.0.0.1:$(cat "$mnt/tmp/$name.port")"
 }
 start session labgate-session --listen 127.0.0.1:0 --data-dir /data
-start serial labgate-serial --listen 127.0.0.1:0
+# The gateway token, made as compose's gateway-token service makes it, in the image's /secrets.
+in_image labgate-probe token /secrets/gateway.token 2>/dev/null || fail "labgate-probe token"
+token=(--gateway-token-file /secrets/gateway.token)
+start serial labgate-serial --listen 127.0.0.1:0 "${token[@]}"
 start actions labgate-actions --listen 127.0.0.1:0
 for name in session serial actions; do
   port_var="${name}_port"
@@ -95,7 +98,7 @@ for name in session serial actions; do
   log "$name healthcheck passes"
 done
 backends=(--session-addr "127.0.0.1:$session_port" --serial-addr "127.0.0.1:$serial_port"
-  --actions-addr "127.0.0.1:$actions_port")
+  --actions-addr "127.0.0.1:$actions_port" "${token[@]}")
 "${as_image_user[@]}" labgate --http 127.0.0.1:0 --http-port-file /tmp/http.port \
   "${backends[@]}" >"$context/gateway-http.out" 2>"$context/gateway-http.log" &
 pids+=($!)

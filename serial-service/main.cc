@@ -49,7 +49,8 @@ namespace {
 constexpr char kServiceName[] = "labgate.serial.v1.SerialService";
 
 // Who callers are, from --trusted-gateway, --gateway-token-file and --client-token-file. With
-// none of them every caller may still name an owner, as before they existed (with a warning).
+// none of them every caller is anonymous and no caller may name an owner: a split gateway
+// must be given a token or a certificate before it can act for its principals.
 absl::StatusOr<labgate::CallerAuthOptions> CallerAuthFromFlags(std::vector<std::string>* lines) {
   labgate::CallerAuthOptions auth;
   for (const std::string& identity : absl::GetFlag(FLAGS_trusted_gateway)) {
@@ -75,10 +76,9 @@ absl::StatusOr<labgate::CallerAuthOptions> CallerAuthFromFlags(std::vector<std::
                                   auth.gateway_token.empty() ? "none" : "set", ", ",
                                   auth.client_tokens.size(), " client token(s))"));
   } else {
-    auth.trust_every_caller = true;
     lines->push_back(
-        "callers: not authenticated; any caller may name an owner (give --gateway-token-file "
-        "or --trusted-gateway to stop that)");
+        "callers: all anonymous; no gateway may name an owner (give --gateway-token-file or "
+        "--trusted-gateway to serve a split labgate)");
   }
   return auth;
 }
@@ -134,9 +134,9 @@ int main(int argc, char** argv) {
   options.query_reply_spin = std::chrono::microseconds(absl::GetFlag(FLAGS_query_spin_us));
   options.policy_file = absl::GetFlag(FLAGS_policy);
   options.caller_auth = *caller_auth;
-  if (options.caller_auth.trust_every_caller) {
-    LG_LOG(kWarning) << "labgate-serial: callers are not authenticated, so any caller may name "
-                        "an owner; give --gateway-token-file or --trusted-gateway";
+  if (!options.caller_auth.AuthenticatesAnyone()) {
+    LG_LOG(kInfo) << "labgate-serial: every caller is anonymous and may not name an owner; a "
+                     "split labgate needs --gateway-token-file or --trusted-gateway here";
   }
   if (!absl::GetFlag(FLAGS_confirm_secret_file).empty()) {
     setenv(labgate::kConfirmSecretFileEnv, absl::GetFlag(FLAGS_confirm_secret_file).c_str(), 1);

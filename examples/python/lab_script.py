@@ -5,7 +5,11 @@ session, and watches that session. Run with Debian's python3-grpcio and
 python3-protobuf, after generate_stubs.sh:
 
   ./generate_stubs.sh stubs
-  PYTHONPATH=stubs /usr/bin/python3 lab_script.py --serial HOST:PORT --session HOST:PORT
+  PYTHONPATH=stubs /usr/bin/python3 lab_script.py --serial HOST:PORT --session HOST:PORT \
+      --token-file lab-script.token
+
+labgate-serial knows the script by its token: start it with --client-token-file FILE, a
+line "NAME TOKEN" per client. Without a token the script is "anonymous".
 """
 import argparse
 import queue
@@ -24,18 +28,22 @@ def main():
     parser.add_argument("--serial", required=True, help="labgate-serial HOST:PORT")
     parser.add_argument("--session", required=True, help="labgate-session HOST:PORT")
     parser.add_argument("--port", default="loop://python-example", help="serial port to open")
-    parser.add_argument("--owner", default="python-lab-script", help="labgate-owner id")
+    parser.add_argument("--token-file", help="file whose first line is this client's token")
     parser.add_argument("--queries", type=int, default=3)
     args = parser.parse_args()
 
     serial = serial_pb2_grpc.SerialServiceStub(grpc.insecure_channel(args.serial))
     sessions = session_pb2_grpc.SessionServiceStub(grpc.insecure_channel(args.session))
-    # Every serial call names its owner; the ports it opens belong to that owner.
-    owner = (("labgate-owner", args.owner),)
+    # Every serial call presents the token; the ports it opens belong to the principal the
+    # service names for it. A client may not name another owner.
+    credentials = ()
+    if args.token_file:
+        with open(args.token_file) as token_file:
+            credentials = (("authorization", "Bearer " + token_file.readline().strip()),)
 
     # The Lease holds the owner's ports open for as long as this stream lives; if the
     # script dies, the service closes them.
-    lease = serial.Lease(serial_pb2.LeaseRequest(), metadata=owner)
+    lease = serial.Lease(serial_pb2.LeaseRequest(), metadata=credentials)
     print("lease held by", next(lease).owner, flush=True)
 
     session = sessions.CreateSession(
@@ -60,15 +68,15 @@ def main():
     watcher.start()
 
     serial.OpenPort(serial_pb2.OpenPortRequest(port_name=args.port, baud_rate=115200),
-                    metadata=owner, timeout=10)
+                    metadata=credentials, timeout=10)
     print("opened", args.port, flush=True)
     for number in range(1, args.queries + 1):
         query = f"MEAS:VOLT? {number}\n"
         started = time.monotonic()
         serial.Write(serial_pb2.WriteRequest(port_name=args.port, data=query),
-                     metadata=owner, timeout=10)
+                     metadata=credentials, timeout=10)
         reply = serial.Read(serial_pb2.ReadRequest(port_name=args.port, timeout_ms=1000),
-                            metadata=owner, timeout=10)
+                            metadata=credentials, timeout=10)
         latency_ms = int((time.monotonic() - started) * 1000)
         for direction, content in (("tx", query), ("rx", reply.data)):
             sessions.AppendMessage(session_pb2.AppendMessageRequest(
@@ -90,7 +98,8 @@ def main():
     print("watched", len(seen), "messages", flush=True)
     watch.cancel()
 
-    serial.ClosePort(serial_pb2.ClosePortRequest(port_name=args.port), metadata=owner, timeout=10)
+    serial.ClosePort(serial_pb2.ClosePortRequest(port_name=args.port), metadata=credentials,
+                     timeout=10)
     lease.cancel()
     stored = sessions.ListMessages(session_pb2.ListMessagesRequest(session_id=session.id),
                                    timeout=10)

@@ -71,6 +71,11 @@ absl::Status CheckConfig(BackendOptions* options, bool serve_stdio,
     lines->push_back("to remote services: presents the gateway token");
   }
   if (any_remote) lines->push_back(absl::StrCat("to remote services: ", DescribeClientTls(tls)));
+  if (!options->serial_addr.empty() && options->gateway_token.empty() && tls.cert.empty()) {
+    lines->push_back(
+        "warning: neither a gateway token nor a client certificate, so labgate-serial refuses "
+        "the principals this gateway names (give --gateway-token-file)");
+  }
   if (any_embedded && options->session_addr.empty()) {
     if (absl::Status status = CheckWritableDirIfPresent("--data-dir", options->data_dir);
         !status.ok()) {

@@ -123,9 +123,17 @@ class ChildProcessGrpcTest : public ::testing::Test {
     port_file_ =
         absl::StrCat(::testing::TempDir(), "labgate-serial-", getpid(), "-", counter_++, ".port");
     unlink(port_file_.c_str());
+    // Direct callers are known by their tokens: each acts as itself, never for another.
+    token_file_ = port_file_ + ".tokens";
+    {
+      std::ofstream tokens(token_file_);
+      for (const char* name : {"alice", "bob", "conn-7"}) {
+        tokens << name << " " << TokenOf(name) << "\n";
+      }
+    }
     std::vector<std::string> args = {
-        LABGATE_SERIAL_BINARY, "--listen", "127.0.0.1:0", "--port-file", port_file_,
-        "--log-level",         "warning"};
+        LABGATE_SERIAL_BINARY, "--listen", "127.0.0.1:0",         "--port-file", port_file_,
+        "--log-level",         "warning",  "--client-token-file", token_file_};
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
@@ -144,9 +152,11 @@ class ChildProcessGrpcTest : public ::testing::Test {
         grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials());
     ASSERT_TRUE(
         channel_->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(10)));
-    alice_ = std::make_unique<SerialClient>(channel_, "alice");
-    bob_ = std::make_unique<SerialClient>(channel_, "bob");
+    alice_ = std::make_unique<SerialClient>(channel_, "alice", TokenOf("alice"));
+    bob_ = std::make_unique<SerialClient>(channel_, "bob", TokenOf("bob"));
   }
+
+  static std::string TokenOf(const std::string& name) { return name + "-secret-token"; }
 
   void TearDown() override {
     if (pid_ <= 0) return;
@@ -170,6 +180,7 @@ class ChildProcessGrpcTest : public ::testing::Test {
           << "labgate-serial exit status " << status;
     }
     unlink(port_file_.c_str());
+    unlink(token_file_.c_str());
   }
 
   // grpc.health.v1.Health/Check through a generic stub: the request is field 1
@@ -212,6 +223,7 @@ class ChildProcessGrpcTest : public ::testing::Test {
 
   static inline int counter_ = 0;
   std::string port_file_;
+  std::string token_file_;
   pid_t pid_ = 0;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<SerialClient> alice_;
@@ -279,7 +291,7 @@ TEST_F(ChildProcessGrpcTest, PortSelectionWithoutANameListsTheOpenPorts) {
 }
 
 TEST_F(ChildProcessGrpcTest, LeaseEndingClosesTheOwnersPorts) {
-  SerialClient carol(channel_, "conn-7");
+  SerialClient carol(channel_, "conn-7", TokenOf("conn-7"));
   auto lease_context = carol.Context(std::chrono::minutes(5));
   auto lease = carol.stub()->Lease(lease_context.get(), v1::LeaseRequest());
   v1::LeaseEvent held;
@@ -348,11 +360,12 @@ TEST_F(ChildProcessGrpcTest, PtyDeviceThroughTheStandaloneBinary) {
 TEST_F(ChildProcessGrpcTest, SubscribeStreamsEndWhenTheServiceStops) {
   EventCollector events(alice_->stub(), "loop://x");
   ASSERT_TRUE(events.WaitFor(v1::PortEvent::TYPE_CLOSED));
-  SerialClient carol(channel_, "conn-9");
-  auto lease_context = carol.Context(std::chrono::minutes(5));
-  auto lease = carol.stub()->Lease(lease_context.get(), v1::LeaseRequest());
+  SerialClient anonymous(channel_, "");
+  auto lease_context = anonymous.Context(std::chrono::minutes(5));
+  auto lease = anonymous.stub()->Lease(lease_context.get(), v1::LeaseRequest());
   v1::LeaseEvent held;
   ASSERT_TRUE(lease->Read(&held));
+  EXPECT_EQ(held.owner(), "anonymous");
   kill(pid_, SIGTERM);
   grpc::Status status;
   ASSERT_TRUE(events.WaitFinished(&status, std::chrono::seconds(10)))

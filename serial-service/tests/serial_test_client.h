@@ -1,4 +1,5 @@
-// A blocking test client for labgate.serial.v1.SerialService that sends an owner id.
+// A blocking test client for labgate.serial.v1.SerialService that sends an owner id, and the
+// bearer token that lets the service believe it when one is given.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -13,8 +14,10 @@ namespace labgate::serial::testing {
 
 class SerialClient {
  public:
-  SerialClient(std::shared_ptr<grpc::Channel> channel, std::string owner)
-      : stub_(v1::SerialService::NewStub(std::move(channel))), owner_(std::move(owner)) {}
+  SerialClient(std::shared_ptr<grpc::Channel> channel, std::string owner, std::string token = "")
+      : stub_(v1::SerialService::NewStub(std::move(channel))),
+        owner_(std::move(owner)),
+        token_(std::move(token)) {}
 
   v1::SerialService::Stub* stub() { return stub_.get(); }
   const std::string& owner() const { return owner_; }
@@ -24,6 +27,7 @@ class SerialClient {
       std::chrono::milliseconds deadline = std::chrono::seconds(20)) const {
     auto context = std::make_unique<grpc::ClientContext>();
     if (!owner_.empty()) context->AddMetadata("labgate-owner", owner_);
+    if (!token_.empty()) context->AddMetadata("authorization", "Bearer " + token_);
     context->set_deadline(std::chrono::system_clock::now() + deadline);
     return context;
   }
@@ -90,6 +94,7 @@ class SerialClient {
  private:
   std::unique_ptr<v1::SerialService::Stub> stub_;
   std::string owner_;
+  std::string token_;
 };
 
 }  // namespace labgate::serial::testing

@@ -13,7 +13,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
 from mcp_stdio import StdioGateway  # noqa: E402
-from recovery_test import BIN, Service, check  # noqa: E402
+from recovery_test import BIN, Service, check, gateway_token_args  # noqa: E402
 
 
 def readyz(port):
@@ -27,8 +27,8 @@ def readyz(port):
 
 def start_http_gateway(work, benches):
     port_file = os.path.join(work, "http.port")
-    args = [os.path.join(BIN, "labgate"), "--http", "127.0.0.1:0", "--http-port-file", port_file,
-            "--data-dir", os.path.join(work, "http-data")]
+    args = [os.path.join(BIN, "labgate"), *gateway_token_args(work), "--http", "127.0.0.1:0",
+            "--http-port-file", port_file, "--data-dir", os.path.join(work, "http-data")]
     for name, service in benches:
         args += ["--serial-addr", f"{name}={service.address}"]
     process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -48,7 +48,8 @@ def main():
     bench1.start()
     bench2.start()
     gateway = StdioGateway(
-        [os.path.join(BIN, "labgate"), "--data-dir", work, "--call-timeout-ms", "3000",
+        [os.path.join(BIN, "labgate"), *gateway_token_args(work), "--data-dir", work,
+         "--call-timeout-ms", "3000",
          "--serial-addr", f"bench1={bench1.address}", f"--serial-addr=bench2={bench2.address}"],
         os.path.join(work, "gateway.log"))
     try:
@@ -89,7 +90,8 @@ def main():
         # Ownership stays per bench: another gateway (another owner) may not use the port
         # this one opened on bench1, yet opens its own on bench2.
         other = StdioGateway(
-            [os.path.join(BIN, "labgate"), "--data-dir", work, "--call-timeout-ms", "3000",
+            [os.path.join(BIN, "labgate"), *gateway_token_args(work), "--data-dir", work,
+             "--call-timeout-ms", "3000",
              "--serial-addr", f"bench1={bench1.address}", "--serial-addr", f"bench2={bench2.address}"],
             os.path.join(work, "gateway2.log"))
         try:
@@ -160,7 +162,7 @@ def policy_and_recording_per_bench():
     bench1.start()
     bench2.start()
     gateway = StdioGateway(
-        [os.path.join(BIN, "labgate"), "--call-timeout-ms", "3000",
+        [os.path.join(BIN, "labgate"), *gateway_token_args(work), "--call-timeout-ms", "3000",
          "--session-addr", session.address,
          "--serial-addr", f"bench1={bench1.address}", "--serial-addr", f"bench2={bench2.address}"],
         os.path.join(work, "gateway.log"))

@@ -1,19 +1,26 @@
 """The deployment files as an operator uses them: every command line in
 docker-compose.yml and deploy/kubernetes/ (services, healthchecks, probes) passes the
 binaries' own --check-config, and the compose file keeps its contract (healthchecks,
-start order, devices from the environment, a stdio profile, a locked-down container),
-validated by docker-compose itself when it is installed."""
+start order, devices from the environment, a stdio profile, a locked-down container, a
+gateway token that labgate-serial and the gateways share), validated by docker-compose
+itself when it is installed."""
 import glob
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import yaml
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BIN = os.environ["LABGATE_BIN_DIR"]
 BINARIES = {"labgate", "labgate-session", "labgate-serial", "labgate-actions", "labgate-probe"}
+# The gateway token's path in the containers; --check-config reads a real one made here.
+TOKEN_PATH = "/secrets/gateway.token"
+LOCAL_TOKEN = os.path.join(tempfile.mkdtemp(prefix="labgate-deploy-files-"), "gateway.token")
+subprocess.run([os.path.join(BIN, "labgate-probe"), "token", LOCAL_TOKEN], check=True,
+               capture_output=True)
 
 
 def check(condition, message):
@@ -25,6 +32,9 @@ def check(condition, message):
 
 def check_config(where, argv):
     check(argv and argv[0] in BINARIES, f"{where}: runs a labgate binary: {argv}")
+    if argv[:2] == ["labgate-probe", "token"]:
+        return  # it makes the file the others read; running it here is the probe test's job
+    argv = [LOCAL_TOKEN if arg == TOKEN_PATH else arg for arg in argv]
     run = subprocess.run([os.path.join(BIN, argv[0])] + argv[1:] + ["--check-config"],
                          capture_output=True, text=True, timeout=30)
     check(run.returncode == 0 and "configuration OK" in run.stdout,
@@ -56,6 +66,17 @@ def compose_contract():
     check(all("LABGATE_SERIAL_DEVICE" in d for d in services["serial"]["devices"]),
           "serial devices come from the environment")
     check(services["session"]["volumes"] == ["labgate-data:/data"], "/data is the writable volume")
+    token_maker = services["gateway-token"]
+    check(token_maker["command"] == ["labgate-probe", "token", TOKEN_PATH] and
+          token_maker["volumes"] == ["labgate-secrets:/secrets"] and
+          token_maker["restart"] == "no", "gateway-token makes the token once, in its volume")
+    check(services["serial"]["depends_on"]["gateway-token"]["condition"] ==
+          "service_completed_successfully", "serial starts once the token is made")
+    for name in ("serial", "gateway-http", "gateway"):
+        command = services[name]["command"]
+        check(command[command.index("--gateway-token-file") + 1] == TOKEN_PATH and
+              services[name]["volumes"] == ["labgate-secrets:/secrets:ro"],
+              f"compose {name} reads the gateway token, read-only")
     with open(os.path.join(ROOT, "docker", "Dockerfile")) as f:
         dockerfile = f.read()
     for line in ("EXPOSE 50051 50052 50053 8080", 'ENTRYPOINT ["labgate-entrypoint"]',

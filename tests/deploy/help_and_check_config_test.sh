@@ -37,6 +37,9 @@ expect_bad() {  # expect_bad WANTED_TEXT BINARY ARGS...
 expect_ok "gRPC on 0.0.0.0:50052, plaintext" labgate-session --listen 0.0.0.0:50052 --data-dir "$work"
 expect_ok "sessions.db in $work" labgate-session --data-dir "$work"
 expect_ok "gRPC on 0.0.0.0:50051" labgate-serial --listen 0.0.0.0:50051
+expect_ok "callers: all anonymous; no gateway may name an owner" labgate-serial
+expect_ok "warning: neither a gateway token nor a client certificate" labgate \
+  --serial-addr serial:50051
 expect_ok "action contracts from the built-in set" labgate-actions --listen 0.0.0.0:50053
 expect_ok "session service at session:50052" labgate --session-addr session:50052 \
   --serial-addr serial:50051 --actions-addr actions:50053
@@ -47,6 +50,7 @@ expect_ok "bench (unnamed): serial service at lab0:50051" labgate --serial-addr 
 expect_ok "MCP over HTTP on 0.0.0.0:8080" labgate --http 0.0.0.0:8080 --data-dir "$work"
 expect_ok "would check grpc session:50052" labgate-probe grpc session:50052
 expect_ok "would check http http://127.0.0.1:8080/readyz" labgate-probe http http://127.0.0.1:8080/readyz
+expect_ok "would make a token in /secrets/gateway.token" labgate-probe token /secrets/gateway.token
 
 expect_bad "--listen: bad HOST:PORT 'nowhere:70000'" labgate-session --listen nowhere:70000
 expect_bad "--listen: want HOST:PORT" labgate-serial --listen 50051

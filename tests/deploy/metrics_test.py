@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 sys.path.insert(0, os.path.dirname(__file__))
 from mcp_stdio import StdioGateway  # noqa: E402
-from recovery_test import BIN, Service, check  # noqa: E402
+from recovery_test import BIN, Service, check, gateway_token_args  # noqa: E402
 
 
 def wait_for_port_file(path, deadline_s=20):
@@ -82,7 +82,7 @@ def main():
     for service in services.values():
         service.start()
     gateway = StdioGateway(
-        [os.path.join(BIN, "labgate"), "--call-timeout-ms", "3000",
+        [os.path.join(BIN, "labgate"), *gateway_token_args(work), "--call-timeout-ms", "3000",
          "--session-addr", services["session"].address,
          "--serial-addr", services["serial"].address,
          "--actions-addr", services["actions"].address] + metrics_flags("gateway"),

@@ -4,6 +4,7 @@ for 30 s. While one is down its calls fail with "UNAVAILABLE: <service> at ADDR 
 reachable" (action tools stay listed); once it is back the gateway uses it within 2 s;
 every append the session service acknowledged is still there afterwards."""
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -26,9 +27,24 @@ def free_port():
         return s.getsockname()[1]
 
 
+CREDENTIAL_FLAGS = ("--gateway-token-file", "--client-token-file", "--trusted-gateway")
+
+
+def gateway_token_args(work):
+    """Flags for the token of the deployment in `work`: every labgate-serial started here trusts
+    it, and a gateway given them may name the principals it acts for."""
+    path = os.path.join(work, "gateway.token")
+    if not os.path.exists(path):
+        with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as out:
+            out.write(secrets.token_hex(24) + "\n")
+    return ["--gateway-token-file", path]
+
+
 class Service:
     def __init__(self, name, binary, work, extra=()):
         self.name, self.binary, self.work, self.extra = name, binary, work, list(extra)
+        if binary == "labgate-serial" and not any(flag in self.extra for flag in CREDENTIAL_FLAGS):
+            self.extra += gateway_token_args(work)
         self.port = free_port()
         self.process = None
 
@@ -110,7 +126,7 @@ def main():
         "actions": ("deescalation_plan", lambda: {"situation": "Two colleagues argue loudly"}),
     }
     gateway = StdioGateway(
-        [os.path.join(BIN, "labgate"), "--call-timeout-ms", "3000",
+        [os.path.join(BIN, "labgate"), "--call-timeout-ms", "3000", *gateway_token_args(work),
          "--session-addr", services["session"].address,
          "--serial-addr", services["serial"].address,
          "--actions-addr", services["actions"].address],

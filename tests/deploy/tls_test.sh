@@ -58,7 +58,7 @@ pass "plaintext gateway: refused"
 # service with its own certificate (--tls-ca, --tls-cert, --tls-key), and serves TLS itself.
 make_cert serial
 start_service serial labgate-serial --session-addr "$addr" --tls-ca ca.pem \
-  --tls-cert serial.pem --tls-key serial.key
+  --tls-cert serial.pem --tls-key serial.key --tls-client-ca ca.pem --trusted-gateway gateway
 LABGATE_TLS_SESSION="$addr" LABGATE_TLS_SERIAL="127.0.0.1:$serial_port" LABGATE_TLS_DIR="$work" \
   LABGATE_DEPLOY_DIR="$(dirname "$0")" python3 - <<'PY' || fail "serial records over mutual TLS"
 import os, sys, time

@@ -1,12 +1,14 @@
 // The safety policy through MCP: the official SDK client's elicitation handler answers
-// labgate's confirmation requests. labgate-serial runs standalone with --policy and
-// records the port's I/O and every decision in a labgate-session; labgate calls both.
+// labgate's confirmation requests. Embedded, `labgate --policy` enforces it and records the
+// port's I/O and every decision in process; split (LABGATE_E2E_SPLIT=1), labgate-serial runs
+// standalone with --policy and records into a labgate-session, and labgate calls both. The
+// assertions are the same.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { BIN, startService, connectStdio, callOk, tempDir, removeDir } from './lib/harness.mjs';
+import { BIN, SPLIT, startService, connectStdio, callOk, tempDir, removeDir } from './lib/harness.mjs';
 import { callError, eventually } from './lib/serial_helpers.mjs';
 
 const POLICY = {
@@ -29,6 +31,7 @@ before(async () => {
   secretFile = join(dir, 'secret');
   writeFileSync(policyFile, JSON.stringify(POLICY));
   writeFileSync(secretFile, 'e2e-confirmation-secret\n');
+  if (!SPLIT) return;
   session = await startService(BIN.session, ['--data-dir', join(dir, 'data')]);
   serial = await startService(BIN.serial, ['--policy', policyFile, '--confirm-secret-file', secretFile,
     '--session-addr', session.address]);
@@ -52,8 +55,16 @@ async function gateway(answer) {
       return answer;
     });
   }
-  const connection = await connectStdio(['--serial-addr', serial.address, '--session-addr', session.address], options);
+  const args = SPLIT ? ['--serial-addr', serial.address, '--session-addr', session.address]
+    : ['--policy', policyFile, '--data-dir', join(dir, 'data')];
+  const connection = await connectStdio(args, options);
   return { ...connection, asked };
+}
+
+// SIGHUP to whichever process enforces the policy.
+function reloadPolicy(transport) {
+  if (SPLIT) serial.child.kill('SIGHUP');
+  else process.kill(transport.pid, 'SIGHUP');
 }
 
 // Opens `port` bound to a fresh session; returns the session id.
@@ -173,19 +184,19 @@ test('rate limit: writes beyond max_writes_per_s are RESOURCE_EXHAUSTED', async 
 });
 
 test('SIGHUP reloads the policy file', async () => {
-  const { client } = await gateway(null);
+  const { client, transport } = await gateway(null);
   try {
     await callOk(client, 'open_port', { port_name: 'loop://reload', baud_rate: 9600 });
     assert.match(await callError(client, 'write', { port_name: 'loop://reload', data: 'OUTP ON' }), /elicitation/);
     writeFileSync(policyFile, JSON.stringify({ ports: [{ match: 'loop://*' }] }));
-    serial.child.kill('SIGHUP');
+    reloadPolicy(transport);
     await eventually(async () => {
       const r = await client.callTool({ name: 'write', arguments: { port_name: 'loop://reload', data: 'OUTP ON' } });
       return !r.isError;
     }, 'the reloaded policy');
   } finally {
     writeFileSync(policyFile, JSON.stringify(POLICY));
-    serial.child.kill('SIGHUP');
+    reloadPolicy(transport);
     await client.close();
   }
 });

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -296,6 +297,12 @@ TEST(PolicyChildProcessTest, SighupReloadsThePolicy) {
   argv.push_back(nullptr);
   pid_t pid = 0;
   ASSERT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+  // A failed assertion must not leave the child holding ctest's output pipe.
+  absl::Cleanup stop_child = [&pid] {
+    if (pid <= 0) return;
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  };
   int port = 0;
   for (int i = 0; i < 750 && port == 0; ++i) {
     std::ifstream in(port_file);
@@ -304,9 +311,10 @@ TEST(PolicyChildProcessTest, SighupReloadsThePolicy) {
     if (port == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ASSERT_NE(port, 0) << "labgate-serial did not start";
+  // An unauthenticated caller is anonymous, and the policy applies to it all the same.
   SerialClient alice(
       grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()),
-      "alice");
+      "");
   ASSERT_TRUE(alice.Open("loop://psu", 9600).ok());
   EXPECT_EQ(WriteWith(alice, "loop://psu", "OUTP ON", "").error_code(),
             grpc::StatusCode::FAILED_PRECONDITION);
@@ -321,6 +329,7 @@ TEST(PolicyChildProcessTest, SighupReloadsThePolicy) {
   kill(pid, SIGTERM);
   int status = 0;
   waitpid(pid, &status, 0);
+  pid = 0;
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "SIGHUP did not end it";
   unlink(policy.c_str());
   unlink(port_file.c_str());

@@ -23,10 +23,30 @@ export function removeDir(dir) {
   rmSync(dir, { recursive: true, force: true });
 }
 
+// The gateway token of this test file's deployments: every labgate-serial the suite starts
+// trusts it, and every gateway given a --serial-addr presents it, as a split deployment is
+// configured. A test about credentials passes its own flags instead.
+let gatewayTokenFile;
+export function gatewayToken() {
+  if (gatewayTokenFile === undefined) {
+    const dir = tempDir('labgate-token-');
+    gatewayTokenFile = join(dir, 'gateway.token');
+    writeFileSync(gatewayTokenFile, `${randomBytes(24).toString('hex')}\n`, { mode: 0o600 });
+    process.on('exit', () => removeDir(dir));
+  }
+  return gatewayTokenFile;
+}
+
+const CREDENTIAL_FLAGS = ['--gateway-token-file', '--client-token-file', '--trusted-gateway'];
+const hasFlag = (args, flag) => args.some((arg) => arg === flag || arg.startsWith(`${flag}=`));
+
 // Starts a labgate service binary on 127.0.0.1:0 and resolves once its port file exists.
 export async function startService(binary, extraArgs = [], { timeoutMs = 15000 } = {}) {
   const dir = tempDir('labgate-svc-');
   const portFile = join(dir, 'port');
+  if (binary === BIN.serial && !CREDENTIAL_FLAGS.some((flag) => hasFlag(extraArgs, flag))) {
+    extraArgs = [...extraArgs, '--gateway-token-file', gatewayToken()];
+  }
   const child = spawn(binary, ['--listen', '127.0.0.1:0', '--port-file', portFile, ...extraArgs], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -61,16 +81,19 @@ export async function startService(binary, extraArgs = [], { timeoutMs = 15000 }
 export const SPLIT = process.env.LABGATE_E2E_SPLIT === '1';
 let splitDeployment;
 
+// A gateway that calls a labgate-serial of the suite presents the suite's gateway token.
+function withGatewayToken(args) {
+  if (!hasFlag(args, '--serial-addr') || hasFlag(args, '--gateway-token-file')) return args;
+  return [...args, '--gateway-token-file', gatewayToken()];
+}
+
 export function gatewayArgs(args) {
-  if (!SPLIT) return Promise.resolve(args);
+  if (!SPLIT) return Promise.resolve(withGatewayToken(args));
   splitDeployment ??= (async () => {
     const dir = tempDir('labgate-split-');
-    const tokenFile = join(dir, 'gateway.token');
-    writeFileSync(tokenFile, `${randomBytes(24).toString('hex')}\n`, { mode: 0o600 });
     const session = await startService(BIN.session, ['--data-dir', dir]);
     const actions = await startService(BIN.actions);
-    const serial = await startService(BIN.serial, ['--session-addr', session.address,
-      '--gateway-token-file', tokenFile]);
+    const serial = await startService(BIN.serial, ['--session-addr', session.address]);
     // They live as long as the test file's process, without keeping it alive.
     for (const service of [serial, actions, session]) {
       service.child.unref();
@@ -81,7 +104,7 @@ export function gatewayArgs(args) {
       removeDir(dir);
     });
     return ['--session-addr', session.address, '--actions-addr', actions.address,
-      '--serial-addr', serial.address, '--gateway-token-file', tokenFile];
+      '--serial-addr', serial.address];
   })();
   // A test that names its own service for a flag keeps it (--serial-addr repeats make benches).
   return splitDeployment.then((split) => {
@@ -89,7 +112,7 @@ export function gatewayArgs(args) {
     for (let i = 0; i < split.length; i += 2) {
       if (!args.includes(split[i])) kept.push(split[i], split[i + 1]);
     }
-    return [...kept, ...args];
+    return withGatewayToken([...kept, ...args]);
   });
 }
 

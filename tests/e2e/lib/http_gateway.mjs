@@ -6,13 +6,13 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { BIN, tempDir, removeDir } from './harness.mjs';
+import { BIN, gatewayArgs, tempDir, removeDir } from './harness.mjs';
 
 export async function startHttpGateway(extraArgs = [], { timeoutMs = 20000 } = {}) {
   const dir = tempDir('labgate-http-');
   const portFile = join(dir, 'port');
-  const child = spawn(BIN.labgate, ['--http', '127.0.0.1:0', '--http-port-file', portFile,
-    '--data-dir', join(dir, 'data'), ...extraArgs], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(BIN.labgate, await gatewayArgs(['--http', '127.0.0.1:0', '--http-port-file',
+    portFile, '--data-dir', join(dir, 'data'), ...extraArgs]), { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.on('data', (chunk) => { stderr += chunk; });
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
