@@ -21,7 +21,8 @@
 // the faster server: a reply is matched by its top-level "id", found by a small scanner.
 //
 //   labgate_stdio_compare --labgate BIN --node NODE --everything INDEX_JS [--v2 SCRIPT]
-//                         [--labgate-before BIN] [--floor BIN] [--floor-spin-us N]
+//                         [--labgate-before BIN [--labgate-before-name NAME]]
+//                         [--floor BIN] [--floor-spin-us N]
 //                         [--floor-lanes N] [--seconds 3]
 //                         [--rounds 3] [--levels 1,16,64] [--cases a,b]
 //
@@ -374,9 +375,10 @@ struct Options {
   std::string everything;
   std::string v2;
   std::string labgate_before;  // another labgate build, measured beside (before/after)
-  std::string floor;           // labgate_stdio_floor
-  int floor_spin_us = 0;       // also the floor polling stdin this long after each read
-  int floor_lanes = 1;         // also the floor's hop shared among this many threads
+  std::string labgate_before_name = "labgate-before";  // its label (e.g. labgate-split)
+  std::string floor;                                   // labgate_stdio_floor
+  int floor_spin_us = 0;  // also the floor polling stdin this long after each read
+  int floor_lanes = 1;    // also the floor's hop shared among this many threads
   double seconds = 3;
   int rounds = 3;
   std::vector<int> levels = {1, 16, 64};
@@ -398,6 +400,8 @@ Options ParseOptions(int argc, char** argv) {
       options.v2 = value;
     } else if (flag == "--labgate-before") {
       options.labgate_before = value;
+    } else if (flag == "--labgate-before-name") {
+      options.labgate_before_name = value;
     } else if (flag == "--floor") {
       options.floor = value;
     } else if (flag == "--floor-spin-us") {
@@ -420,7 +424,8 @@ Options ParseOptions(int argc, char** argv) {
   if (options.labgate.empty() || options.node.empty() || options.everything.empty()) {
     throw std::runtime_error(
         "usage: labgate_stdio_compare --labgate BIN --node NODE --everything INDEX_JS "
-        "[--v2 SCRIPT] [--labgate-before BIN] [--floor BIN] [--floor-spin-us N] [--floor-lanes N] "
+        "[--v2 SCRIPT] [--labgate-before BIN [--labgate-before-name NAME]] [--floor BIN] "
+        "[--floor-spin-us N] [--floor-lanes N] "
         "[--seconds S] "
         "[--rounds N] "
         "[--levels 1,16,64] [--cases a,b]");
@@ -476,7 +481,7 @@ int Run(const Options& options, const std::string& work) {
   std::unique_ptr<Server> before;
   if (!options.labgate_before.empty()) {
     before = std::make_unique<Server>(
-        "labgate-before",
+        options.labgate_before_name,
         std::vector<std::string>{options.labgate_before, "--data-dir", work + "/data-before",
                                  "--log-level", "warning"},
         work + "/labgate-before.log");

@@ -121,17 +121,16 @@ void FamilyBase::Render(std::string* out) const {
   RenderSeries(out);
 }
 
-std::string FamilyBase::Key(std::initializer_list<std::string_view> values) const {
+void FamilyBase::MakeKey(std::initializer_list<std::string_view> values, std::string* key) const {
   if (values.size() != labels_.size()) {
     Misuse(name_ + " takes " + std::to_string(labels_.size()) + " label value(s), not " +
            std::to_string(values.size()));
   }
-  std::string key;
+  key->clear();
   for (std::string_view value : values) {
-    key.append(value.data(), value.size());
-    key += '\xff';
+    key->append(value.data(), value.size());
+    *key += '\xff';
   }
-  return key;
 }
 
 std::string FamilyBase::LabelText(const std::vector<std::string>& values) const {

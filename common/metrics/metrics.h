@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 
 namespace labgate::metrics {
@@ -78,8 +79,9 @@ class FamilyBase {
  protected:
   // Each series line's name{labels} part is written by the family's type.
   virtual void RenderSeries(std::string* out) const = 0;
-  // The map key of a label set (values joined with '\xff'); aborts on the wrong arity.
-  std::string Key(std::initializer_list<std::string_view> values) const;
+  // The map key of a label set (values joined with '\xff') in `key`, replacing what it held;
+  // aborts on the wrong arity.
+  void MakeKey(std::initializer_list<std::string_view> values, std::string* key) const;
   // `{a="x",b="y"` (no closing brace: a histogram adds le).
   std::string LabelText(const std::vector<std::string>& values) const;
 
@@ -107,17 +109,21 @@ class Family : public FamilyBase {
   using FamilyBase::FamilyBase;
 
   // The series with these label values, one per label name, in order.
+  // Counting on a hot path finds its series without allocating: the key is built in a
+  // per-thread buffer and looked up in a hash index.
   T& With(std::initializer_list<std::string_view> values) const {
-    std::string key = Key(values);
+    thread_local std::string key;
+    MakeKey(values, &key);
     {
       absl::ReaderMutexLock lock(&mutex_);
-      if (auto it = series_.find(key); it != series_.end()) return *it->second.series;
+      if (auto it = index_.find(key); it != index_.end()) return *it->second;
     }
     absl::MutexLock lock(&mutex_);
-    auto [it, added] = series_.try_emplace(std::move(key));
+    auto [it, added] = series_.try_emplace(key);
     if (added) {
       it->second.values.assign(values.begin(), values.end());
       it->second.series = MakeSeries<T>(bounds_);
+      index_.emplace(key, it->second.series.get());
     }
     return *it->second.series;
   }
@@ -134,7 +140,8 @@ class Family : public FamilyBase {
     std::unique_ptr<T> series;
   };
   mutable absl::Mutex mutex_;
-  mutable std::map<std::string, Series> series_ ABSL_GUARDED_BY(mutex_);
+  mutable std::map<std::string, Series> series_ ABSL_GUARDED_BY(mutex_);  // rendered in order
+  mutable absl::flat_hash_map<std::string, T*> index_ ABSL_GUARDED_BY(mutex_);
 };
 
 template <>

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -59,6 +60,9 @@ bool CanWriteFromAnyThread(int fd) {
   struct sigaction current;
   return sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_IGN;
 }
+
+// The kernel refuses RWF_NOWAIT on a file that does not support it (older kernels' pipes).
+bool NowaitUnsupported(int error) { return error == EOPNOTSUPP || error == EINVAL; }
 
 size_t WriteChunkFor(int fd) {
   struct stat st;
@@ -190,10 +194,9 @@ void StdioTransport::Accept(Framing framing, std::string payload, bool may_write
           may_write_here = false;  // a full batch goes to the writer now; holding goes on
         }
       }
-      // With nothing ahead of it, a small frame is written by the sending thread: one
-      // thread hand-off less per reply.
-      write_here = may_write_here && direct_write_ && queue_.empty() && !writing_ &&
-                   frame.size() <= write_chunk_bytes_;
+      // With nothing ahead of it, a frame is written by the sending thread as far as the
+      // output takes it without blocking: one thread hand-off less per reply.
+      write_here = may_write_here && direct_write_ && queue_.empty() && !writing_;
       if (write_here) {
         writing_ = true;
         to_write = std::move(frame);
@@ -211,28 +214,40 @@ void StdioTransport::Accept(Framing framing, std::string payload, bool may_write
 }
 
 void StdioTransport::WriteNow(std::string frame) {
-  // Never blocks: a write of at most write_chunk_bytes_ after poll() reported room (see
-  // WriteChunkFor). Whatever is not written goes to the writer thread.
-  ssize_t n = 0;
+  // Never blocks: a write with RWF_NOWAIT, or else chunks of at most write_chunk_bytes_, each
+  // after poll() reported room (see WriteChunkFor). Whatever the output cannot take now goes
+  // to the writer thread, so a batch of replies costs no hand-off while the client reads.
+  size_t n = 0;
   int error = 0;
-  pollfd entry = {options_.output_fd, POLLOUT, 0};
-  if (poll(&entry, 1, 0) == 1 && (entry.revents & (POLLOUT | POLLERR | POLLHUP)) != 0) {
-    n = write(options_.output_fd, frame.data(), frame.size());
-    if (n < 0) {
-      error = errno;
-      n = 0;
+  while (n < frame.size()) {
+    ssize_t wrote = -1;
+    if (nowait_writes_.load(std::memory_order_relaxed)) {
+      iovec rest = {frame.data() + n, frame.size() - n};
+      wrote = pwritev2(options_.output_fd, &rest, 1, -1, RWF_NOWAIT);
+      if (wrote < 0 && NowaitUnsupported(errno)) {
+        nowait_writes_.store(false, std::memory_order_relaxed);
+        continue;
+      }
+    } else {
+      pollfd entry = {options_.output_fd, POLLOUT, 0};
+      if (poll(&entry, 1, 0) != 1 || (entry.revents & (POLLOUT | POLLERR | POLLHUP)) == 0) break;
+      wrote = write(options_.output_fd, frame.data() + n,
+                    std::min(frame.size() - n, write_chunk_bytes_));
     }
+    if (wrote < 0) {
+      error = errno;
+      break;
+    }
+    n += static_cast<size_t>(wrote);
   }
   const bool failed = error != 0 && error != EINTR && error != EAGAIN && error != EWOULDBLOCK;
   bool wake_writer;
   {
     absl::MutexLock lock(&mu_);
     writing_ = false;
-    queued_bytes_ -= static_cast<size_t>(n);
-    written_total_ += static_cast<uint64_t>(n);
-    if (!failed && static_cast<size_t>(n) < frame.size()) {
-      queue_.push_front(frame.substr(static_cast<size_t>(n)));
-    }
+    queued_bytes_ -= n;
+    written_total_ += n;
+    if (!failed && n < frame.size()) queue_.push_front(frame.substr(n));
     wake_writer = !queue_.empty();
   }
   if (failed) {
@@ -250,9 +265,8 @@ void StdioTransport::ReleaseHeld() {
     holding_ = false;
     release_with_next_ = false;
     if (held_.empty()) return;
-    // Written here under the same conditions as SendDirect's; a larger batch goes to the writer,
-    // which may block.
-    if (direct_write_ && queue_.empty() && !writing_ && held_.size() <= write_chunk_bytes_) {
+    // Written here under the same conditions as SendDirect's.
+    if (direct_write_ && queue_.empty() && !writing_) {
       writing_ = true;
       to_write.swap(held_);
     } else {
@@ -308,19 +322,29 @@ void StdioTransport::ReaderLoop() {
   };
   std::string buffer(kReadBytes, '\0');
   std::chrono::steady_clock::time_point spin_until;  // poll without sleeping until then
+  bool try_first = false;  // input just came: read again before polling, if RWF_NOWAIT works
   while (WaitForOutputRoom()) {
-    pollfd fds[2] = {{options_.input_fd, POLLIN, 0}, {reader_wake_fd_, POLLIN, 0}};
-    const bool spinning = std::chrono::steady_clock::now() < spin_until;
-    const int ready = poll(fds, 2, spinning ? 0 : -1);
-    if (ready < 0) {
-      if (errno == EINTR) continue;
-      LG_LOG(kError) << "stdio transport: poll on input failed: " << std::strerror(errno);
-      break;
+    ssize_t n = -1;
+    if (try_first && nowait_reads_) {
+      iovec into = {buffer.data(), buffer.size()};
+      n = preadv2(options_.input_fd, &into, 1, -1, RWF_NOWAIT);
+      if (n < 0 && NowaitUnsupported(errno)) nowait_reads_ = false;
     }
-    if (ready == 0) continue;         // still spinning, nothing yet
-    if (fds[1].revents != 0) return;  // Stop()
-    if (fds[0].revents == 0) continue;
-    ssize_t n = read(options_.input_fd, buffer.data(), buffer.size());
+    try_first = false;
+    if (n < 0) {
+      pollfd fds[2] = {{options_.input_fd, POLLIN, 0}, {reader_wake_fd_, POLLIN, 0}};
+      const bool spinning = std::chrono::steady_clock::now() < spin_until;
+      const int ready = poll(fds, 2, spinning ? 0 : -1);
+      if (ready < 0) {
+        if (errno == EINTR) continue;
+        LG_LOG(kError) << "stdio transport: poll on input failed: " << std::strerror(errno);
+        break;
+      }
+      if (ready == 0) continue;         // still spinning, nothing yet
+      if (fds[1].revents != 0) return;  // Stop()
+      if (fds[0].revents == 0) continue;
+      n = read(options_.input_fd, buffer.data(), buffer.size());
+    }
     if (n < 0) {
       if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
       LG_LOG(kError) << "stdio transport: reading input failed: " << std::strerror(errno);
@@ -334,6 +358,7 @@ void StdioTransport::ReaderLoop() {
     }
     decoder_.Feed(std::string_view(buffer.data(), static_cast<size_t>(n)), on_frame, on_error);
     ReleaseHeld();
+    try_first = true;
     if (options_.input_spin.count() > 0) {
       spin_until = std::chrono::steady_clock::now() + options_.input_spin;
     }

@@ -14,6 +14,7 @@
 // stops reading input, so a client that does not read its replies cannot grow our memory.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -103,6 +104,11 @@ class StdioTransport {
   int reader_wake_fd_ = -1;
   int writer_wake_fd_ = -1;
   size_t write_chunk_bytes_;
+  // Whether the kernel takes RWF_NOWAIT on output_fd (writes) and input_fd (reads): a write
+  // or read that cannot proceed at once then fails with EAGAIN, so no poll() is needed first.
+  // Cleared the first time the kernel refuses the flag.
+  std::atomic<bool> nowait_writes_{true};
+  bool nowait_reads_ = true;  // reader thread only
   std::thread reader_;
   std::thread writer_;
 
