@@ -1,10 +1,11 @@
 // The stdio transport: a reader thread decodes frames from input_fd and a writer thread
 // writes queued frames to output_fd, several to a write. SendDirect() is for a reply that
 // a client waits on with nothing else pending: when nothing is queued, the sending thread
-// writes it at once (never blocking, see WriteNow), saving a thread hand-off. Both block only in
-// poll(), next to an eventfd that Stop() and the destructor signal, so shutdown never waits on a
-// silent peer. poll() rather than epoll because stdin may be a regular file or /dev/null, which
-// epoll cannot watch.
+// writes as much of it as the output takes at once (never blocking, see WriteNow; with
+// RWF_NOWAIT where the kernel takes it, else a poll() per chunk), saving a thread hand-off; the
+// writer gets only the rest. Both threads sleep only in poll(), next to an eventfd that Stop()
+// and the destructor signal, so shutdown never waits on a silent peer. poll() rather than epoll
+// because stdin may be a regular file or /dev/null, which epoll cannot watch.
 //
 // Output accepted while the reader works through one read's worth of input is held and written
 // together when that input is done: a client that pipelines requests gets its replies in a few
@@ -61,8 +62,8 @@ class StdioTransport {
   void Start();
   // Queues one message for the writer thread; dropped once the output has failed.
   void Send(Framing framing, std::string payload);
-  // The same, but a small message with nothing queued ahead of it is written by the calling
-  // thread. Order with Send() is kept.
+  // The same, but a message with nothing queued ahead of it is written by the calling thread,
+  // as far as the output takes it without blocking. Order with Send() is kept.
   void SendDirect(Framing framing, std::string payload);
   // Waits until everything queued so far has been written, or the output failed, up to
   // timeout. True when it was all written.

@@ -1,11 +1,12 @@
 // The official MCP SDK client drives labgate's serial tools over stdio on loop://
 // ports (embedded mode), ownership between two MCP connections sharing one standalone
-// labgate-serial, and notifications/cancelled during a slow read. The same tools on
+// labgate-serial, and notifications/cancelled or the call deadline during a slow read (in
+// both modes under LABGATE_E2E_SPLIT). The same tools on
 // real pty devices through libserialport are in serial_pty.pty.mjs (run in the harness).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { BIN, startService, connectStdio, callOk, tempDir, removeDir } from './lib/harness.mjs';
+import { BIN, gatewayArgs, startService, connectStdio, callOk, tempDir, removeDir } from './lib/harness.mjs';
 import { RawGateway } from './lib/raw_gateway.mjs';
 import { callError, eventually, embeddedGateway } from './lib/serial_helpers.mjs';
 
@@ -324,7 +325,7 @@ test('ownership across two MCP connections sharing one labgate-serial', async ()
 
 test('notifications/cancelled during a slow read suppresses its response; labgate keeps serving', async () => {
   const dataDir = tempDir();
-  const gateway = new RawGateway(['--data-dir', dataDir]);
+  const gateway = new RawGateway(await gatewayArgs(['--data-dir', dataDir]));
   try {
     await gateway.initialize();
     const call = (id, name, args) => gateway.request(id, 'tools/call', { name, arguments: args });
@@ -365,5 +366,24 @@ test('notifications/cancelled during a slow read suppresses its response; labgat
     const exited = await gateway.close();
     removeDir(dataDir);
     assert.equal(exited.code, 0, `labgate exits 0 at EOF; stderr: ${gateway.stderr.slice(-1000)}`);
+  }
+});
+
+test('a read still waiting at the call deadline is DEADLINE_EXCEEDED and frees its port', async () => {
+  const dataDir = tempDir();
+  const { client } = await connectStdio(['--data-dir', dataDir, '--call-timeout-ms', '500']);
+  try {
+    await callOk(client, 'open_port', { port_name: 'loop://deadline', baud_rate: 9600 });
+    const started = Date.now();
+    assert.match(await callError(client, 'read', { port_name: 'loop://deadline', timeout_ms: 5000 }),
+      /DEADLINE_EXCEEDED/);
+    assert.ok(Date.now() - started < 4000, 'answered at the deadline, not at the read timeout');
+    // The timed-out read no longer holds the port: what comes next goes to the next read.
+    await callOk(client, 'write', { port_name: 'loop://deadline', data: 'after' });
+    const read = await callOk(client, 'read', { port_name: 'loop://deadline', timeout_ms: 300 });
+    assert.equal(read.data, 'after');
+  } finally {
+    await client.close();
+    removeDir(dataDir);
   }
 });
