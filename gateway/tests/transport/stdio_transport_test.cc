@@ -525,6 +525,9 @@ class StdioTransportDirectWriteTest : public StdioTransportTest {
  protected:
   void SetUp() override { previous_ = signal(SIGPIPE, SIG_IGN); }
   void TearDown() override {
+    // Stop() first: it waits for a callback still running (one that already answered), so
+    // the callbacks' reads of transport_ happen before reset() clears it.
+    if (transport_) transport_->Stop();
     transport_.reset();
     signal(SIGPIPE, previous_);
   }
