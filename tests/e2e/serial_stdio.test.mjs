@@ -1,7 +1,7 @@
 // The official MCP SDK client drives labgate's serial tools over stdio on loop://
 // ports (embedded mode), ownership between two MCP connections sharing one standalone
 // labgate-serial, and notifications/cancelled or the call deadline during a slow read (in
-// both modes under LABGATE_E2E_SPLIT). The same tools on
+// both modes under LABGATE_E2E_SPLIT, as are wrong argument types). The same tools on
 // real pty devices through libserialport are in serial_pty.pty.mjs (run in the harness).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -385,5 +385,20 @@ test('a read still waiting at the call deadline is DEADLINE_EXCEEDED and frees i
   } finally {
     await client.close();
     removeDir(dataDir);
+  }
+});
+
+test('wrong argument types and an unknown tool are refused by name, and labgate keeps serving', async () => {
+  const gateway = await embeddedGateway();
+  try {
+    const { client } = gateway;
+    assert.match(await callError(client, 'open_port', { port_name: 'loop://typed', baud_rate: 'fast' }),
+      /baud_rate/);
+    assert.match(await callError(client, 'read', { port_name: 42 }), /port_name/);
+    await assert.rejects(client.callTool({ name: 'no_such_tool', arguments: {} }), /-32602|Unknown tool/);
+    await callOk(client, 'open_port', { port_name: 'loop://typed', baud_rate: 9600 });
+    assert.equal((await callOk(client, 'status', { port_name: 'loop://typed' })).status, 'open');
+  } finally {
+    await gateway.close();
   }
 });
