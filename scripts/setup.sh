@@ -6,7 +6,7 @@ exec 1>&2
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(build-essential cmake ninja-build pkg-config libgrpc++-dev protobuf-compiler-grpc grpc-proto
-  libprotobuf-dev protobuf-compiler libabsl-dev nlohmann-json3-dev libserialport-dev
+  libprotobuf-dev protobuf-compiler libabsl-dev nlohmann-json3-dev libserialport-dev libre2-dev
   libsqlite3-dev libssl-dev libgtest-dev libgmock-dev libbenchmark-dev libboost-dev
   libvalijson-dev libgoogle-perftools-dev socat util-linux procps openssl lld)
 want_test_tools=0

@@ -97,13 +97,11 @@ absl::StatusOr<std::vector<DataRule>> Rules(const json& port, const char* key, s
     DataRule rule;
     rule.name = entry["name"].get<std::string>();
     rule.pattern = entry["pattern"].get<std::string>();
-    try {
-      rule.regex = std::regex(rule.pattern, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error& bad) {
-      return absl::InvalidArgumentError(absl::StrCat("ports[", index, "].", key, " rule '",
-                                                     rule.name, "': bad regex '", rule.pattern,
-                                                     "': ", bad.what()));
-    }
+    absl::StatusOr<CompiledPattern> compiled =
+        CompilePattern(rule.pattern, PatternInput::kBytes,
+                       absl::StrCat("ports[", index, "].", key, " rule '", rule.name, "'"));
+    if (!compiled.ok()) return compiled.status();
+    rule.compiled = *std::move(compiled);
     rules.push_back(std::move(rule));
   }
   return rules;

@@ -6,19 +6,19 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/byte_pattern.h"
 
 namespace labgate::serial {
 
 struct DataRule {
   std::string name;     // named in refusals
-  std::string pattern;  // ECMAScript regex, searched in the written bytes
-  std::regex regex;
+  std::string pattern;  // RE2, searched in the written bytes (each byte one character)
+  CompiledPattern compiled;
 };
 
 struct PortRule {

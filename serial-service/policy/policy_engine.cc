@@ -91,7 +91,7 @@ absl::Status PolicyEngine::CheckWrite(const std::string& owner, const std::strin
         "port ", port_name, " is read-only by the policy (rule '", rule->match, "'); reads only"));
   }
   for (const DataRule& deny : rule->deny) {
-    if (std::regex_search(bytes, deny.regex)) {
+    if (PatternFound(*deny.compiled, bytes)) {
       return absl::PermissionDeniedError(absl::StrCat("write to ", port_name,
                                                       " refused by the policy's deny rule '",
                                                       deny.name, "' (/", deny.pattern, "/)"));
@@ -99,7 +99,7 @@ absl::Status PolicyEngine::CheckWrite(const std::string& owner, const std::strin
   }
   const auto now = std::chrono::steady_clock::now();
   for (const DataRule& confirm : rule->confirm) {
-    if (!std::regex_search(bytes, confirm.regex)) continue;
+    if (!PatternFound(*confirm.compiled, bytes)) continue;
     if (policy.confirm_exempt.count(owner) != 0) break;
     if (!approval.empty() && TakeApproval(approval, owner, port_name, bytes)) break;
     if (approvals_.size() >= kMaxPendingApprovals) approvals_.erase(approvals_.begin());

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "absl/strings/match.h"
 #include "serial-service/policy/policy_engine.h"
 
@@ -50,6 +54,8 @@ TEST(PolicyTest, UnknownKeysBadTypesAndBadRegexesAreRefusedByName) {
   auto regex = ParsePolicy(
       R"({"ports": [{"match": "*", "deny": [{"name": "broken", "pattern": "(["}]}]})", "p.json");
   EXPECT_TRUE(absl::StrContains(regex.status().message(), "'broken'")) << regex.status();
+  EXPECT_TRUE(absl::StrContains(regex.status().message(), "not valid RE2: missing ]"))
+      << regex.status();
   auto missing = ParsePolicy(R"({})", "p.json");
   EXPECT_TRUE(absl::StrContains(missing.status().message(), "ports")) << missing.status();
   auto not_json = ParsePolicy("{ports", "p.json");
@@ -113,6 +119,71 @@ TEST(PolicyEngineTest, RateLimitCountsAllowedWritesPerPort) {
   EXPECT_EQ(limited.code(), absl::StatusCode::kResourceExhausted);
   EXPECT_TRUE(absl::StrContains(limited.message(), "2 writes per second")) << limited;
   EXPECT_TRUE(engine.CheckWrite("alice", "loop://psu2", "VOLT 1", "").ok()) << "per port";
+}
+
+// Patterns are RE2: what a backtracking engine cannot do is refused by name, and what
+// would make one backtrack for ever (or overflow its stack) is matched in linear time.
+std::string DenyPolicy(const std::string& pattern_json) {
+  return R"({"ports": [{"match": "*", "deny": [{"name": "rule", "pattern": )" + pattern_json +
+         "}]}]}";
+}
+
+TEST(PolicyPatternTest, BackreferencesLookaroundHugeAndEmptyPatternsAreRefusedByName) {
+  for (const auto& [pattern, reason] : std::vector<std::pair<std::string, std::string>>{
+           {R"p("(a)\\1")p", "rule 'rule': pattern '(a)\\1' is not valid RE2: invalid escape"},
+           {R"p("x(?=y)")p",
+            "rule 'rule': pattern 'x(?=y)' is not valid RE2: invalid perl operator"},
+           {R"p("")p", "[ports][0][deny][0][pattern]: String should be no fewer than 1"},
+           {"\"" + std::string(1 << 20, 'a') + "\"", "rule 'rule': pattern 'aaaa"}}) {
+    auto refused = ParsePolicy(DenyPolicy(pattern), "p.json");
+    ASSERT_FALSE(refused.ok()) << pattern.substr(0, 40);
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_TRUE(absl::StrContains(refused.status().message(), reason)) << refused.status();
+    EXPECT_LT(refused.status().message().size(), 400u) << "a huge pattern is not echoed whole";
+  }
+  auto huge = ParsePolicy(DenyPolicy("\"" + std::string(1 << 20, 'a') + "\""), "p.json");
+  EXPECT_TRUE(absl::StrContains(huge.status().message(),
+                                "(1048576 bytes)' is 1048576 bytes; at "
+                                "most 4096 are accepted"))
+      << huge.status();
+}
+
+TEST(PolicyPatternTest, CatastrophicBacktrackingClassicsMatchInLinearTime) {
+  PolicyEngine engine;
+  // Each of these fails to match this input only after exponential time (or a blown stack)
+  // in a backtracking engine; RE2 answers at once, and ctest's timeout would catch a hang.
+  const std::string input = std::string(100000, 'a') + "!";
+  for (const char* pattern :
+       {R"p("(a+)+$")p", R"p("(a|aa)+$")p", R"p("(a*)*b")p", R"p("(.*a){20}$")p"}) {
+    engine.Replace(Parse(DenyPolicy(pattern)));
+    absl::Status status = engine.CheckWrite("alice", "loop://x", input, "");
+    EXPECT_TRUE(status.ok()) << pattern << " does not match, so the write is allowed: " << status;
+  }
+  engine.Replace(Parse(DenyPolicy(R"p("(a+)+$")p")));
+  EXPECT_FALSE(engine.CheckWrite("alice", "loop://x", std::string(100000, 'a'), "").ok());
+}
+
+TEST(PolicyPatternTest, PatternsMatchBinaryBytesOneForOne) {
+  PolicyEngine engine;
+  engine.Replace(Parse(DenyPolicy(R"p("\\x00\\xff")p")));
+  EXPECT_FALSE(engine
+                   .CheckWrite("alice", "loop://x",
+                               std::string("A\x00\xff"
+                                           "B",
+                                           4),
+                               "")
+                   .ok());
+  EXPECT_TRUE(engine
+                  .CheckWrite("alice", "loop://x",
+                              std::string("A\x00\xfe"
+                                          "B",
+                                          4),
+                              "")
+                  .ok());
+  // Bytes that are not UTF-8 are written, and searched, like any others.
+  engine.Replace(Parse(DenyPolicy(R"p("^RST")p")));
+  EXPECT_TRUE(engine.CheckWrite("alice", "loop://x", "\xc3\x28 RST", "").ok());
+  EXPECT_FALSE(engine.CheckWrite("alice", "loop://x", "RST\xc3\x28", "").ok());
 }
 
 }  // namespace
