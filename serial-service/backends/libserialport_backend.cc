@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 
@@ -207,6 +208,56 @@ absl::StatusOr<size_t> LibSerialPortBackend::Write(const std::string& data, int6
     return absl::InternalError(absl::StrCat("write to ", path_, " failed: ", LastError()));
   }
   return static_cast<size_t>(wrote);
+}
+
+absl::Status LibSerialPortBackend::ControlLineError(const std::string& what) const {
+  const int error = sp_last_error_code();
+  if (error == ENOTTY || error == EINVAL) return NoControlLines(what, LastError());
+  if (IsDisconnectErrno(error)) return Disconnected(path_);
+  return absl::InternalError(absl::StrCat(what, " on ", path_, " failed: ", LastError()));
+}
+
+absl::StatusOr<ModemSignals> LibSerialPortBackend::GetSignals() {
+  if (!open_) return Disconnected(path_);
+  enum sp_signal mask {};
+  if (sp_get_signals(port_, &mask) != SP_OK) return ControlLineError("read the modem lines");
+  // libserialport reports the device's lines; the host's own, DTR and RTS, are in the config.
+  sp_port_config* config = nullptr;
+  if (sp_new_config(&config) != SP_OK) return ControlLineError("read the modem lines");
+  enum sp_dtr dtr = SP_DTR_INVALID;
+  enum sp_rts rts = SP_RTS_INVALID;
+  const bool read = sp_get_config(port_, config) == SP_OK &&
+                    sp_get_config_dtr(config, &dtr) == SP_OK &&
+                    sp_get_config_rts(config, &rts) == SP_OK;
+  sp_free_config(config);
+  if (!read) return ControlLineError("read the modem lines");
+  ModemSignals signals;
+  signals.dtr = dtr == SP_DTR_ON;
+  signals.rts = rts == SP_RTS_ON;
+  signals.cts = (mask & SP_SIG_CTS) != 0;
+  signals.dsr = (mask & SP_SIG_DSR) != 0;
+  signals.dcd = (mask & SP_SIG_DCD) != 0;
+  signals.ri = (mask & SP_SIG_RI) != 0;
+  return signals;
+}
+
+absl::Status LibSerialPortBackend::SetSignals(std::optional<bool> dtr, std::optional<bool> rts) {
+  if (!open_) return Disconnected(path_);
+  if (dtr.has_value() && sp_set_dtr(port_, *dtr ? SP_DTR_ON : SP_DTR_OFF) != SP_OK) {
+    return ControlLineError("drive DTR");
+  }
+  if (rts.has_value() && sp_set_rts(port_, *rts ? SP_RTS_ON : SP_RTS_OFF) != SP_OK) {
+    return ControlLineError("drive RTS");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LibSerialPortBackend::SendBreak(int64_t ms) {
+  if (!open_) return Disconnected(path_);
+  if (sp_start_break(port_) != SP_OK) return ControlLineError("send a break");
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  if (sp_end_break(port_) != SP_OK) return ControlLineError("end a break");
+  return absl::OkStatus();
 }
 
 void LibSerialPortBackend::Close() {

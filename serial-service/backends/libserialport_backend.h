@@ -24,6 +24,9 @@ class LibSerialPortBackend : public SerialPort {
   absl::StatusOr<size_t> Write(const std::string& data, int64_t timeout_ms) override;
   void Close() override;
   std::string backend_name() const override { return "libserialport"; }
+  absl::StatusOr<ModemSignals> GetSignals() override;
+  absl::Status SetSignals(std::optional<bool> dtr, std::optional<bool> rts) override;
+  absl::Status SendBreak(int64_t ms) override;
   // After a failed Open: libserialport does not handle this path (no sysfs entry, or
   // the modem-line ioctls fail), although it may still be a tty.
   bool refused_path() const { return refused_path_; }
@@ -38,6 +41,9 @@ class LibSerialPortBackend : public SerialPort {
   sp_port* port_ = nullptr;
   bool open_ = false;
   bool refused_path_ = false;
+
+  // The status of a failed control-line call `what`: disconnected, no lines, or internal.
+  absl::Status ControlLineError(const std::string& what) const;
 };
 
 }  // namespace labgate::serial

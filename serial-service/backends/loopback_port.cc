@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 
 namespace labgate::serial {
@@ -11,6 +12,8 @@ absl::Status LoopbackPort::Open() {
   absl::MutexLock lock(&mu_);
   open_ = true;
   buffer_.clear();
+  dtr_ = false;
+  rts_ = false;
   return absl::OkStatus();
 }
 
@@ -41,6 +44,40 @@ void LoopbackPort::Close() {
   absl::MutexLock lock(&mu_);
   open_ = false;
   buffer_.clear();
+}
+
+absl::Status LoopbackPort::CheckOpen() {
+  if (!open_) return absl::UnavailableError("device disconnected: loopback closed");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ModemSignals> LoopbackPort::GetSignals() {
+  absl::MutexLock lock(&mu_);
+  if (absl::Status open = CheckOpen(); !open.ok()) return open;
+  ModemSignals signals;
+  signals.dtr = dtr_;
+  signals.rts = rts_;
+  signals.cts = rts_;
+  signals.dsr = dtr_;
+  signals.dcd = dtr_;
+  return signals;
+}
+
+absl::Status LoopbackPort::SetSignals(std::optional<bool> dtr, std::optional<bool> rts) {
+  absl::MutexLock lock(&mu_);
+  if (absl::Status open = CheckOpen(); !open.ok()) return open;
+  if (dtr.has_value()) dtr_ = *dtr;
+  if (rts.has_value()) rts_ = *rts;
+  return absl::OkStatus();
+}
+
+absl::Status LoopbackPort::SendBreak(int64_t ms) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (absl::Status open = CheckOpen(); !open.ok()) return open;
+  }
+  absl::SleepFor(absl::Milliseconds(ms));
+  return absl::OkStatus();
 }
 
 }  // namespace labgate::serial

@@ -1,5 +1,6 @@
 // loop:// — a built-in port that reads back what was written, for demos and the
-// gateway's tests. Each opened loopback (loop://, loop://a, ...) has its own buffer.
+// gateway's tests. Each opened loopback (loop://, loop://a, ...) has its own buffer. Its
+// control lines are those of a loopback plug: RTS comes back as CTS, DTR as DSR and DCD.
 #pragma once
 
 #include <string>
@@ -21,11 +22,19 @@ class LoopbackPort : public SerialPort {
   absl::StatusOr<size_t> Write(const std::string& data, int64_t timeout_ms) override;
   void Close() override;
   std::string backend_name() const override { return "loopback"; }
+  absl::StatusOr<ModemSignals> GetSignals() override;
+  absl::Status SetSignals(std::optional<bool> dtr, std::optional<bool> rts) override;
+  // A break on a plug reaches nothing: it only takes its time.
+  absl::Status SendBreak(int64_t ms) override;
 
  private:
+  absl::Status CheckOpen() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   absl::Mutex mu_;
   std::string buffer_ ABSL_GUARDED_BY(mu_);
   bool open_ ABSL_GUARDED_BY(mu_) = false;
+  bool dtr_ ABSL_GUARDED_BY(mu_) = false;
+  bool rts_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace labgate::serial

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "serial-service/backends/libserialport_backend.h"
 #include "serial-service/backends/loopback_port.h"
 #include "serial-service/backends/tty_port.h"
@@ -11,6 +12,21 @@
 namespace labgate::serial {
 
 bool IsLoopbackName(const std::string& port_name) { return absl::StartsWith(port_name, "loop://"); }
+
+absl::Status SerialPort::NoControlLines(const std::string& what, const std::string& reason) const {
+  return absl::FailedPreconditionError(absl::StrCat("the ", backend_name(), " backend cannot ",
+                                                    what, reason.empty() ? "" : ": ", reason));
+}
+
+absl::StatusOr<ModemSignals> SerialPort::GetSignals() {
+  return NoControlLines("read the modem lines");
+}
+
+absl::Status SerialPort::SetSignals(std::optional<bool> /*dtr*/, std::optional<bool> /*rts*/) {
+  return NoControlLines("drive DTR/RTS");
+}
+
+absl::Status SerialPort::SendBreak(int64_t /*ms*/) { return NoControlLines("send a break"); }
 
 std::unique_ptr<SerialPort> DefaultPortFactory(const std::string& port_name) {
   if (IsLoopbackName(port_name)) return std::make_unique<LoopbackPort>();

@@ -33,6 +33,16 @@ struct PortSettings {
 
 enum class Transport { kUnknown, kUsb, kBluetooth, kPci, kLoopback };
 
+// The modem lines: DTR and RTS are driven by the host; CTS, DSR, DCD and RI by the device.
+struct ModemSignals {
+  bool dtr = false;
+  bool rts = false;
+  bool cts = false;
+  bool dsr = false;
+  bool dcd = false;
+  bool ri = false;
+};
+
 // What is known about a port without opening it.
 struct PortDetails {
   std::string port_name;
@@ -65,6 +75,18 @@ class SerialPort {
   // Which implementation serves the port ("libserialport", "termios", "loopback"), as
   // describe_port reports it. May change at Open (see TtyPort).
   virtual std::string backend_name() const { return "custom"; }
+
+  // The control lines of an open port. A backend without them (a pseudo-terminal, a custom
+  // port) answers FAILED_PRECONDITION naming itself, never a made-up state.
+  virtual absl::StatusOr<ModemSignals> GetSignals();
+  // Sets the lines given; a line left nullopt keeps its level.
+  virtual absl::Status SetSignals(std::optional<bool> dtr, std::optional<bool> rts);
+  // Holds the transmit line in break for `ms`, then releases it. Blocks for `ms`.
+  virtual absl::Status SendBreak(int64_t ms);
+
+ protected:
+  // FAILED_PRECONDITION: this backend cannot `what` (e.g. "drive DTR/RTS"), with the reason.
+  absl::Status NoControlLines(const std::string& what, const std::string& reason = "") const;
 };
 
 // Makes the backend for a port name: loop://... gives a LoopbackPort, anything

@@ -9,6 +9,8 @@
 
 #include <chrono>
 #include <cstring>
+#include <thread>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 
@@ -210,6 +212,65 @@ void TermiosPort::Close() {
   if (fd_ < 0) return;
   ::close(fd_);
   fd_ = -1;
+}
+
+namespace {
+
+// The status of a failed control-line ioctl: a tty without modem lines (a pseudo-terminal)
+// answers ENOTTY or EINVAL.
+absl::Status ControlLineError(const SerialPort& port, const std::string& path,
+                              const std::string& what, int error) {
+  if (error == ENOTTY || error == EINVAL) {
+    return absl::FailedPreconditionError(absl::StrCat("the ", port.backend_name(),
+                                                      " backend cannot ", what, " on ", path, ": ",
+                                                      std::strerror(error)));
+  }
+  if (IsDisconnectErrno(error)) return Disconnected(path);
+  return absl::InternalError(absl::StrCat(what, " on ", path, " failed: ", std::strerror(error)));
+}
+
+}  // namespace
+
+absl::StatusOr<ModemSignals> TermiosPort::GetSignals() {
+  if (fd_ < 0) return Disconnected(path_);
+  int bits = 0;
+  if (ioctl(fd_, TIOCMGET, &bits) != 0) {
+    return ControlLineError(*this, path_, "read the modem lines", errno);
+  }
+  ModemSignals signals;
+  signals.dtr = (bits & TIOCM_DTR) != 0;
+  signals.rts = (bits & TIOCM_RTS) != 0;
+  signals.cts = (bits & TIOCM_CTS) != 0;
+  signals.dsr = (bits & TIOCM_DSR) != 0;
+  signals.dcd = (bits & TIOCM_CAR) != 0;
+  signals.ri = (bits & TIOCM_RNG) != 0;
+  return signals;
+}
+
+absl::Status TermiosPort::SetSignals(std::optional<bool> dtr, std::optional<bool> rts) {
+  if (fd_ < 0) return Disconnected(path_);
+  for (const auto& [level, bit, name] :
+       {std::tuple{dtr, TIOCM_DTR, "drive DTR"}, std::tuple{rts, TIOCM_RTS, "drive RTS"}}) {
+    if (!level.has_value()) continue;
+    int bits = bit;
+    if (ioctl(fd_, *level ? TIOCMBIS : TIOCMBIC, &bits) != 0) {
+      return ControlLineError(*this, path_, name, errno);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TermiosPort::SendBreak(int64_t ms) {
+  if (fd_ < 0) return Disconnected(path_);
+  // A pseudo-terminal takes TIOCSBRK and does nothing; it has no modem lines either, which
+  // is how it is told apart, so a break is refused rather than silently lost.
+  if (int bits = 0; ioctl(fd_, TIOCMGET, &bits) != 0) {
+    return ControlLineError(*this, path_, "send a break", errno);
+  }
+  if (ioctl(fd_, TIOCSBRK) != 0) return ControlLineError(*this, path_, "send a break", errno);
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  if (ioctl(fd_, TIOCCBRK) != 0) return ControlLineError(*this, path_, "end a break", errno);
+  return absl::OkStatus();
 }
 
 }  // namespace labgate::serial

@@ -25,6 +25,11 @@ class TtyPort : public SerialPort {
   }
   void Close() override { active_->Close(); }
   std::string backend_name() const override { return active_->backend_name(); }
+  absl::StatusOr<ModemSignals> GetSignals() override { return active_->GetSignals(); }
+  absl::Status SetSignals(std::optional<bool> dtr, std::optional<bool> rts) override {
+    return active_->SetSignals(dtr, rts);
+  }
+  absl::Status SendBreak(int64_t ms) override { return active_->SendBreak(ms); }
 
  private:
   std::string path_;
