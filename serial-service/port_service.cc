@@ -219,6 +219,55 @@ void PortService::Reconfigure(ManagedPort& port, const PortSettings& settings,
   port.Reconfigure(settings, std::move(done));
 }
 
+absl::Status PortService::CheckSignals(ManagedPort& port, const std::string& what) {
+  absl::Status allowed = policy_.CheckSignals(port.name());
+  if (!allowed.ok()) {
+    SerialMetrics::Get().policy_refusals.With({"signals"}).Increment();
+    port.RecordEvent(absl::StrCat(what, " refused by policy: ", allowed.message()));
+  }
+  return allowed;
+}
+
+namespace {
+
+absl::Status CheckSignalMs(const char* what, int64_t ms) {
+  if (ms >= 1 && ms <= PortService::kMaxSignalMs) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, " ms is ", ms, "; it must be 1 to ", PortService::kMaxSignalMs));
+}
+
+}  // namespace
+
+void PortService::GetSignals(ManagedPort& port,
+                             std::function<void(absl::StatusOr<ModemSignals>)> done) {
+  port.GetSignals(std::move(done));
+}
+
+void PortService::SetSignals(ManagedPort& port, std::optional<bool> dtr, std::optional<bool> rts,
+                             std::function<void(absl::StatusOr<ModemSignals>)> done) {
+  if (!dtr.has_value() && !rts.has_value()) {
+    return done(absl::InvalidArgumentError("set_signals needs dtr, rts or both"));
+  }
+  if (absl::Status allowed = CheckSignals(port, "set_signals"); !allowed.ok()) return done(allowed);
+  port.SetSignals(dtr, rts, std::move(done));
+}
+
+void PortService::PulseSignal(ManagedPort& port, bool dtr, bool level, int64_t ms,
+                              std::function<void(absl::StatusOr<ModemSignals>)> done) {
+  if (absl::Status valid = CheckSignalMs("pulse_signal", ms); !valid.ok()) return done(valid);
+  if (absl::Status allowed = CheckSignals(port, "pulse_signal"); !allowed.ok()) {
+    return done(allowed);
+  }
+  port.PulseSignal(dtr, level, ms, std::move(done));
+}
+
+void PortService::SendBreak(ManagedPort& port, int64_t ms,
+                            std::function<void(absl::StatusOr<ModemSignals>)> done) {
+  if (absl::Status valid = CheckSignalMs("send_break", ms); !valid.ok()) return done(valid);
+  if (absl::Status allowed = CheckSignals(port, "send_break"); !allowed.ok()) return done(allowed);
+  port.SendBreak(ms, std::move(done));
+}
+
 absl::Status PortService::CheckWrite(const std::string& owner, ManagedPort& port,
                                      const std::string& bytes,
                                      const std::optional<Confirmation>& confirmation,

@@ -136,6 +136,18 @@ class PortService {
   void Query(const std::string& owner, ManagedPort& port, std::string bytes,
              const TransferOptions& options, std::function<void(absl::StatusOr<QueryResult>)> done);
 
+  // The control lines of the caller's port. Anyone may read them; DTR, RTS and break need
+  // the policy's leave (PolicyEngine::CheckSignals), and a refusal is recorded. A pulse or
+  // break lasts 1 to kMaxSignalMs milliseconds.
+  static constexpr int64_t kMaxSignalMs = 10000;
+  void GetSignals(ManagedPort& port, std::function<void(absl::StatusOr<ModemSignals>)> done);
+  void SetSignals(ManagedPort& port, std::optional<bool> dtr, std::optional<bool> rts,
+                  std::function<void(absl::StatusOr<ModemSignals>)> done);
+  void PulseSignal(ManagedPort& port, bool dtr, bool level, int64_t ms,
+                   std::function<void(absl::StatusOr<ModemSignals>)> done);
+  void SendBreak(ManagedPort& port, int64_t ms,
+                 std::function<void(absl::StatusOr<ModemSignals>)> done);
+
   struct CloseOutcome {
     std::string status;  // "closed" or "already closed"
     std::string port_name;
@@ -172,6 +184,8 @@ class PortService {
   // the port's session.
   absl::Status CheckWrite(const std::string& owner, ManagedPort& port, const std::string& bytes,
                           const std::optional<Confirmation>& confirmation, const char* what);
+  // The policy's verdict on driving `port`'s control lines (`what`), recorded when refused.
+  absl::Status CheckSignals(ManagedPort& port, const std::string& what);
   // Runs `work` on the misc worker.
   void OnMiscWorker(std::function<void()> work) { misc_worker_->Post(std::move(work)); }
 

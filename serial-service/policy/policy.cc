@@ -51,7 +51,8 @@ constexpr char kSchema[] = R"json({
         "max_baud": {"type": "integer", "minimum": 1},
         "deny": {"type": "array", "items": {"$ref": "#/definitions/rule"}},
         "confirm": {"type": "array", "items": {"$ref": "#/definitions/rule"}},
-        "max_writes_per_s": {"type": "number", "exclusiveMinimum": 0}
+        "max_writes_per_s": {"type": "number", "exclusiveMinimum": 0},
+        "signals": {"enum": ["allow", "deny"]}
       }
     }
   }
@@ -140,6 +141,7 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicy(const std::string& jso
     rule.match = entry["match"].get<std::string>();
     rule.allow = entry.value("allow", true);
     rule.read_only = entry.value("read_only", false);
+    rule.signals_allowed = entry.value("signals", std::string("allow")) == "allow";
     if (entry.contains("max_baud")) rule.max_baud = entry["max_baud"].get<int64_t>();
     if (entry.contains("max_writes_per_s")) {
       rule.max_writes_per_s = entry["max_writes_per_s"].get<double>();

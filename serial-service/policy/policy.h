@@ -29,6 +29,8 @@ struct PortRule {
   std::vector<DataRule> deny;
   std::vector<DataRule> confirm;
   std::optional<double> max_writes_per_s;
+  // "signals": "deny" keeps callers off DTR, RTS and break (reading the lines stays allowed).
+  bool signals_allowed = true;
 };
 
 struct Policy {

@@ -56,6 +56,24 @@ absl::Status PolicyEngine::CheckOpen(const std::string& port_name, int64_t baud_
   return absl::OkStatus();
 }
 
+absl::Status PolicyEngine::CheckSignals(const std::string& port_name) const {
+  std::shared_ptr<const Policy> policy = current();
+  if (policy == nullptr) return absl::OkStatus();
+  const PortRule* rule = policy->RuleFor(port_name);
+  if (rule == nullptr) return absl::PermissionDeniedError(NoRule(*policy, port_name));
+  if (rule->read_only) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("port ", port_name, " is read-only by the policy (rule '", rule->match,
+                     "'); its control lines are not driven either"));
+  }
+  if (!rule->signals_allowed) {
+    return absl::PermissionDeniedError(
+        absl::StrCat("the policy does not let callers drive the control lines of ", port_name,
+                     " (rule '", rule->match, "' says \"signals\": \"deny\")"));
+  }
+  return absl::OkStatus();
+}
+
 bool PolicyEngine::Listed(const std::string& port_name) const {
   std::shared_ptr<const Policy> policy = current();
   if (policy == nullptr || policy->show_denied) return true;

@@ -30,6 +30,9 @@ class PolicyEngine {
 
   // PERMISSION_DENIED when the port may not be opened at this baud rate.
   absl::Status CheckOpen(const std::string& port_name, int64_t baud_rate) const;
+  // Whether a caller may drive the port's control lines (DTR, RTS, break): not on a port the
+  // policy makes read-only, nor where its rule says "signals": "deny".
+  absl::Status CheckSignals(const std::string& port_name) const;
   // Whether list_ports shows the port.
   bool Listed(const std::string& port_name) const;
 

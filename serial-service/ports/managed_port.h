@@ -129,6 +129,17 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
              std::function<void(absl::StatusOr<QueryResult>)> done);
   // Records a policy decision about this port in its bound session, if any.
   void RecordEvent(std::string text) { Record("event", std::move(text)); }
+
+  // The control lines (managed_port_lines.cc), run on the worker between other I/O. Each
+  // change is recorded as an event ("DTR high", "RTS low for 100 ms", "break for 250 ms"),
+  // and `done` gets the lines as they are afterwards.
+  void GetSignals(std::function<void(absl::StatusOr<ModemSignals>)> done);
+  void SetSignals(std::optional<bool> dtr, std::optional<bool> rts,
+                  std::function<void(absl::StatusOr<ModemSignals>)> done);
+  // Takes DTR (`dtr`) or RTS to `level` for `ms`, then back to the level it had.
+  void PulseSignal(bool dtr, bool level, int64_t ms,
+                   std::function<void(absl::StatusOr<ModemSignals>)> done);
+  void SendBreak(int64_t ms, std::function<void(absl::StatusOr<ModemSignals>)> done);
   // A subscriber arrived: start polling the device for it.
   void WakeForSubscribers() { worker_.Wake(); }
   // `done` gets "closed" or "already closed". A read in progress on the port ends
@@ -173,6 +184,11 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   bool PollForSubscribers() ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
 
   absl::Status CheckUsable() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Runs `change` on the backend (on the worker), notes a lost device, records `event`
+  // when it succeeded, and reads the lines back.
+  absl::StatusOr<ModemSignals> ChangeLines(const std::function<absl::Status()>& change,
+                                           const std::string& event)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
   // Reads once from the device into pending_; false with `status` on failure.
   absl::StatusOr<size_t> Receive(int64_t timeout_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)
       ABSL_LOCKS_EXCLUDED(mu_);

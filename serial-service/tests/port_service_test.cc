@@ -4,8 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "absl/strings/match.h"
 #include "serial-service/ports/port_settings.h"
 #include "serial-service/tests/test_util.h"
 
@@ -150,6 +155,99 @@ TEST_F(PortServiceTest, StoppingClosesEveryPortOnce) {
   EXPECT_TRUE(service_->OpenPortNames().empty());
   EXPECT_FALSE(service_->StopPorts());
   EXPECT_EQ(PortService::ShuttingDownError().code(), absl::StatusCode::kUnavailable);
+}
+
+// The control lines on a loop:// plug, through the service: DTR comes back as DSR and DCD,
+// RTS as CTS; a pulse returns the line to its level; bad durations are refused.
+TEST_F(PortServiceTest, ControlLinesAreDrivenOnTheCallersPortAndReadBack) {
+  ASSERT_TRUE(Open("alice", "loop://board").ok());
+  auto port = service_->CallersPort("alice", std::string("loop://board"));
+  ASSERT_TRUE(port.ok()) << port.status();
+  using Lines = absl::StatusOr<ModemSignals>;
+  auto run = [&](auto call) { return Await<Lines>(call); };
+
+  Lines set = run([&](std::function<void(Lines)> done) {
+    service_->SetSignals(**port, true, false, std::move(done));
+  });
+  ASSERT_TRUE(set.ok()) << set.status();
+  EXPECT_TRUE(set->dtr && set->dsr && set->dcd);
+  EXPECT_FALSE(set->rts || set->cts);
+
+  Lines pulsed = run([&](std::function<void(Lines)> done) {
+    service_->PulseSignal(**port, /*dtr=*/true, /*level=*/false, 20, std::move(done));
+  });
+  ASSERT_TRUE(pulsed.ok()) << pulsed.status();
+  EXPECT_TRUE(pulsed->dtr) << "back to high after the pulse";
+
+  Lines broke = run(
+      [&](std::function<void(Lines)> done) { service_->SendBreak(**port, 10, std::move(done)); });
+  EXPECT_TRUE(broke.ok()) << broke.status();
+
+  Lines read =
+      run([&](std::function<void(Lines)> done) { service_->GetSignals(**port, std::move(done)); });
+  ASSERT_TRUE(read.ok());
+  EXPECT_TRUE(read->dtr);
+
+  Lines nothing = run([&](std::function<void(Lines)> done) {
+    service_->SetSignals(**port, std::nullopt, std::nullopt, std::move(done));
+  });
+  EXPECT_EQ(nothing.status().code(), absl::StatusCode::kInvalidArgument);
+  for (int64_t ms : {int64_t{0}, int64_t{-5}, PortService::kMaxSignalMs + 1}) {
+    Lines bad = run([&](std::function<void(Lines)> done) {
+      service_->PulseSignal(**port, true, false, ms, std::move(done));
+    });
+    EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << ms;
+    EXPECT_TRUE(absl::StrContains(bad.status().message(), "must be 1 to 10000")) << bad.status();
+  }
+}
+
+TEST(PortServicePolicyTest, ReadOnlyPortsAndSignalsDenyKeepCallersOffTheLines) {
+  const std::string path = ::testing::TempDir() + "labgate-signals-policy.json";
+  {
+    std::ofstream out(path);
+    out << R"({"ports": [{"match": "loop://meter", "read_only": true},
+                         {"match": "loop://psu", "signals": "deny"},
+                         {"match": "loop://*"}]})";
+  }
+  PortServiceOptions options;
+  options.policy_file = path;
+  auto service = PortService::Create(options);
+  ASSERT_TRUE(service.ok()) << service.status();
+  using Lines = absl::StatusOr<ModemSignals>;
+  for (const auto& [name, reason] : std::vector<std::pair<std::string, std::string>>{
+           {"loop://meter", "is read-only by the policy"},
+           {"loop://psu", "does not let callers drive the control lines of loop://psu"},
+           {"loop://board", ""}}) {
+    PortSettings settings;
+    settings.baud_rate = 9600;
+    ASSERT_TRUE((Await<absl::StatusOr<PortSettings>>(
+                     [&](std::function<void(absl::StatusOr<PortSettings>)> done) {
+                       (*service)->OpenPort("alice", name, settings, std::move(done));
+                     }))
+                    .ok());
+    auto port = (*service)->CallersPort("alice", name);
+    ASSERT_TRUE(port.ok());
+    Lines set = Await<Lines>([&](std::function<void(Lines)> done) {
+      (*service)->SetSignals(**port, true, std::nullopt, std::move(done));
+    });
+    Lines broke = Await<Lines>([&](std::function<void(Lines)> done) {
+      (*service)->SendBreak(**port, 5, std::move(done));
+    });
+    Lines read = Await<Lines>(
+        [&](std::function<void(Lines)> done) { (*service)->GetSignals(**port, std::move(done)); });
+    EXPECT_TRUE(read.ok()) << name << ": reading the lines is always allowed";
+    if (reason.empty()) {
+      EXPECT_TRUE(set.ok() && broke.ok()) << name;
+      continue;
+    }
+    for (const Lines& refused : {set, broke}) {
+      EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied) << name;
+      EXPECT_TRUE(absl::StrContains(refused.status().message(), reason)) << refused.status();
+    }
+    EXPECT_FALSE(read->dtr) << name << ": a refused change changed nothing";
+  }
+  (*service)->StopPorts();
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -49,6 +49,8 @@ TEST(PolicyTest, UnknownKeysBadTypesAndBadRegexesAreRefusedByName) {
   EXPECT_TRUE(absl::StrContains(unknown.status().message(), "alow")) << unknown.status();
   auto top = ParsePolicy(R"({"ports": [], "colour": 1})", "p.json");
   EXPECT_TRUE(absl::StrContains(top.status().message(), "colour")) << top.status();
+  auto signals = ParsePolicy(R"({"ports": [{"match": "*", "signals": "confirm"}]})", "p.json");
+  EXPECT_TRUE(absl::StrContains(signals.status().message(), "signals")) << signals.status();
   auto type = ParsePolicy(R"({"ports": [{"match": "*", "max_baud": "fast"}]})", "p.json");
   EXPECT_TRUE(absl::StrContains(type.status().message(), "max_baud")) << type.status();
   auto regex = ParsePolicy(
