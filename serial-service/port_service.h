@@ -136,8 +136,8 @@ class PortService {
   void Query(const std::string& owner, ManagedPort& port, std::string bytes,
              const TransferOptions& options, std::function<void(absl::StatusOr<QueryResult>)> done);
 
-  // The control lines of the caller's port. Anyone may read them; DTR, RTS and break need
-  // the policy's leave (PolicyEngine::CheckSignals), and a refusal is recorded. A pulse or
+  // The control lines of the caller's port. Reading them needs no leave; DTR, RTS and break need
+  // the policy's (PolicyEngine::CheckSignals), and a refusal is recorded. A pulse or
   // break lasts 1 to kMaxSignalMs milliseconds.
   static constexpr int64_t kMaxSignalMs = 10000;
   void GetSignals(ManagedPort& port, std::function<void(absl::StatusOr<ModemSignals>)> done);

@@ -22,6 +22,8 @@
 namespace labgate::serial {
 namespace {
 
+using SignalsDone = std::function<void(absl::StatusOr<ModemSignals>)>;
+
 void Reply(CallContext* call, const absl::Status& status) { FinishNow(call, status); }
 
 v1::PortState StateToProto(PortState state) {
@@ -241,6 +243,63 @@ class SerialServiceImpl final : public SerialGrpcService {
                   }));
   }
 
+  // The control lines of the caller's port; each answers the lines afterwards.
+  template <typename Request>
+  void ServeSignals(CallContext* call, const Request& request, v1::SignalsResponse* response,
+                    const std::function<void(ManagedPort&, SignalsDone)>& run) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, request);
+    if (!port.ok()) return Reply(call, port.status());
+    run(**port, FinishWith<ModemSignals>(
+                    call, [response, name = (*port)->name()](const ModemSignals& lines) {
+                      response->set_port_name(name);
+                      response->set_dtr(lines.dtr);
+                      response->set_rts(lines.rts);
+                      response->set_cts(lines.cts);
+                      response->set_dsr(lines.dsr);
+                      response->set_dcd(lines.dcd);
+                      response->set_ri(lines.ri);
+                    }));
+  }
+  void ServeGetSignals(CallContext* call, const v1::GetSignalsRequest* request,
+                       v1::SignalsResponse* response) {
+    ServeSignals(call, *request, response, [this](ManagedPort& port, SignalsDone done) {
+      ports_->GetSignals(port, std::move(done));
+    });
+  }
+  void ServeSetSignals(CallContext* call, const v1::SetSignalsRequest* request,
+                       v1::SignalsResponse* response) {
+    // `run` is called before ServeSignals returns, while the request is alive.
+    ServeSignals(call, *request, response, [this, request](ManagedPort& port, SignalsDone done) {
+      std::optional<bool> dtr;
+      std::optional<bool> rts;
+      if (request->has_dtr()) dtr = request->dtr();
+      if (request->has_rts()) rts = request->rts();
+      ports_->SetSignals(port, dtr, rts, std::move(done));
+    });
+  }
+  void ServePulseSignal(CallContext* call, const v1::PulseSignalRequest* request,
+                        v1::SignalsResponse* response) {
+    if (request->signal() != v1::CONTROL_LINE_DTR && request->signal() != v1::CONTROL_LINE_RTS) {
+      return Reply(call,
+                   absl::InvalidArgumentError("pulse_signal needs signal \"dtr\" or \"rts\""));
+    }
+    const bool dtr = request->signal() == v1::CONTROL_LINE_DTR;
+    const bool level = request->level();
+    const int64_t ms = request->ms();
+    ServeSignals(call, *request, response,
+                 [this, dtr, level, ms](ManagedPort& port, SignalsDone done) {
+                   ports_->PulseSignal(port, dtr, level, ms, std::move(done));
+                 });
+  }
+  void ServeSendBreak(CallContext* call, const v1::SendBreakRequest* request,
+                      v1::SignalsResponse* response) {
+    const int64_t ms = request->ms();
+    ServeSignals(call, *request, response, [this, ms](ManagedPort& port, SignalsDone done) {
+      ports_->SendBreak(port, ms, std::move(done));
+    });
+  }
+
   void ServeClosePort(CallContext* call, const v1::ClosePortRequest* request,
                       v1::ClosePortResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
@@ -417,6 +476,30 @@ class SerialServiceImpl final : public SerialGrpcService {
                                   v1::QueryResponse* response) override {
     return ServeCallback(this, &SerialServiceImpl::ServeQuery, auth_, context, request, response);
   }
+  grpc::ServerUnaryReactor* GetSignals(grpc::CallbackServerContext* context,
+                                       const v1::GetSignalsRequest* request,
+                                       v1::SignalsResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::ServeGetSignals, auth_, context, request,
+                         response);
+  }
+  grpc::ServerUnaryReactor* SetSignals(grpc::CallbackServerContext* context,
+                                       const v1::SetSignalsRequest* request,
+                                       v1::SignalsResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::ServeSetSignals, auth_, context, request,
+                         response);
+  }
+  grpc::ServerUnaryReactor* PulseSignal(grpc::CallbackServerContext* context,
+                                        const v1::PulseSignalRequest* request,
+                                        v1::SignalsResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::ServePulseSignal, auth_, context, request,
+                         response);
+  }
+  grpc::ServerUnaryReactor* SendBreak(grpc::CallbackServerContext* context,
+                                      const v1::SendBreakRequest* request,
+                                      v1::SignalsResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::ServeSendBreak, auth_, context, request,
+                         response);
+  }
   grpc::ServerUnaryReactor* ClosePort(grpc::CallbackServerContext* context,
                                       const v1::ClosePortRequest* request,
                                       v1::ClosePortResponse* response) override {
@@ -452,6 +535,10 @@ class SerialServiceImpl final : public SerialGrpcService {
     methods->Add(service, "Write", this, &SerialServiceImpl::ServeWrite);
     methods->Add(service, "Read", this, &SerialServiceImpl::ServeRead);
     methods->Add(service, "Query", this, &SerialServiceImpl::ServeQuery);
+    methods->Add(service, "GetSignals", this, &SerialServiceImpl::ServeGetSignals);
+    methods->Add(service, "SetSignals", this, &SerialServiceImpl::ServeSetSignals);
+    methods->Add(service, "PulseSignal", this, &SerialServiceImpl::ServePulseSignal);
+    methods->Add(service, "SendBreak", this, &SerialServiceImpl::ServeSendBreak);
     methods->Add(service, "ClosePort", this, &SerialServiceImpl::ServeClosePort);
     methods->Add(service, "GetStatus", this, &SerialServiceImpl::ServeGetStatus);
     methods->Add(service, "GetMetrics", this, &SerialServiceImpl::ServeGetMetrics);

@@ -402,3 +402,40 @@ test('wrong argument types and an unknown tool are refused by name, and labgate 
     await gateway.close();
   }
 });
+
+test('control lines on a loop:// plug: set, pulse and break, read back, and recorded in order', async () => {
+  const gateway = await embeddedGateway();
+  try {
+    const { client } = gateway;
+    const { session } = await callOk(client, 'create_session', { device_id: 'board' });
+    await callOk(client, 'open_port', { port_name: 'loop://board', baud_rate: 115200, session_id: session.id });
+    const set = await callOk(client, 'set_signals', { port_name: 'loop://board', dtr: true, rts: false });
+    assert.deepEqual({ ...set }, { port_name: 'loop://board', dtr: true, rts: false, cts: false,
+      dsr: true, dcd: true, ri: false });
+    const pulsed = await callOk(client, 'pulse_signal', { signal: 'dtr', level: false, ms: 50 });
+    assert.equal(pulsed.dtr, true, 'DTR is back high after the pulse');
+    await callOk(client, 'send_break', { ms: 10 });
+    await callOk(client, 'write', { port_name: 'loop://board', data: 'after' });
+    const lines = await callOk(client, 'get_signals', {});
+    assert.equal(lines.dsr, true);
+    assert.equal(lines.cts, false);
+
+    // Bad input is refused by name and changes nothing.
+    assert.match(await callError(client, 'pulse_signal', { signal: 'dtr', level: false, ms: 0 }), /ms/);
+    assert.match(await callError(client, 'pulse_signal', { signal: 'cts', level: false, ms: 5 }), /signal/);
+    assert.match(await callError(client, 'set_signals', {}), /dtr, rts or both/);
+    assert.equal((await callOk(client, 'get_signals', {})).dtr, true);
+
+    // The transcript has each change as an event, in order with the I/O.
+    const events = await eventually(async () => {
+      const { messages } = await callOk(client, 'list_messages', { session_id: session.id });
+      const texts = messages.map((m) => m.content);
+      return texts.includes('after') ? texts : null;
+    }, 'the write in the transcript');
+    const order = ['DTR high, RTS low', 'DTR low for 50 ms', 'break for 10 ms', 'after']
+      .map((text) => events.indexOf(text));
+    assert.ok(order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1])), JSON.stringify(events));
+  } finally {
+    await gateway.close();
+  }
+});
