@@ -215,6 +215,42 @@ TEST_F(SocatPtyTest, ThePtyOpensByItsDevPtsPathAndAClosedOneIsDescribed) {
   EXPECT_EQ(reply.data(), "hello");
 }
 
+// A pty has no modem lines: every control-line call says so, naming the backend, and the
+// port keeps serving I/O afterwards.
+TEST_F(SocatPtyTest, ControlLinesOnAPtyAreRefusedNamingTheBackendAndIoGoesOn) {
+  SocatPair pair;
+  ASSERT_TRUE(pair.ready());
+  const std::string pts = std::filesystem::read_symlink(pair.instrument_path()).string();
+  Responder responder(pair.far_end_path());
+  ASSERT_TRUE(responder.ok());
+  ASSERT_TRUE(client_->Open(pts, 9600, "\n").ok());
+  v1::SignalsResponse lines;
+  v1::GetSignalsRequest get;
+  get.set_port_name(pts);
+  v1::SetSignalsRequest set;
+  set.set_port_name(pts);
+  set.set_dtr(false);
+  v1::PulseSignalRequest pulse;
+  pulse.set_port_name(pts);
+  pulse.set_signal(v1::CONTROL_LINE_DTR);
+  pulse.set_ms(50);
+  v1::SendBreakRequest brk;
+  brk.set_port_name(pts);
+  brk.set_ms(50);
+  auto* stub = client_->stub();
+  for (const grpc::Status& refused : {stub->GetSignals(client_->Context().get(), get, &lines),
+                                      stub->SetSignals(client_->Context().get(), set, &lines),
+                                      stub->PulseSignal(client_->Context().get(), pulse, &lines),
+                                      stub->SendBreak(client_->Context().get(), brk, &lines)}) {
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+    EXPECT_TRUE(absl::StrContains(refused.error_message(), "the termios backend cannot"))
+        << refused.error_message();
+  }
+  v1::QueryResponse reply;
+  ASSERT_TRUE(client_->Query(pts, "still here", 3000, &reply).ok());
+  EXPECT_EQ(reply.data(), "still here");
+}
+
 TEST_F(SocatPtyTest, AFileThatIsNotATtyIsRefusedClearly) {
   char pattern[] = "/tmp/labgate-not-a-tty-XXXXXX";
   const int fd = mkstemp(pattern);
