@@ -41,7 +41,8 @@ void ManagedPort::SetSignals(std::optional<bool> dtr, std::optional<bool> rts,
     std::string event;
     if (dtr.has_value()) event = absl::StrCat("DTR ", Level(*dtr));
     if (rts.has_value()) absl::StrAppend(&event, event.empty() ? "" : ", ", "RTS ", Level(*rts));
-    done(self->ChangeLines([&] { return self->backend_->SetSignals(dtr, rts); }, event));
+    SerialPort& backend = *self->backend_;  // read while the worker's place is held
+    done(self->ChangeLines([&] { return backend.SetSignals(dtr, rts); }, event));
   });
 }
 
@@ -69,7 +70,8 @@ void ManagedPort::PulseSignal(bool dtr, bool level, int64_t ms,
 void ManagedPort::SendBreak(int64_t ms, std::function<void(absl::StatusOr<ModemSignals>)> done) {
   worker_.Post([self = shared_from_this(), ms, done = std::move(done)] {
     self->worker_.AssertInPlace();
-    done(self->ChangeLines([&] { return self->backend_->SendBreak(ms); },
+    SerialPort& backend = *self->backend_;  // read while the worker's place is held
+    done(self->ChangeLines([&] { return backend.SendBreak(ms); },
                            absl::StrCat("break for ", ms, " ms")));
   });
 }
