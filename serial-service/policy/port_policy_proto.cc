@@ -13,6 +13,7 @@ void PortPolicyToProto(const Policy& policy, const std::string& port_name, v1::P
   for (const DataRule& deny : rule->deny) out->add_deny_rules(deny.name);
   for (const DataRule& confirm : rule->confirm) out->add_confirm_rules(confirm.name);
   if (rule->max_writes_per_s.has_value()) out->set_max_writes_per_s(*rule->max_writes_per_s);
+  out->set_signals_allowed(rule->allow && rule->signals_allowed && !rule->read_only);
 }
 
 }  // namespace labgate::serial

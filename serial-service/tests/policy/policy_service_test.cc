@@ -37,7 +37,7 @@ constexpr char kPolicy[] = R"json({
   "ports": [
     {"match": "loop://locked", "allow": false},
     {"match": "loop://meter", "read_only": true},
-    {"match": "loop://psu*", "max_baud": 115200, "max_writes_per_s": 3,
+    {"match": "loop://psu*", "max_baud": 115200, "max_writes_per_s": 3, "signals": "deny",
      "deny": [{"name": "no-reset", "pattern": "^\\*RST"}],
      "confirm": [{"name": "output-on", "pattern": "^OUTP ON"}]}
   ]
@@ -121,11 +121,13 @@ TEST_F(PolicyServiceTest, StatusReportsTheRuleThatAppliesToEachPort) {
   EXPECT_EQ(psu.policy().deny_rules(0), "no-reset");
   ASSERT_EQ(psu.policy().confirm_rules_size(), 1);
   EXPECT_EQ(psu.policy().confirm_rules(0), "output-on");
+  EXPECT_FALSE(psu.policy().signals_allowed()) << "\"signals\": \"deny\"";
 
   v1::GetStatusResponse meter;
   ASSERT_TRUE(alice_->Status("loop://meter", &meter).ok());
   EXPECT_TRUE(meter.policy().read_only());
   EXPECT_FALSE(meter.policy().has_max_baud());
+  EXPECT_FALSE(meter.policy().signals_allowed()) << "a read-only port's lines are not driven";
 
   v1::GetStatusResponse locked;
   ASSERT_TRUE(alice_->Status("loop://locked", &locked).ok());

@@ -9,6 +9,7 @@
 
 #include "absl/strings/match.h"
 #include "serial-service/policy/policy_engine.h"
+#include "serial-service/policy/port_policy_proto.h"
 
 namespace labgate::serial {
 namespace {
@@ -186,6 +187,23 @@ TEST(PolicyPatternTest, PatternsMatchBinaryBytesOneForOne) {
   engine.Replace(Parse(DenyPolicy(R"p("^RST")p")));
   EXPECT_TRUE(engine.CheckWrite("alice", "loop://x", "\xc3\x28 RST", "").ok());
   EXPECT_FALSE(engine.CheckWrite("alice", "loop://x", "RST\xc3\x28", "").ok());
+}
+
+TEST(PortPolicyProtoTest, StatusSaysWhetherTheControlLinesMayBeDriven) {
+  auto policy = Parse(R"({"ports": [{"match": "loop://meter", "read_only": true},
+                                    {"match": "loop://psu", "signals": "deny"},
+                                    {"match": "loop://locked", "allow": false},
+                                    {"match": "loop://*"}]})");
+  ASSERT_NE(policy, nullptr);
+  for (const auto& [port, allowed] :
+       std::vector<std::pair<std::string, bool>>{{"loop://meter", false},
+                                                 {"loop://psu", false},
+                                                 {"loop://locked", false},
+                                                 {"loop://board", true}}) {
+    v1::PortPolicy proto;
+    PortPolicyToProto(*policy, port, &proto);
+    EXPECT_EQ(proto.signals_allowed(), allowed) << port;
+  }
 }
 
 }  // namespace
