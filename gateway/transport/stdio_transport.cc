@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -69,6 +70,32 @@ size_t WriteChunkFor(int fd) {
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) return kRegularFileWriteBytes;
   return PIPE_BUF;
 }
+
+// Polling for the next request pays only while a core is free. When other processes want the
+// CPU (the client, an instrument simulator, socat on a two-core machine), the spinning thread
+// takes it from them, and the client's next request comes later, not sooner. The kernel says
+// so by preempting this thread: after an involuntary context switch, spinning stops for a
+// while and is tried again after that.
+class SpinGuard {
+ public:
+  // Called once per read, before spinning after it.
+  bool MaySpin() {
+    const auto now = std::chrono::steady_clock::now();
+    if (now < paused_until_) return false;
+    rusage usage{};
+    if (getrusage(RUSAGE_THREAD, &usage) != 0) return true;
+    const bool preempted = involuntary_switches_ >= 0 && usage.ru_nivcsw > involuntary_switches_;
+    involuntary_switches_ = usage.ru_nivcsw;
+    if (!preempted) return true;
+    paused_until_ = now + kPause;
+    return false;
+  }
+
+ private:
+  static constexpr std::chrono::milliseconds kPause{100};
+  long involuntary_switches_ = -1;  // NOLINT(runtime/int): rusage's own type; -1: not read yet
+  std::chrono::steady_clock::time_point paused_until_;
+};
 
 }  // namespace
 
@@ -322,6 +349,7 @@ void StdioTransport::ReaderLoop() {
   };
   std::string buffer(kReadBytes, '\0');
   std::chrono::steady_clock::time_point spin_until;  // poll without sleeping until then
+  SpinGuard spin_guard;
   bool try_first = false;  // input just came: read again before polling, if RWF_NOWAIT works
   while (WaitForOutputRoom()) {
     ssize_t n = -1;
@@ -359,7 +387,7 @@ void StdioTransport::ReaderLoop() {
     decoder_.Feed(std::string_view(buffer.data(), static_cast<size_t>(n)), on_frame, on_error);
     ReleaseHeld();
     try_first = true;
-    if (options_.input_spin.count() > 0) {
+    if (options_.input_spin.count() > 0 && spin_guard.MaySpin()) {
       spin_until = std::chrono::steady_clock::now() + options_.input_spin;
     }
   }
