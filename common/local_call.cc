@@ -107,7 +107,13 @@ void LocalCall::Cancel() {
 
 void LocalCall::Finish(const absl::Status& status) {
   std::shared_ptr<LocalCall> keep = std::move(self_);  // the handler's hold ends here
-  End(status, response_.get());
+  // An answer after the deadline is not the caller's any more, as over gRPC: the handler may
+  // have stopped because it saw the deadline (IsCancelled) just before the watch ended it.
+  if (!cancelled_.load(std::memory_order_acquire) && DeadlinePassed()) {
+    End(absl::DeadlineExceededError("Deadline Exceeded"), nullptr);
+  } else {
+    End(status, response_.get());
+  }
   if (watched_.load(std::memory_order_acquire)) watch_->Forget(this);
 }
 

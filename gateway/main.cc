@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -44,6 +45,12 @@ ABSL_FLAG(int64_t, stdio_spin_us, 300,
 ABSL_FLAG(int64_t, query_spin_us, labgate::serial::kDefaultQueryReplySpinUs,
           "How long the embedded serial service's query polls the device for its reply before "
           "it sleeps (0: at once); a reply within that time costs no wake-up");
+ABSL_FLAG(int64_t, capture_buffer_bytes, 1 << 20,
+          "Bytes each port of the embedded serial service keeps received and unread; beyond "
+          "it the oldest are dropped and counted");
+ABSL_FLAG(int64_t, record_coalesce_ms, 20,
+          "The embedded serial service records a bound port's received bytes at most this "
+          "often");
 ABSL_FLAG(int64_t, call_timeout_ms, 30000, "Deadline of each backend call");
 ABSL_FLAG(int64_t, tools_page_size, 100, "Items per tools/resources/prompts list page");
 ABSL_FLAG(std::string, policy, "",
@@ -110,6 +117,9 @@ int main(int argc, char** argv) {
   backend_options.serial_addrs = labgate::FlagValues(argc, argv, "serial-addr");
   backend_options.policy_file = absl::GetFlag(FLAGS_policy);
   backend_options.query_reply_spin = std::chrono::microseconds(absl::GetFlag(FLAGS_query_spin_us));
+  backend_options.capture.buffer_bytes =
+      static_cast<size_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_capture_buffer_bytes)));
+  backend_options.capture.record_coalesce_ms = absl::GetFlag(FLAGS_record_coalesce_ms);
   // --http turns stdio off unless --stdio is named too.
   options.serve_http = labgate::gateway::http::HttpRequested();
   options.serve_stdio = !options.serve_http || labgate::FlagNamed(argc, argv, "stdio");
@@ -125,6 +135,10 @@ int main(int argc, char** argv) {
     } else {
       config.lines.push_back("safety policy: " + backend_options.policy_file);
     }
+  }
+  if (absl::Status capture = labgate::serial::ValidateCaptureOptions(backend_options.capture);
+      !capture.ok() && config.status.ok()) {
+    config.status = capture;
   }
   if (backend_options.query_reply_spin.count() < 0 && config.status.ok()) {
     config.status = absl::InvalidArgumentError("--query-spin-us must not be negative");

@@ -2,6 +2,7 @@
 // and reflection. Drains and exits 0 on SIGTERM/SIGINT.
 #include <grpcpp/create_channel.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -32,6 +33,12 @@ ABSL_FLAG(std::string, confirm_secret_file, "",
 ABSL_FLAG(int64_t, query_spin_us, labgate::serial::kDefaultQueryReplySpinUs,
           "How long a query polls the device for its reply before it sleeps (0: at once); a "
           "reply within that time costs no wake-up");
+ABSL_FLAG(int64_t, capture_buffer_bytes, 1 << 20,
+          "Bytes each open port keeps received and unread; beyond it the oldest are dropped, "
+          "counted, and (on a bound port) reported in its transcript, which still has them");
+ABSL_FLAG(int64_t, record_coalesce_ms, 20,
+          "A bound port records received bytes at most this often, each record stamped with "
+          "its first byte's arrival");
 ABSL_FLAG(int64_t, record_queue_limit, 10000,
           "Records that may wait for the session service before new ones are lost");
 
@@ -100,6 +107,17 @@ int main(int argc, char** argv) {
   }
   absl::StatusOr<labgate::CallerAuthOptions> caller_auth = CallerAuthFromFlags(&config.lines);
   if (!caller_auth.ok() && config.status.ok()) config.status = caller_auth.status();
+  labgate::serial::CaptureOptions capture;
+  capture.buffer_bytes =
+      static_cast<size_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_capture_buffer_bytes)));
+  capture.record_coalesce_ms = absl::GetFlag(FLAGS_record_coalesce_ms);
+  if (absl::Status valid = labgate::serial::ValidateCaptureOptions(capture); !valid.ok()) {
+    if (config.status.ok()) config.status = valid;
+  } else {
+    config.lines.push_back(absl::StrCat("capture: ", capture.buffer_bytes,
+                                        " bytes per port; rx recorded every ",
+                                        capture.record_coalesce_ms, " ms at most"));
+  }
   if (absl::GetFlag(FLAGS_query_spin_us) < 0 && config.status.ok()) {
     config.status = absl::InvalidArgumentError("--query-spin-us must not be negative");
   }
@@ -132,6 +150,7 @@ int main(int argc, char** argv) {
   }
   options.record_queue_limit = static_cast<size_t>(absl::GetFlag(FLAGS_record_queue_limit));
   options.query_reply_spin = std::chrono::microseconds(absl::GetFlag(FLAGS_query_spin_us));
+  options.capture = capture;
   options.policy_file = absl::GetFlag(FLAGS_policy);
   options.caller_auth = *caller_auth;
   if (!options.caller_auth.AuthenticatesAnyone()) {

@@ -41,6 +41,7 @@ absl::StatusOr<std::unique_ptr<PortService>> PortService::Create(
   if (options.poll_period_ms <= 0) {
     return absl::InvalidArgumentError("poll_period_ms must be positive");
   }
+  if (absl::Status capture = ValidateCaptureOptions(options.capture); !capture.ok()) return capture;
   if (options.query_reply_spin.count() < 0) {
     return absl::InvalidArgumentError("query_reply_spin must not be negative");
   }
@@ -55,8 +56,9 @@ PortService::PortService(const PortServiceOptions& options)
       policy_file_(options.policy_file),
       recorder_(std::make_unique<SessionRecorder>(RecorderOptionsFor(options))),
       registry_(options.port_factory ? options.port_factory : PortFactory(DefaultPortFactory),
-                clock_, &hub_, options.poll_period_ms, recorder_.get(), options.query_reply_spin),
-      misc_worker_(std::make_unique<PortWorker>("serial-misc", nullptr, 0)) {}
+                clock_, &hub_, options.poll_period_ms, recorder_.get(), options.query_reply_spin,
+                options.capture),
+      misc_worker_(std::make_unique<PortWorker>("serial-misc", nullptr)) {}
 
 PortService::~PortService() { StopPorts(); }
 
@@ -173,7 +175,7 @@ void PortService::OpenPort(const std::string& owner, const std::string& name,
     if (!settings.session_id.empty()) {
       recorder_->Enqueue({settings.session_id, name, "event",
                           absl::StrCat("open refused by policy: ", allowed.message()),
-                          std::nullopt});
+                          std::nullopt, std::chrono::system_clock::now()});
     }
     return done(allowed);
   }

@@ -38,8 +38,10 @@ struct PortServiceOptions {
   Clock* clock = nullptr;
   // Backend per port name; empty means DefaultPortFactory (loop:// or a tty).
   PortFactory port_factory;
-  // How often an otherwise idle port with subscribers polls its device.
+  // How often a port whose backend has no descriptor polls it while it has subscribers.
   int poll_period_ms = 10;
+  // The capture buffer and how received bytes are recorded (see CaptureOptions).
+  CaptureOptions capture;
   // How long a query polls for the device's reply before it sleeps (see PortEnvironment).
   std::chrono::microseconds query_reply_spin{0};
   // Records waiting for the session service; beyond this they are lost (and counted).

@@ -26,6 +26,9 @@ SerialMetrics& SerialMetrics::Get() {
         registry.Counter("labgate_serial_recording_lost_total",
                          "Records of bound ports lost (queue full, no session service, or "
                          "refused)."),
+        registry.Counter("labgate_serial_capture_dropped_bytes_total",
+                         "Received bytes dropped unread because a port's capture buffer was "
+                         "full (a bound port's transcript still has them)."),
     };
     // The fixed series exist from the start, so a scrape shows them at 0.
     made->open_ports.Get();
@@ -40,6 +43,7 @@ SerialMetrics& SerialMetrics::Get() {
     }
     made->recording_queue_depth.Get();
     made->recording_lost.Get();
+    made->capture_dropped.Get();
     return made;
   }();
   return *families;

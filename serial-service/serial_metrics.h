@@ -17,6 +17,7 @@ struct SerialMetrics {
   metrics::CounterFamily& policy_confirmations;  // outcome: requested, approved, declined
   metrics::GaugeFamily& recording_queue_depth;   // (none)
   metrics::CounterFamily& recording_lost;        // (none)
+  metrics::CounterFamily& capture_dropped;       // (none): bytes, not reads
 
   // Registers every family (with its fixed series at 0) on first use.
   static SerialMetrics& Get();

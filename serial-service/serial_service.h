@@ -18,6 +18,7 @@
 #include "common/local_methods.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 #include "serial-service/backends/serial_port.h"
+#include "serial-service/ports/capture_options.h"
 #include "serial-service/ports/clock.h"
 
 namespace labgate::serial {
@@ -31,8 +32,10 @@ struct SerialServiceOptions {
   Clock* clock = nullptr;
   // Backend per port name; empty means DefaultPortFactory (loop:// or libserialport).
   PortFactory port_factory;
-  // How often an otherwise idle port with subscribers polls its device.
+  // How often a port whose backend has no descriptor polls it while it has subscribers.
   int poll_period_ms = 10;
+  // The capture buffer and how received bytes are recorded (see CaptureOptions).
+  CaptureOptions capture;
   // How long a query polls the device for its reply before it sleeps: a reply within this
   // time costs no wake-up, at the price of up to this much CPU per query. 0: sleep at once.
   std::chrono::microseconds query_reply_spin{kDefaultQueryReplySpinUs};

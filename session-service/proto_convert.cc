@@ -20,6 +20,7 @@ void ToProto(const MessageRecord& record, pb::Message* out) {
   if (record.latency_ms.has_value()) out->set_latency_ms(*record.latency_ms);
   out->set_content(record.content);
   out->set_created_at(record.created_at);
+  if (record.occurred_at.has_value()) out->set_occurred_at(*record.occurred_at);
 }
 
 void ToProto(const SessionEventRecord& record, pb::SessionEvent* out) {
@@ -46,6 +47,7 @@ void ToAppendResponse(const MessageRecord& record, pb::AppendMessageResponse* ou
   if (record.features.has_value()) out->set_features(*record.features);
   if (record.latency_ms.has_value()) out->set_latency_ms(*record.latency_ms);
   out->set_created_at(record.created_at);
+  if (record.occurred_at.has_value()) out->set_occurred_at(*record.occurred_at);
 }
 
 CreateSessionParams FromProto(const pb::CreateSessionRequest& request) {
@@ -64,6 +66,7 @@ AppendParams FromProto(const pb::AppendMessageRequest& request) {
   if (request.has_features()) params.features = request.features();
   if (request.has_latency_ms()) params.latency_ms = request.latency_ms();
   if (request.has_idempotency_key()) params.idempotency_key = request.idempotency_key();
+  if (request.has_occurred_at()) params.occurred_at = request.occurred_at();
   return params;
 }
 

@@ -200,5 +200,19 @@ TEST_F(LocalCallTest, AnAnswerBeforeTheDeadlineIsTheOnlyOne) {
   EXPECT_TRUE(answers.last().ok()) << answers.last();
 }
 
+// A handler that gives up because it saw the deadline (IsCancelled) may answer before the
+// watch does; the caller still gets DEADLINE_EXCEEDED, as over gRPC, never the handler's
+// CANCELLED or a late result.
+TEST_F(LocalCallTest, AnAnswerAfterTheDeadlineIsDeadlineExceededWhoeverGivesIt) {
+  Answers answers;
+  LocalCallOptions options;
+  options.deadline = absl::Now() - absl::Milliseconds(1);
+  std::shared_ptr<LocalCall> call =
+      calls_->Start(*method_, options, Request("now"), answers.Done());
+  ASSERT_TRUE(answers.WaitForFirst(absl::Seconds(30)));
+  EXPECT_EQ(answers.last().code(), absl::StatusCode::kDeadlineExceeded) << answers.last();
+  EXPECT_EQ(answers.count(), 1);
+}
+
 }  // namespace
 }  // namespace labgate

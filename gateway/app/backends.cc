@@ -124,6 +124,7 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     labgate::serial::SerialServiceOptions serial_options;
     serial_options.policy_file = options.policy_file;
     serial_options.query_reply_spin = options.query_reply_spin;
+    serial_options.capture = options.capture;
     auto serial = labgate::serial::CreateSerialService(serial_options);
     if (!serial.ok()) return serial.status();
     embedded.serial = std::move(*serial);

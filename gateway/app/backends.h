@@ -33,6 +33,8 @@ struct BackendOptions {
   std::string policy_file;
   // How long the embedded serial service's query polls for the reply before it sleeps.
   std::chrono::microseconds query_reply_spin{serial::kDefaultQueryReplySpinUs};
+  // The embedded serial service's capture buffer and record coalescing.
+  serial::CaptureOptions capture;
 };
 
 // A channel to a remote labgate service, with reconnect backoff capped at about 1 s; every

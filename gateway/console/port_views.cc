@@ -55,6 +55,8 @@ json PortJson(const Bench& bench, const std::string& local_name,
     counters["open_duration_ms"] = metrics->open_duration_ms();
     counters["last_activity_ms"] = metrics->last_activity_ms();
     counters["timeout_streak"] = metrics->timeout_streak();
+    counters["capture_buffered_bytes"] = metrics->capture_buffered_bytes();
+    counters["capture_dropped_bytes"] = metrics->capture_dropped_bytes();
   } else {
     port["metrics_error"] = std::string(metrics.status().message());
   }

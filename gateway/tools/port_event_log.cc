@@ -20,6 +20,9 @@ std::optional<LogNotice> PortEventMapper::Map(int type, const std::string& port,
     lost_ = type == serial_v1::PortEvent::TYPE_ERROR;
     // ... unless it says that a device known to be lost is open again.
     if (was_lost && type == serial_v1::PortEvent::TYPE_OPENED) return info("device_back", "");
+    // ... or that the device went between the open that started the follow and the follow
+    // (the port is watched from the moment it opens, so that can be quick).
+    if (!was_lost && lost_) return info("device_lost", "device disconnected");
     return std::nullopt;
   }
   switch (type) {

@@ -27,7 +27,8 @@ class PortEventMapper {
  public:
   // The log line for a PortEvent of `type` (the proto enum's number) with `reason`, or
   // none: the stream's first event is only the current state (unless it shows a lost
-  // device open again), data is not logged, and an auto-close is logged by its read.
+  // device open again, or a device lost since the open that started the follow), data is
+  // not logged, and an auto-close is logged by its read.
   std::optional<LogNotice> Map(int type, const std::string& port, const std::string& reason);
 
  private:

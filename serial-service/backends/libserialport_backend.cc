@@ -165,6 +165,12 @@ absl::Status LibSerialPortBackend::Configure(const PortSettings& settings) {
   return absl::OkStatus();
 }
 
+int LibSerialPortBackend::ReadableFd() const {
+  int fd = -1;
+  if (!open_ || sp_get_port_handle(port_, &fd) != SP_OK) return -1;
+  return fd;
+}
+
 absl::StatusOr<size_t> LibSerialPortBackend::Read(char* buffer, size_t max, int64_t timeout_ms) {
   if (!open_) return Disconnected(path_);
   int fd = -1;

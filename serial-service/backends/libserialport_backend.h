@@ -24,6 +24,7 @@ class LibSerialPortBackend : public SerialPort {
   absl::StatusOr<size_t> Write(const std::string& data, int64_t timeout_ms) override;
   void Close() override;
   std::string backend_name() const override { return "libserialport"; }
+  int ReadableFd() const override;
   absl::StatusOr<ModemSignals> GetSignals() override;
   absl::Status SetSignals(std::optional<bool> dtr, std::optional<bool> rts) override;
   absl::Status SendBreak(int64_t ms) override;

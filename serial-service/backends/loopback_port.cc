@@ -1,6 +1,10 @@
 #include "serial-service/backends/loopback_port.h"
 
+#include <sys/eventfd.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "absl/time/clock.h"
@@ -8,10 +12,31 @@
 
 namespace labgate::serial {
 
+LoopbackPort::LoopbackPort() : readable_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+
+LoopbackPort::~LoopbackPort() {
+  if (readable_fd_ >= 0) close(readable_fd_);
+}
+
+void LoopbackPort::UpdateReadable() {
+  const bool want = !buffer_.empty();
+  if (want == signalled_ || readable_fd_ < 0) return;
+  uint64_t count = 1;
+  if (want) {
+    while (write(readable_fd_, &count, sizeof(count)) < 0 && errno == EINTR) {
+    }
+  } else {
+    while (read(readable_fd_, &count, sizeof(count)) < 0 && errno == EINTR) {
+    }
+  }
+  signalled_ = want;
+}
+
 absl::Status LoopbackPort::Open() {
   absl::MutexLock lock(&mu_);
   open_ = true;
   buffer_.clear();
+  UpdateReadable();
   dtr_ = false;
   rts_ = false;
   return absl::OkStatus();
@@ -28,6 +53,7 @@ absl::StatusOr<size_t> LoopbackPort::Read(char* buffer, size_t max, int64_t time
   const size_t count = std::min(max, buffer_.size());
   std::memcpy(buffer, buffer_.data(), count);
   buffer_.erase(0, count);
+  UpdateReadable();
   return count;
 }
 
@@ -37,6 +63,7 @@ absl::StatusOr<size_t> LoopbackPort::Write(const std::string& data, int64_t) {
   const size_t room = kCapacity - std::min(kCapacity, buffer_.size());
   const size_t count = std::min(room, data.size());
   buffer_.append(data, 0, count);
+  UpdateReadable();
   return count;
 }
 
@@ -44,6 +71,7 @@ void LoopbackPort::Close() {
   absl::MutexLock lock(&mu_);
   open_ = false;
   buffer_.clear();
+  UpdateReadable();
 }
 
 absl::Status LoopbackPort::CheckOpen() {

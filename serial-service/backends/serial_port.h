@@ -75,6 +75,10 @@ class SerialPort {
   // Which implementation serves the port ("libserialport", "termios", "loopback"), as
   // describe_port reports it. May change at Open (see TtyPort).
   virtual std::string backend_name() const { return "custom"; }
+  // A descriptor of the open port that polls readable (or hung up) when Read would not wait:
+  // the port's worker sleeps on it to capture bytes as they arrive. -1 when there is none
+  // (then the worker drains the port after each call and polls while it has subscribers).
+  virtual int ReadableFd() const { return -1; }
 
   // The control lines of an open port. A backend without them (a pseudo-terminal, a custom
   // port) answers FAILED_PRECONDITION naming itself, never a made-up state.

@@ -22,6 +22,7 @@ class TermiosPort : public SerialPort {
   absl::StatusOr<size_t> Write(const std::string& data, int64_t timeout_ms) override;
   void Close() override;
   std::string backend_name() const override { return "termios"; }
+  int ReadableFd() const override { return fd_; }
   absl::StatusOr<ModemSignals> GetSignals() override;
   absl::Status SetSignals(std::optional<bool> dtr, std::optional<bool> rts) override;
   absl::Status SendBreak(int64_t ms) override;

@@ -25,6 +25,7 @@ class TtyPort : public SerialPort {
   }
   void Close() override { active_->Close(); }
   std::string backend_name() const override { return active_->backend_name(); }
+  int ReadableFd() const override { return active_->ReadableFd(); }
   absl::StatusOr<ModemSignals> GetSignals() override { return active_->GetSignals(); }
   absl::Status SetSignals(std::optional<bool> dtr, std::optional<bool> rts) override {
     return active_->SetSignals(dtr, rts);

@@ -341,6 +341,8 @@ class SerialServiceImpl final : public SerialGrpcService {
     const SessionRecorder::PortCounts records = ports_->RecordCounts((*port)->name());
     response->set_records_pending(records.pending);
     response->set_records_lost(records.lost);
+    response->set_capture_buffered_bytes(snapshot.capture_buffered_bytes);
+    response->set_capture_dropped_bytes(snapshot.capture_dropped_bytes);
     return Reply(call, absl::OkStatus());
   }
 
@@ -367,6 +369,8 @@ class SerialServiceImpl final : public SerialGrpcService {
     response->set_open_duration_ms(snapshot.open_duration_ms);
     response->set_last_activity_ms(snapshot.last_activity_ms);
     response->set_timeout_streak(snapshot.timeout_streak);
+    response->set_capture_buffered_bytes(snapshot.capture_buffered_bytes);
+    response->set_capture_dropped_bytes(snapshot.capture_dropped_bytes);
     return Reply(call, absl::OkStatus());
   }
 
@@ -591,6 +595,7 @@ absl::StatusOr<std::unique_ptr<SerialGrpcService>> CreateSerialService(
   port_options.port_factory = options.port_factory;
   port_options.poll_period_ms = options.poll_period_ms;
   port_options.query_reply_spin = options.query_reply_spin;
+  port_options.capture = options.capture;
   port_options.record_queue_limit = options.record_queue_limit;
   port_options.policy_file = options.policy_file;
   absl::StatusOr<std::unique_ptr<PortService>> ports = PortService::Create(port_options);

@@ -28,13 +28,10 @@ ManagedPort::ManagedPort(std::string name, std::string owner, std::unique_ptr<Se
       settings_(std::move(settings)),
       // The idle hook may use `this`: worker_ is destroyed (and joined) before any other
       // member.
-      worker_(
-          "serial-port",
-          [this] {
-            worker_.AssertInPlace();
-            return PollForSubscribers();
-          },
-          env_.poll_period_ms) {}
+      worker_("serial-port", [this] {
+        worker_.AssertInPlace();
+        return Capture();
+      }) {}
 
 ManagedPort::~ManagedPort() {
   // A port is normally closed before it goes; if not, it is no longer open either way.
@@ -60,6 +57,8 @@ PortSnapshot ManagedPort::Snapshot() const {
     snapshot.last_activity_ms = std::max<int64_t>(0, now - last_activity_at_ms_);
   }
   snapshot.timeout_streak = timeout_streak_;
+  snapshot.capture_buffered_bytes = buffered_bytes_;
+  snapshot.capture_dropped_bytes = dropped_bytes_;
   snapshot.backend = backend_name_;
   return snapshot;
 }
@@ -90,6 +89,7 @@ void ManagedPort::Write(std::string bytes, bool text_mode, int64_t timeout_ms,
     worker_.AssertInPlace();
     if (text_mode) AppendTerminator(&bytes);
     absl::StatusOr<WriteResult> wrote = DoWrite(bytes, /*timeout_ms=*/0);
+    WakeWorkerIfNeeded(/*wrote=*/wrote.ok() && wrote->bytes_written > 0);
     if (!wrote.ok() || wrote->bytes_written == static_cast<int64_t>(bytes.size())) {
       finished = true;
       done(std::move(wrote));
@@ -128,10 +128,11 @@ void ManagedPort::Read(ReadParams params, std::function<void(absl::StatusOr<Read
   worker_.TryRunInline([&] {
     worker_.AssertInPlace();
     std::optional<absl::StatusOr<ReadResult>> result = DoRead(params, /*may_wait=*/false);
-    if (!result.has_value()) return;
+    if (!result.has_value()) return;  // the worker takes over, and captures after it
     finished = true;
     RecordReply(&*result, elapsed_ms(), nullptr);
     done(*std::move(result));
+    WakeWorkerIfNeeded(/*wrote=*/false);
   });
   if (finished) return;
   worker_.Post([self = shared_from_this(), params, elapsed_ms, done = std::move(done)] {
@@ -160,8 +161,10 @@ void ManagedPort::Query(std::string bytes, bool text_mode, ReadParams params,
     if (written == bytes.size()) {
       std::optional<absl::StatusOr<ReadResult>> reply =
           DoRead(params, /*may_wait=*/false, kQueryInlineWaitMs);
-      if (reply.has_value())
-        return AnswerQuery(std::move(result), *std::move(reply), started, done);
+      if (reply.has_value()) {
+        AnswerQuery(std::move(result), *std::move(reply), started, done);
+        return WakeWorkerIfNeeded(/*wrote=*/false);
+      }
     }
     worker_.Post([self = shared_from_this(), rest = bytes.substr(written),
                   result = std::move(result), params, started, done = std::move(done)]() mutable {
@@ -283,12 +286,13 @@ absl::StatusOr<PortSettings> ManagedPort::DoReconfigure(const PortSettings& sett
     }
     return status;
   }
+  FlushHeld();  // what arrived so far belongs to the session it arrived under
   if (previous.session_id != settings.session_id && !previous.session_id.empty()) {
     RecordTo(previous.session_id, "event",
              settings.session_id.empty()
                  ? std::string("recording stopped")
                  : absl::StrCat("recording moved to session ", settings.session_id),
-             std::nullopt);
+             std::nullopt, std::chrono::system_clock::now());
   }
   {
     const int64_t now = env_.clock->NowMs();
@@ -350,11 +354,34 @@ absl::StatusOr<size_t> ManagedPort::Receive(int64_t timeout_ms) {
   if (*got == 0) return got;
   SerialMetrics::Get().bytes.With({"rx"}).Increment(*got);
   pending_.append(buffer, *got);
-  if (pending_.size() > kMaxPending) pending_.erase(0, pending_.size() - kMaxPending);
+  size_t dropped = 0;
+  if (pending_.size() > env_.capture.buffer_bytes) {
+    dropped = pending_.size() - env_.capture.buffer_bytes;
+    pending_.erase(0, dropped);
+    SerialMetrics::Get().capture_dropped.Get().Increment(static_cast<double>(dropped));
+  }
+  std::string session_id;
   {
     const int64_t now = env_.clock->NowMs();
     absl::MutexLock lock(&mu_);
     last_activity_at_ms_ = now;
+    buffered_bytes_ = static_cast<int64_t>(pending_.size());
+    dropped_bytes_ += static_cast<int64_t>(dropped);
+    session_id = settings_.session_id;
+  }
+  // A bound port records the bytes as they arrive, held briefly so a stream makes few records.
+  const bool was_holding = !held_rx_.empty() || dropped_unreported_ > 0;
+  if (!session_id.empty()) {
+    if (held_rx_.empty()) {
+      held_session_ = session_id;
+      held_since_ = std::chrono::system_clock::now();
+    }
+    held_rx_.append(buffer, *got);
+  }
+  dropped_unreported_ += static_cast<int64_t>(dropped);
+  if (!was_holding && (!held_rx_.empty() || dropped_unreported_ > 0)) {
+    flush_due_ = std::chrono::steady_clock::now() +
+                 std::chrono::milliseconds(env_.capture.record_coalesce_ms);
   }
   Publish(PortEventRecord::Type::kData, std::string(buffer, *got));
   return got;
@@ -368,6 +395,7 @@ ReadResult ManagedPort::Take(size_t count, size_t consumed, bool timed_out) {
   if (timed_out) SerialMetrics::Get().read_timeouts.Get().Increment();
   const int64_t now = env_.clock->NowMs();
   absl::MutexLock lock(&mu_);
+  buffered_bytes_ = static_cast<int64_t>(pending_.size());
   bytes_read_total_ += static_cast<int64_t>(consumed);
   if (consumed > 0) last_activity_at_ms_ = now;
   if (timed_out) {
@@ -494,23 +522,92 @@ void ManagedPort::CloseBackend(PortState new_state) {
   // A read that is returning data when the device goes keeps what it has.
   if (new_state == PortState::kClosed) pending_.clear();
   absl::MutexLock lock(&mu_);
+  buffered_bytes_ = static_cast<int64_t>(pending_.size());
   if (state_ == PortState::kOpen) SerialMetrics::Get().open_ports.Get().Decrement();
   state_ = new_state;
 }
 
-bool ManagedPort::PollForSubscribers() {
+IdleWait ManagedPort::Capture() {
+  IdleWait wait;
+  bool open;
   {
     absl::MutexLock lock(&mu_);
-    if (state_ != PortState::kOpen) return false;
+    open = state_ == PortState::kOpen;
   }
-  if (!env_.hub->HasSubscribers(name_)) return false;
-  // Drain what has arrived, but leave room for queued calls.
-  for (int round = 0; round < 16; ++round) {
-    absl::StatusOr<size_t> got = Receive(0);
-    if (!got.ok()) return false;
-    if (*got == 0) break;
+  if (open) {
+    // Take what has arrived, but leave room for queued calls: a port that is still
+    // talking brings the hook straight back.
+    bool more = false;
+    for (int round = 0; round < 16 && open; ++round) {
+      absl::StatusOr<size_t> got = Receive(0);
+      open = got.ok();
+      if (open && *got == 0) break;
+      more = open && round == 15;
+    }
+    if (open) {
+      wait.fd = backend_->ReadableFd();
+      if (more) {
+        wait.timeout_ms = 0;
+      } else if (wait.fd < 0 && env_.hub->HasSubscribers(name_)) {
+        wait.timeout_ms = env_.poll_period_ms;
+      }
+    }
   }
-  return true;
+  const int64_t flush_in = FlushHeldIfDue();
+  if (flush_in >= 0 && (wait.timeout_ms < 0 || flush_in < wait.timeout_ms)) {
+    wait.timeout_ms = flush_in;
+  }
+  worker_looks_at_ = wait.timeout_ms < 0 ? std::chrono::steady_clock::time_point::max()
+                                         : std::chrono::steady_clock::now() +
+                                               std::chrono::milliseconds(wait.timeout_ms);
+  return wait;
+}
+
+void ManagedPort::WakeWorkerIfNeeded(bool wrote) {
+  const bool holding = !held_rx_.empty() || dropped_unreported_ > 0;
+  // A backend without a descriptor may hold the reply to what was just written.
+  const bool undrained = wrote && backend_->ReadableFd() < 0;
+  if ((holding && worker_looks_at_ > flush_due_) || undrained) {
+    worker_looks_at_ = std::chrono::steady_clock::now();
+    worker_.Wake();
+  }
+}
+
+int64_t ManagedPort::FlushHeldIfDue() {
+  if (held_rx_.empty() && dropped_unreported_ == 0) return -1;
+  const auto now = std::chrono::steady_clock::now();
+  if (now >= flush_due_) {
+    FlushHeld();
+    return -1;
+  }
+  return (std::chrono::duration_cast<std::chrono::microseconds>(flush_due_ - now).count() + 999) /
+         1000;
+}
+
+bool ManagedPort::FlushHeld(std::optional<int64_t> latency_ms) {
+  bool recorded = true;
+  if (!held_rx_.empty()) {
+    recorded = RecordTo(held_session_, "rx", std::move(held_rx_), latency_ms, held_since_);
+    held_rx_.clear();
+  }
+  if (dropped_unreported_ > 0) {
+    const int64_t dropped = dropped_unreported_;
+    dropped_unreported_ = 0;
+    LG_LOG(kWarning) << "port " << name_ << ": capture buffer full, " << dropped
+                     << " unread bytes dropped";
+    std::string session_id;
+    {
+      absl::MutexLock lock(&mu_);
+      session_id = settings_.session_id;
+    }
+    if (!session_id.empty()) {
+      RecordTo(session_id, "event",
+               absl::StrCat("capture buffer full: ", dropped,
+                            " unread bytes dropped (recorded above as they arrived)"),
+               std::nullopt, std::chrono::system_clock::now());
+    }
+  }
+  return recorded;
 }
 
 void ManagedPort::Publish(PortEventRecord::Type type, std::string data, std::string reason) {
@@ -550,30 +647,53 @@ void ManagedPort::Publish(PortEventRecord::Type type, std::string data, std::str
   }
 }
 
-bool ManagedPort::Record(const std::string& direction, std::string bytes,
-                         std::optional<int64_t> latency_ms) {
+bool ManagedPort::Record(const std::string& direction, std::string bytes) {
+  const auto now = std::chrono::system_clock::now();
+  const bool held_recorded = FlushHeld();
   std::string session_id;
   {
     absl::MutexLock lock(&mu_);
     session_id = settings_.session_id;
   }
-  if (session_id.empty()) return true;
-  return RecordTo(session_id, direction, std::move(bytes), latency_ms);
+  if (session_id.empty()) return held_recorded;
+  return RecordTo(session_id, direction, std::move(bytes), std::nullopt, now) && held_recorded;
+}
+
+void ManagedPort::RecordEvent(std::string text) {
+  std::string session_id;
+  {
+    absl::MutexLock lock(&mu_);
+    session_id = settings_.session_id;
+  }
+  if (session_id.empty()) return;
+  RecordTo(session_id, "event", std::move(text), std::nullopt, std::chrono::system_clock::now());
 }
 
 bool ManagedPort::RecordTo(const std::string& session_id, const std::string& direction,
-                           std::string bytes, std::optional<int64_t> latency_ms) {
+                           std::string bytes, std::optional<int64_t> latency_ms,
+                           std::chrono::system_clock::time_point occurred_at) {
   if (env_.recorder == nullptr) return false;
-  return env_.recorder->Enqueue({session_id, name_, direction, std::move(bytes), latency_ms});
+  return env_.recorder->Enqueue(
+      {session_id, name_, direction, std::move(bytes), latency_ms, occurred_at});
 }
 
 void ManagedPort::RecordReply(absl::StatusOr<ReadResult>* result, int64_t latency_ms,
                               const char* silent_event) {
   if (!result->ok() || (*result)->auto_closed) return;
   if (!(*result)->data.empty()) {
-    (*result)->not_recorded = !Record("rx", (*result)->data, latency_ms);
+    // The bytes were held as they arrived; a reply records them now, with its latency.
+    (*result)->not_recorded = !FlushHeld(latency_ms);
   } else if (silent_event != nullptr) {
-    (*result)->not_recorded = !Record("event", silent_event, latency_ms);
+    FlushHeld();
+    std::string session_id;
+    {
+      absl::MutexLock lock(&mu_);
+      session_id = settings_.session_id;
+    }
+    if (!session_id.empty()) {
+      (*result)->not_recorded = !RecordTo(session_id, "event", silent_event, latency_ms,
+                                          std::chrono::system_clock::now());
+    }
   }
 }
 

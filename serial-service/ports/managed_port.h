@@ -1,6 +1,8 @@
 // One open port: its backend, settings, metrics and worker thread. Device calls that
-// may block run on the worker. A write the device takes at once, or a read whose data
-// has already arrived, runs on the caller's thread in the idle worker's place (see
+// may block run on the worker. Between calls the worker captures: it sleeps on the
+// device and takes bytes as they arrive into the capture buffer that reads consume, and a
+// bound port records them then, with their arrival time. A write the device takes at once, or a
+// read whose data has already arrived, runs on the caller's thread in the idle worker's place (see
 // PortWorker::TryRunInline); so `done` runs either there, before the call returns, or on
 // the worker. Status and metrics are answered from a snapshot without waiting behind a
 // blocked read.
@@ -18,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "serial-service/backends/serial_port.h"
+#include "serial-service/ports/capture_options.h"
 #include "serial-service/ports/clock.h"
 #include "serial-service/ports/event_hub.h"
 #include "serial-service/ports/idle_close.h"
@@ -77,7 +80,9 @@ struct PortSnapshot {
   int64_t open_duration_ms = 0;
   int64_t last_activity_ms = 0;
   int64_t timeout_streak = 0;
-  std::string backend;  // the backend's name once the port has opened
+  int64_t capture_buffered_bytes = 0;  // received, not yet read
+  int64_t capture_dropped_bytes = 0;   // dropped unread since opening: the buffer was full
+  std::string backend;                 // the backend's name once the port has opened
 };
 
 // What a port needs from the service around it.
@@ -89,8 +94,10 @@ struct PortEnvironment {
   std::function<void(const std::string& name, const void* port)> on_closed;
   // Counts an idle auto-close of `name` and returns its new total.
   std::function<int64_t(const std::string& name)> count_idle_close;
-  // How often the worker polls the device for Subscribe while otherwise idle.
+  // How often the worker polls a backend without a descriptor (see SerialPort::ReadableFd)
+  // while the port has subscribers.
   int poll_period_ms = 10;
+  CaptureOptions capture;
   // Where I/O of a port bound to a session is recorded; null: nowhere.
   SessionRecorder* recorder = nullptr;
   // How long a query's inline wait polls the device for the reply before it sleeps in
@@ -100,8 +107,6 @@ struct PortEnvironment {
 
 class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
  public:
-  // Bytes received and not yet read that the port keeps; the oldest go first.
-  static constexpr size_t kMaxPending = 1 << 20;
   // A blocked read checks this often whether the port is being closed.
   static constexpr int64_t kReadSliceMs = 100;
   // How long a query started on the caller's thread waits there for the reply before the
@@ -127,8 +132,9 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   // A write and then a read, with nothing else on the port in between.
   void Query(std::string bytes, bool text_mode, ReadParams params,
              std::function<void(absl::StatusOr<QueryResult>)> done);
-  // Records a policy decision about this port in its bound session, if any.
-  void RecordEvent(std::string text) { Record("event", std::move(text)); }
+  // Records a policy decision about this port in its bound session, if any. Any thread: a
+  // decision has no place in the I/O order, so held rx is not recorded before it.
+  void RecordEvent(std::string text) ABSL_LOCKS_EXCLUDED(mu_);
 
   // The control lines (managed_port_lines.cc), run on the worker between other I/O. Each
   // change is recorded as an event ("DTR high", "RTS low for 100 ms", "break for 250 ms"),
@@ -140,7 +146,7 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   void PulseSignal(bool dtr, bool level, int64_t ms,
                    std::function<void(absl::StatusOr<ModemSignals>)> done);
   void SendBreak(int64_t ms, std::function<void(absl::StatusOr<ModemSignals>)> done);
-  // A subscriber arrived: start polling the device for it.
+  // A subscriber arrived: a backend without a descriptor is polled for it from now on.
   void WakeForSubscribers() { worker_.Wake(); }
   // `done` gets "closed" or "already closed". A read in progress on the port ends
   // with ABORTED within kReadSliceMs instead of running out its timeout.
@@ -180,8 +186,18 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   // Closes the port that a read found idle (see IdleClose) and answers the read.
   ReadResult AutoClose(const IdleClose& idle_close) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)
       ABSL_LOCKS_EXCLUDED(mu_);
-  // The idle hook: false when there is nothing to poll for.
-  bool PollForSubscribers() ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  // The worker's idle hook: takes what has arrived, records what is due, and says what to
+  // sleep on next.
+  IdleWait Capture() ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  // Records the held rx bytes (with `latency_ms`, for a reply) and reports dropped bytes.
+  // True when recorded or when nothing needed recording.
+  bool FlushHeld(std::optional<int64_t> latency_ms = std::nullopt)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  // Flushes when the coalescing period is over; otherwise the ms until it is (-1: nothing held).
+  int64_t FlushHeldIfDue() ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  // At the end of an inline attempt: wakes the worker if something held would otherwise wait
+  // past its due time, or a backend without a descriptor may have bytes to capture.
+  void WakeWorkerIfNeeded(bool wrote) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_);
 
   absl::Status CheckUsable() const ABSL_LOCKS_EXCLUDED(mu_);
   // Runs `change` on the backend (on the worker), notes a lost device, records `event`
@@ -197,17 +213,17 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   void CloseBackend(PortState new_state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)
       ABSL_LOCKS_EXCLUDED(mu_);
   void Publish(PortEventRecord::Type type, std::string data = "", std::string reason = "")
-      ABSL_LOCKS_EXCLUDED(mu_);
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
   ReadResult Take(size_t count, size_t consumed, bool timed_out)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
-  // Records I/O of a bound port, in I/O order (callers hold the worker's place, except
-  // for policy events, which have no I/O order to keep). True when recorded or when the
-  // port is not bound.
-  bool Record(const std::string& direction, std::string bytes,
-              std::optional<int64_t> latency_ms = std::nullopt) ABSL_LOCKS_EXCLUDED(mu_);
+  // Records a write or an event of a bound port, after the rx held so far, so the record
+  // keeps I/O order. True when recorded or when the port is not bound.
+  bool Record(const std::string& direction, std::string bytes)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
   bool RecordTo(const std::string& session_id, const std::string& direction, std::string bytes,
-                std::optional<int64_t> latency_ms);
-  // Records what a read or query returned.
+                std::optional<int64_t> latency_ms,
+                std::chrono::system_clock::time_point occurred_at);
+  // Records what a read or query returned: the held bytes, now, with the latency.
   void RecordReply(absl::StatusOr<ReadResult>* result, int64_t latency_ms, const char* silent_event)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_);
 
@@ -215,7 +231,15 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   const std::string owner_;
   const PortEnvironment env_;
   std::unique_ptr<SerialPort> backend_ ABSL_GUARDED_BY(worker_);
-  std::string pending_ ABSL_GUARDED_BY(worker_);  // received, not yet read
+  std::string pending_ ABSL_GUARDED_BY(worker_);  // the capture buffer: received, not yet read
+  // Received bytes of a bound port not yet recorded, for the session they arrived under.
+  std::string held_rx_ ABSL_GUARDED_BY(worker_);
+  std::string held_session_ ABSL_GUARDED_BY(worker_);
+  std::chrono::system_clock::time_point held_since_ ABSL_GUARDED_BY(worker_);
+  int64_t dropped_unreported_ ABSL_GUARDED_BY(worker_) = 0;
+  // When what is held must be recorded, and when the worker will next look (max: never).
+  std::chrono::steady_clock::time_point flush_due_ ABSL_GUARDED_BY(worker_);
+  std::chrono::steady_clock::time_point worker_looks_at_ ABSL_GUARDED_BY(worker_);
   std::atomic<bool> close_requested_{false};
 
   mutable absl::Mutex mu_;
@@ -226,6 +250,8 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   int64_t opened_at_ms_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t last_activity_at_ms_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t timeout_streak_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t buffered_bytes_ ABSL_GUARDED_BY(mu_) = 0;  // pending_.size(), for snapshots
+  int64_t dropped_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   std::string backend_name_ ABSL_GUARDED_BY(mu_);
 
   // Last member: destroyed first, so its thread has stopped before the rest goes; and

@@ -21,7 +21,7 @@ absl::StatusOr<ModemSignals> ManagedPort::ChangeLines(const std::function<absl::
     if (absl::IsUnavailable(changed)) EnterError(changed);
     return changed;
   }
-  if (!event.empty()) RecordEvent(event);
+  if (!event.empty()) Record("event", event);
   absl::StatusOr<ModemSignals> lines = backend_->GetSignals();
   if (absl::IsUnavailable(lines.status())) EnterError(lines.status());
   return lines;

@@ -8,13 +8,15 @@
 namespace labgate::serial {
 
 PortRegistry::PortRegistry(PortFactory factory, Clock* clock, EventHub* hub, int poll_period_ms,
-                           SessionRecorder* recorder, std::chrono::microseconds query_reply_spin)
+                           SessionRecorder* recorder, std::chrono::microseconds query_reply_spin,
+                           CaptureOptions capture)
     : factory_(std::move(factory)),
       clock_(clock),
       hub_(hub),
       poll_period_ms_(poll_period_ms),
       recorder_(recorder),
-      query_reply_spin_(query_reply_spin) {}
+      query_reply_spin_(query_reply_spin),
+      capture_(capture) {}
 
 PortRegistry::~PortRegistry() { CloseAll("service stopping", absl::Seconds(5)); }
 
@@ -58,6 +60,7 @@ void PortRegistry::Open(const std::string& owner, const std::string& name,
       env.poll_period_ms = poll_period_ms_;
       env.recorder = recorder_;
       env.query_reply_spin = query_reply_spin_;
+      env.capture = capture_;
       port = ManagedPort::Create(name, owner, std::move(backend), settings, std::move(env));
       ports_[name] = port;
     }

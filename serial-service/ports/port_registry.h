@@ -29,7 +29,8 @@ class PortRegistry {
  public:
   PortRegistry(PortFactory factory, Clock* clock, EventHub* hub, int poll_period_ms = 10,
                SessionRecorder* recorder = nullptr,
-               std::chrono::microseconds query_reply_spin = std::chrono::microseconds(0));
+               std::chrono::microseconds query_reply_spin = std::chrono::microseconds(0),
+               CaptureOptions capture = {});
   // Closes every port and waits (bounded) for the closes.
   ~PortRegistry();
   PortRegistry(const PortRegistry&) = delete;
@@ -78,6 +79,7 @@ class PortRegistry {
   const int poll_period_ms_;
   SessionRecorder* const recorder_;
   const std::chrono::microseconds query_reply_spin_;
+  const CaptureOptions capture_;
 
   mutable absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<ManagedPort>> ports_ ABSL_GUARDED_BY(mu_);

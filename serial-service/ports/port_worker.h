@@ -1,9 +1,10 @@
-// One thread that runs a port's blocking work in order. Between tasks it can run an
-// idle hook (the Subscribe poller) every idle period for as long as the hook asks to;
-// after that it sleeps until the next task or Wake(). Safe to destroy from one of its own tasks:
-// the thread then finishes on its own without touching the destroyed owner.
+// One thread that runs a port's blocking work in order. Between tasks it runs an idle hook
+// (the port's capture), which says what to sleep on next: the device's descriptor, a
+// timeout, or neither. A task, Wake() or Stop wakes it at once. Safe to destroy from one of
+// its own tasks: the thread then finishes on its own without touching the destroyed owner.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -13,6 +14,13 @@
 
 namespace labgate::serial {
 
+// What the idle hook asks for: to run again once `fd` polls readable or hung up, or after
+// `timeout_ms`, whichever comes first. -1 means neither: only a task or Wake() runs it again.
+struct IdleWait {
+  int fd = -1;
+  int64_t timeout_ms = -1;
+};
+
 // The worker is also a capability for the thread-safety analysis: "running in the worker's
 // place" (a task, the idle hook, or an inline attempt). State only that code may touch is
 // ABSL_GUARDED_BY the worker, and code that runs there begins with AssertInPlace().
@@ -20,9 +28,9 @@ class ABSL_LOCKABLE PortWorker {
  public:
   using Task = std::function<void()>;
 
-  // `idle` (may be empty) runs whenever no task arrived within `idle_period_ms`; it
-  // returns whether it wants to run again.
-  PortWorker(std::string name, std::function<bool()> idle, int idle_period_ms);
+  // `idle` (may be empty) runs after every task and whenever the wait it asked for ends,
+  // if no task is queued.
+  PortWorker(std::string name, std::function<IdleWait()> idle);
   // Runs the tasks already queued, then stops. Joins unless called on the worker.
   ~PortWorker();
   PortWorker(const PortWorker&) = delete;
@@ -31,7 +39,8 @@ class ABSL_LOCKABLE PortWorker {
   // Tasks posted after destruction began are run too (they must always run: each
   // one finishes a gRPC call).
   void Post(Task task);
-  // Makes the idle hook run again (e.g. a subscriber arrived).
+  // Makes the idle hook run again soon (e.g. a subscriber arrived, or an inline attempt left
+  // something for it).
   void Wake();
 
   // Runs `attempt` on the calling thread, in the worker's place, when the worker is idle:

@@ -9,6 +9,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/log.h"
+#include "common/time_format.h"
 #include "serial-service/ports/data_encoding.h"
 #include "serial-service/serial_metrics.h"
 
@@ -50,6 +51,7 @@ session::v1::AppendMessageRequest ToAppend(const IoRecord& record, const std::st
   }
   request.set_features(features);
   if (record.latency_ms.has_value()) request.set_latency_ms(*record.latency_ms);
+  if (record.occurred_at.has_value()) request.set_occurred_at(FormatRfc3339(*record.occurred_at));
   return request;
 }
 

@@ -7,6 +7,7 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -27,6 +28,8 @@ struct IoRecord {
   std::string direction;  // "tx", "rx" or "event"
   std::string bytes;      // the bytes on the wire, or the event's text
   std::optional<int64_t> latency_ms;
+  // When the bytes went out or arrived (the first of them, for coalesced rx).
+  std::optional<std::chrono::system_clock::time_point> occurred_at;
 };
 
 struct RecorderOptions {

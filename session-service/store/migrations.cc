@@ -86,9 +86,14 @@ absl::Status AddIdempotencyKeys(SqliteConnection& db) {
   )sql");
 }
 
+// v4: when a message happened (e.g. when its bytes arrived), beside when it was stored.
+absl::Status AddOccurredAt(SqliteConnection& db) {
+  return db.Exec("ALTER TABLE messages ADD COLUMN occurred_at TEXT");
+}
+
 const std::vector<MigrationStep>& Migrations() {
   static const std::vector<MigrationStep> kMigrations = {CreateInitialTables, AddFeatureTagIndex,
-                                                         AddIdempotencyKeys};
+                                                         AddIdempotencyKeys, AddOccurredAt};
   return kMigrations;
 }
 

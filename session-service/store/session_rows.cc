@@ -25,6 +25,7 @@ MessageRecord ReadMessageRow(const Statement& stmt, int first_column) {
   message.latency_ms = stmt.ColumnOptionalInt64(first_column + 5);
   message.content = stmt.ColumnText(first_column + 6);
   message.created_at = stmt.ColumnText(first_column + 7);
+  message.occurred_at = stmt.ColumnOptionalText(first_column + 8);
   return message;
 }
 

@@ -8,8 +8,9 @@
 namespace labgate::session {
 
 #define LG_SESSION_COLUMNS "id, device_id, port_name, created_at, updated_at, closed"
-#define LG_MESSAGE_COLUMNS \
-  "message_id, session_id, role, direction, features, latency_ms, content, created_at"
+#define LG_MESSAGE_COLUMNS                                                               \
+  "message_id, session_id, role, direction, features, latency_ms, content, created_at, " \
+  "occurred_at"
 
 // Reads LG_SESSION_COLUMNS starting at `first_column`.
 SessionRecord ReadSessionRow(const Statement& stmt, int first_column = 0);

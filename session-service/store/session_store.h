@@ -35,7 +35,8 @@ struct MessageRecord {
   std::optional<std::string> features;  // normalised, comma-joined
   std::optional<int64_t> latency_ms;
   std::string content;
-  std::string created_at;  // RFC 3339 UTC
+  std::string created_at;                  // RFC 3339 UTC, when stored
+  std::optional<std::string> occurred_at;  // RFC 3339 UTC, when it happened, if the writer said
 };
 
 struct CreateSessionParams {
@@ -50,6 +51,8 @@ struct AppendParams {
   std::optional<std::string> direction;
   std::optional<std::string> features;
   std::optional<int64_t> latency_ms;
+  // RFC 3339 in any offset; stored in UTC with milliseconds.
+  std::optional<std::string> occurred_at;
   // Unique per session: a retry under the same key returns the original message.
   std::optional<std::string> idempotency_key;
 };

@@ -36,7 +36,7 @@ absl::StatusOr<std::optional<MessageRecord>> SelectByKey(SqliteConnection& db,
 bool SameMessage(const MessageRecord& stored, const AppendParams& params) {
   return stored.content == params.content && stored.role == params.role &&
          stored.direction == params.direction && stored.features == params.features &&
-         stored.latency_ms == params.latency_ms;
+         stored.latency_ms == params.latency_ms && stored.occurred_at == params.occurred_at;
 }
 
 }  // namespace
@@ -129,12 +129,13 @@ absl::StatusOr<AppendResult> InsertMessage(SqliteConnection& db, const AppendPar
   message.latency_ms = params.latency_ms;
   message.content = params.content;
   message.created_at = now.rfc3339;
+  message.occurred_at = params.occurred_at;
 
   LG_ASSIGN_OR_RETURN(
       Statement insert,
       db.Prepare("INSERT INTO messages(session_id, message_id, role, direction, features, "
-                 "latency_ms, content, created_at, created_unix_ms, idempotency_key) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"));
+                 "latency_ms, content, created_at, created_unix_ms, idempotency_key, occurred_at) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"));
   insert.BindText(1, message.session_id);
   insert.BindInt64(2, message.message_id);
   insert.BindText(3, message.role);
@@ -145,6 +146,7 @@ absl::StatusOr<AppendResult> InsertMessage(SqliteConnection& db, const AppendPar
   insert.BindText(8, message.created_at);
   insert.BindInt64(9, now.unix_ms);
   insert.BindOptionalText(10, params.idempotency_key);
+  insert.BindOptionalText(11, message.occurred_at);
   LG_RETURN_IF_ERROR(insert.Run());
 
   if (message.features.has_value()) {

@@ -3,6 +3,8 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "common/time_format.h"
 #include "session-service/store/feature_tags.h"
 
 namespace labgate::session {
@@ -41,6 +43,14 @@ absl::Status ValidateAppend(const AppendParams& params) {
   if (params.latency_ms.has_value() && *params.latency_ms < 0) {
     return absl::InvalidArgumentError("latency_ms must not be negative");
   }
+  if (params.occurred_at.has_value() && !params.occurred_at->empty()) {
+    absl::Time parsed;
+    std::string why;
+    if (!absl::ParseTime(absl::RFC3339_full, *params.occurred_at, &parsed, &why)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("occurred_at \"", *params.occurred_at, "\" is not an RFC 3339 time: ", why));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -55,6 +65,15 @@ AppendParams NormaliseAppend(AppendParams params) {
   if (params.direction.has_value() && params.direction->empty()) params.direction.reset();
   if (params.idempotency_key.has_value() && params.idempotency_key->empty()) {
     params.idempotency_key.reset();
+  }
+  if (params.occurred_at.has_value()) {
+    absl::Time parsed;
+    if (params.occurred_at->empty() ||
+        !absl::ParseTime(absl::RFC3339_full, *params.occurred_at, &parsed, nullptr)) {
+      params.occurred_at.reset();
+    } else {
+      params.occurred_at = FormatRfc3339(absl::ToChronoTime(parsed));
+    }
   }
   if (params.features.has_value()) {
     std::string joined = JoinFeatureTags(NormaliseFeatureTags(*params.features));

@@ -21,8 +21,8 @@ absl::Status ValidateQuery(const MessageQuery& query);
 // 0 means kDefaultLimit; larger than kMaxLimit is clamped; negative is refused.
 absl::StatusOr<int32_t> EffectiveLimit(int32_t limit);
 
-// Applies the defaults an append gets: role "tool", normalised features, and empty
-// optional strings treated as absent.
+// Applies the defaults an append gets: role "tool", normalised features, occurred_at in UTC
+// with milliseconds, and empty optional strings treated as absent.
 AppendParams NormaliseAppend(AppendParams params);
 
 }  // namespace labgate::session

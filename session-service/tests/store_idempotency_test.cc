@@ -170,13 +170,14 @@ TEST(StoreIdempotencyTest, AV2DatabaseUpgradesInPlace) {
   {
     auto db = SqliteConnection::Open(path, {});
     ASSERT_TRUE(db.ok());
-    EXPECT_EQ(*SchemaVersion(**db), 3);
+    EXPECT_EQ(*SchemaVersion(**db), LatestSchemaVersion());
   }
   SyncStore sync(store.get());
   absl::StatusOr<MessagePage> page = sync.List("v2-session");
   ASSERT_TRUE(page.ok()) << page.status();
   ASSERT_EQ(page->messages.size(), 1u);
   EXPECT_EQ(page->messages[0].content, "*IDN?");
+  EXPECT_FALSE(page->messages[0].occurred_at.has_value());  // v4 column, empty for old rows
   EXPECT_EQ(sync.Features("v2-session")->at("scpi"), 1);
   const int64_t keyed = sync.Append(Keyed("v2-session", "MEAS?", "k"))->message_id;
   EXPECT_EQ(keyed, 2);

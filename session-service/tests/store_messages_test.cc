@@ -63,6 +63,33 @@ TEST_F(StoreMessagesTest, AppendReturnsEveryFieldAndIdsRiseByOne) {
   }
 }
 
+TEST_F(StoreMessagesTest, OccurredAtIsKeptInUtcWithMillisecondsBesideCreatedAt) {
+  AppendParams params;
+  params.session_id = session_id_;
+  params.content = "boot";
+  params.direction = "rx";
+  params.occurred_at = "2026-11-27T02:03:04.5+01:00";
+  absl::StatusOr<MessageRecord> stored = sync_.Append(params);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(stored->occurred_at, "2026-11-27T01:03:04.500Z");
+  absl::StatusOr<MessagePage> page = sync_.List(session_id_);
+  ASSERT_TRUE(page.ok()) << page.status();
+  ASSERT_EQ(page->messages.size(), 1u);
+  EXPECT_EQ(page->messages[0].occurred_at, "2026-11-27T01:03:04.500Z");
+  EXPECT_NE(page->messages[0].created_at, page->messages[0].occurred_at);
+
+  // Without one, the message has none; a time that is not RFC 3339 is refused by name.
+  absl::StatusOr<MessageRecord> plain = sync_.Append(session_id_, "line");
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_FALSE(plain->occurred_at.has_value());
+  params.occurred_at = "yesterday";
+  absl::StatusOr<MessageRecord> refused = sync_.Append(params);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("occurred_at \"yesterday\""), std::string::npos)
+      << refused.status();
+}
+
 TEST_F(StoreMessagesTest, IdsAreCountedPerSession) {
   absl::StatusOr<SessionRecord> other = sync_.Create("scope-2");
   ASSERT_TRUE(other.ok());

@@ -68,7 +68,7 @@ test('the console shows ports with their owners, transcripts and live traffic', 
       'the transcript');
     const transcript = await browser.evaluate(`[...document.querySelectorAll('#messages tbody tr')]
       .map((tr) => [tr.cells[2].textContent, tr.cells[4].textContent])`);
-    assert.deepEqual(transcript.slice(1), [['device tx', '*IDN?\n'], ['device rx', '*IDN?'], ['assistant', 'identified the meter']]);
+    assert.deepEqual(transcript.slice(1), [['device tx', '*IDN?\n'], ['device rx', '*IDN?\n'], ['assistant', 'identified the meter']]);
     assert.match(transcript[0][1], /^opened at 115200 baud/);
 
     // Live traffic: watch the port; once its stream reports the current state, anything

@@ -45,15 +45,17 @@ test('a port opened with session_id records itself: tx, rx and events in order',
     assert.deepEqual(messages.map((m) => [m.message_id, m.direction, m.content]), [
       [1, 'event', messages[0].content],
       [2, 'tx', '*IDN?\n'],
-      [3, 'rx', '*IDN?'],
+      [3, 'rx', '*IDN?\n'],
       [4, 'tx', 'VOLT 1\n'],
-      [5, 'rx', 'VOLT 1'],
+      [5, 'rx', 'VOLT 1\n'],
       [6, 'event', 'closed: closed by client'],
     ]);
     assert.match(messages[0].content, /^opened at 9600 baud/);
     for (const m of messages) {
       assert.equal(m.role, 'device');
       assert.match(m.features, /serial/);
+      // When it happened on the wire, beside when it was stored.
+      assert.match(m.occurred_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     }
     assert.equal(typeof messages[2].latency_ms, 'number');
     const status = await callOk(client, 'metrics', { port_name: 'loop://rec' });

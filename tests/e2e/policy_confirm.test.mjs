@@ -104,7 +104,7 @@ test('accept: the person approves, the write goes through, and the record says s
       ['event', "confirmation required (rule 'output-on'): OUTP ON"],
       ['event', 'write approved by a person: OUTP ON'],
       ['tx', 'OUTP ON\n'],
-      ['rx', 'OUTP ON'],
+      ['rx', 'OUTP ON\n'],
     ]);
   } finally {
     await client.close();

@@ -33,8 +33,15 @@ TEST(PortEventMapperTest, ADeviceLostThenBack) {
   EXPECT_FALSE(mapper.Map(Event::TYPE_OPENED, "/dev/ttyUSB0", "").has_value());
 }
 
-TEST(PortEventMapperTest, FollowingALostDeviceHearsItComeBack) {
+// A follow starts after an open; a device lost before the follow's stream began is news,
+// once, and its return too.
+TEST(PortEventMapperTest, FollowingADeviceLostSinceTheOpenLogsItAndHearsItComeBack) {
   PortEventMapper mapper;
+  auto lost = mapper.Map(Event::TYPE_ERROR, "/dev/ttyUSB0", "current state");
+  ASSERT_TRUE(lost.has_value());
+  EXPECT_EQ(lost->data, (nlohmann::json{{"event", "device_lost"},
+                                        {"port_name", "/dev/ttyUSB0"},
+                                        {"reason", "device disconnected"}}));
   EXPECT_FALSE(mapper.Map(Event::TYPE_ERROR, "/dev/ttyUSB0", "current state").has_value());
   auto back = mapper.Map(Event::TYPE_OPENED, "/dev/ttyUSB0", "");
   ASSERT_TRUE(back.has_value());

@@ -3,6 +3,7 @@
 // the device's wait, and a reply that comes later is the worker's.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <memory>
@@ -156,7 +157,9 @@ TEST_F(QueryReplySpinTest, ASilentDeviceStillTimesOutOnTheWorkerWhichWaitsInstea
   const std::vector<int64_t> timeouts = device_->read_timeouts();
   ASSERT_FALSE(timeouts.empty());
   EXPECT_EQ(timeouts.front(), 0);
-  EXPECT_GT(timeouts.back(), 0) << "the worker polled instead of waiting";
+  // (After the query the worker drains the device with reads that do not wait.)
+  EXPECT_GT(*std::max_element(timeouts.begin(), timeouts.end()), 0)
+      << "the worker polled instead of waiting";
 }
 
 }  // namespace
