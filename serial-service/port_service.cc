@@ -3,6 +3,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "common/byte_pattern.h"
 #include "common/log.h"
 #include "serial-service/backends/libserialport_backend.h"
 #include "serial-service/backends/termios_port.h"
@@ -174,8 +175,8 @@ void PortService::OpenPort(const std::string& owner, const std::string& name,
     SerialMetrics::Get().policy_refusals.With({"open"}).Increment();
     if (!settings.session_id.empty()) {
       recorder_->Enqueue({settings.session_id, name, "event",
-                          absl::StrCat("open refused by policy: ", allowed.message()),
-                          std::nullopt, std::chrono::system_clock::now()});
+                          absl::StrCat("open refused by policy: ", allowed.message()), std::nullopt,
+                          std::chrono::system_clock::now()});
     }
     return done(allowed);
   }
@@ -239,6 +240,43 @@ absl::Status CheckSignalMs(const char* what, int64_t ms) {
 }
 
 }  // namespace
+
+void PortService::WaitFor(ManagedPort& port, WaitRequest request,
+                          std::function<void(absl::StatusOr<WaitResult>)> done) {
+  const int count = static_cast<int>(request.patterns.size());
+  if (count < 1 || count > kMaxWaitPatterns) {
+    return done(absl::InvalidArgumentError(
+        absl::StrCat("wait_for takes 1 to ", kMaxWaitPatterns, " patterns, not ", count)));
+  }
+  WaitParams params;
+  for (int i = 0; i < count; ++i) {
+    const std::string& given = request.patterns[static_cast<size_t>(i)];
+    if (given.size() > kMaxPatternBytes) {
+      return done(absl::InvalidArgumentError(absl::StrCat(
+          "patterns[", i, "] is ", given.size(), " bytes; the limit is ", kMaxPatternBytes)));
+    }
+    const std::string pattern = request.regex ? given : re2::RE2::QuoteMeta(given);
+    absl::StatusOr<CompiledPattern> compiled =
+        CompilePattern(pattern, request.binary ? PatternInput::kBytes : PatternInput::kUtf8,
+                       absl::StrCat("patterns[", i, "]"));
+    if (!compiled.ok()) return done(compiled.status());
+    params.patterns.push_back(*std::move(compiled));
+    params.pattern_texts.push_back(given);
+  }
+  params.timeout_ms = port.Snapshot().settings.timeout_ms;
+  if (request.timeout_ms.has_value()) {
+    if (absl::Status status = ValidateTimeout(*request.timeout_ms); !status.ok()) {
+      return done(status);
+    }
+    params.timeout_ms = *request.timeout_ms;
+  }
+  const int64_t max_before = request.max_bytes.value_or(kDefaultWaitBeforeBytes);
+  if (absl::Status status = ValidateMaxBytes(max_before); !status.ok()) return done(status);
+  params.max_before_bytes = static_cast<size_t>(max_before);
+  params.from_new = request.from_new;
+  params.abandoned = std::move(request.abandoned);
+  port.WaitFor(std::move(params), std::move(done));
+}
 
 void PortService::GetSignals(ManagedPort& port,
                              std::function<void(absl::StatusOr<ModemSignals>)> done) {

@@ -138,6 +138,21 @@ class PortService {
   void Query(const std::string& owner, ManagedPort& port, std::string bytes,
              const TransferOptions& options, std::function<void(absl::StatusOr<QueryResult>)> done);
 
+  // wait_for: what the caller asks for; the patterns are compiled (RE2) and checked here.
+  struct WaitRequest {
+    std::vector<std::string> patterns;
+    bool regex = true;      // false: each pattern is literal text
+    bool binary = false;    // hex/base64: patterns match bytes (Latin-1), not UTF-8 text
+    bool from_new = false;  // see WaitParams
+    std::optional<int64_t> timeout_ms;
+    std::optional<int64_t> max_bytes;  // most bytes of `before`
+    std::function<bool()> abandoned;
+  };
+  static constexpr int kMaxWaitPatterns = 16;
+  static constexpr int64_t kDefaultWaitBeforeBytes = 4096;
+  void WaitFor(ManagedPort& port, WaitRequest request,
+               std::function<void(absl::StatusOr<WaitResult>)> done);
+
   // The control lines of the caller's port. Reading them needs no leave; DTR, RTS and break need
   // the policy's (PolicyEngine::CheckSignals), and a refusal is recorded. A pulse or
   // break lasts 1 to kMaxSignalMs milliseconds.

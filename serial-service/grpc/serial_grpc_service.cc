@@ -213,6 +213,48 @@ class SerialServiceImpl final : public SerialGrpcService {
                      }));
   }
 
+  void ServeWaitFor(CallContext* call, const v1::WaitForRequest* request,
+                    v1::WaitForResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
+    if (!port.ok()) return Reply(call, port.status());
+    const v1::Encoding encoding = request->encoding();
+    if (!v1::Encoding_IsValid(encoding)) return Reply(call, BadEncoding());
+    PortService::WaitRequest wait;
+    wait.patterns.assign(request->patterns().begin(), request->patterns().end());
+    wait.regex = !request->has_regex() || request->regex();
+    wait.binary = !IsTextMode(encoding);
+    wait.from_new = request->from() == v1::WAIT_FROM_NEW;
+    if (request->has_timeout_ms()) wait.timeout_ms = request->timeout_ms();
+    if (request->has_max_bytes()) wait.max_bytes = request->max_bytes();
+    wait.abandoned = [call] { return call->IsCancelled(); };
+    ports_->WaitFor(
+        **port, std::move(wait),
+        FinishWith<WaitResult>(call, [response, encoding,
+                                      name = (*port)->name()](const WaitResult& result) {
+          response->set_port_name(name);
+          response->set_matched(result.matched);
+          response->set_pattern_index(result.pattern_index);
+          // One spelling for every field: base64 for all when any text is not UTF-8.
+          v1::Encoding spelled = encoding;
+          if (IsTextMode(encoding)) {
+            bool utf8 = IsValidUtf8(result.match) && IsValidUtf8(result.before);
+            for (const std::string& group : result.groups) utf8 = utf8 && IsValidUtf8(group);
+            if (!utf8) spelled = v1::ENCODING_BASE64;
+          }
+          response->set_match(EncodeData(result.match, spelled).data);
+          for (const std::string& group : result.groups) {
+            response->add_groups(EncodeData(group, spelled).data);
+          }
+          response->set_before(EncodeData(result.before, spelled).data);
+          response->set_before_truncated(result.before_truncated);
+          response->set_bytes_consumed(result.bytes_consumed);
+          response->set_timed_out(result.timed_out);
+          response->set_latency_ms(result.latency_ms);
+          response->set_encoding(spelled == v1::ENCODING_UNSPECIFIED ? v1::ENCODING_TEXT : spelled);
+        }));
+  }
+
   void ServeQuery(CallContext* call, const v1::QueryRequest* request, v1::QueryResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
@@ -480,6 +522,11 @@ class SerialServiceImpl final : public SerialGrpcService {
                                   v1::QueryResponse* response) override {
     return ServeCallback(this, &SerialServiceImpl::ServeQuery, auth_, context, request, response);
   }
+  grpc::ServerUnaryReactor* WaitFor(grpc::CallbackServerContext* context,
+                                    const v1::WaitForRequest* request,
+                                    v1::WaitForResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::ServeWaitFor, auth_, context, request, response);
+  }
   grpc::ServerUnaryReactor* GetSignals(grpc::CallbackServerContext* context,
                                        const v1::GetSignalsRequest* request,
                                        v1::SignalsResponse* response) override {
@@ -538,6 +585,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     methods->Add(service, "ReconfigurePort", this, &SerialServiceImpl::ServeReconfigurePort);
     methods->Add(service, "Write", this, &SerialServiceImpl::ServeWrite);
     methods->Add(service, "Read", this, &SerialServiceImpl::ServeRead);
+    methods->Add(service, "WaitFor", this, &SerialServiceImpl::ServeWaitFor);
     methods->Add(service, "Query", this, &SerialServiceImpl::ServeQuery);
     methods->Add(service, "GetSignals", this, &SerialServiceImpl::ServeGetSignals);
     methods->Add(service, "SetSignals", this, &SerialServiceImpl::ServeSetSignals);

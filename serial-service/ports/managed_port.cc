@@ -354,6 +354,7 @@ absl::StatusOr<size_t> ManagedPort::Receive(int64_t timeout_ms) {
   if (*got == 0) return got;
   SerialMetrics::Get().bytes.With({"rx"}).Increment(*got);
   pending_.append(buffer, *got);
+  received_total_ += static_cast<int64_t>(*got);
   size_t dropped = 0;
   if (pending_.size() > env_.capture.buffer_bytes) {
     dropped = pending_.size() - env_.capture.buffer_bytes;

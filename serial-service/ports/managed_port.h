@@ -15,10 +15,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "common/byte_pattern.h"
 #include "serial-service/backends/serial_port.h"
 #include "serial-service/ports/capture_options.h"
 #include "serial-service/ports/clock.h"
@@ -70,6 +72,30 @@ struct QueryResult {
   ReadResult reply;
   int64_t latency_ms = 0;
   bool not_recorded = false;  // the write's or the reply's record was lost
+};
+
+struct WaitParams {
+  std::vector<CompiledPattern> patterns;   // 1 to kMaxWaitPatterns
+  std::vector<std::string> pattern_texts;  // as given, for the transcript
+  int64_t timeout_ms = 1000;
+  // Search only bytes that arrive after the call starts (those before it are still consumed
+  // when a later match is found).
+  bool from_new = false;
+  // Most bytes of `before` returned: the last ones.
+  size_t max_before_bytes = 4096;
+  std::function<bool()> abandoned;  // as in ReadParams
+};
+
+struct WaitResult {
+  bool matched = false;
+  int pattern_index = -1;
+  std::string match;
+  std::vector<std::string> groups;
+  std::string before;  // what came between the start and the match (on time-out: all of it)
+  bool before_truncated = false;
+  int64_t bytes_consumed = 0;
+  bool timed_out = false;
+  int64_t latency_ms = 0;
 };
 
 struct PortSnapshot {
@@ -132,6 +158,10 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   // A write and then a read, with nothing else on the port in between.
   void Query(std::string bytes, bool text_mode, ReadParams params,
              std::function<void(absl::StatusOr<QueryResult>)> done);
+  // Waits until one of `params.patterns` matches the captured bytes (managed_port_wait.cc),
+  // then consumes them through the match; a time-out consumes nothing. Runs as a read does,
+  // with nothing else on the port meanwhile, and is recorded as an event.
+  void WaitFor(WaitParams params, std::function<void(absl::StatusOr<WaitResult>)> done);
   // Records a policy decision about this port in its bound session, if any. Any thread: a
   // decision has no place in the I/O order, so held rx is not recorded before it.
   void RecordEvent(std::string text) ABSL_LOCKS_EXCLUDED(mu_);
@@ -200,6 +230,12 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   void WakeWorkerIfNeeded(bool wrote) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_);
 
   absl::Status CheckUsable() const ABSL_LOCKS_EXCLUDED(mu_);
+  // wait_for's search: a result once a pattern matches or the time is up (or the caller
+  // went, or the port closed); without `may_wait`, nullopt when it would have to wait.
+  std::optional<absl::StatusOr<WaitResult>> DoWaitFor(const WaitParams& params, int64_t start_at,
+                                                      bool may_wait,
+                                                      std::chrono::steady_clock::time_point started)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
   // Runs `change` on the backend (on the worker), notes a lost device, records `event`
   // when it succeeded, and reads the lines back.
   absl::StatusOr<ModemSignals> ChangeLines(const std::function<absl::Status()>& change,
@@ -232,6 +268,8 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   const PortEnvironment env_;
   std::unique_ptr<SerialPort> backend_ ABSL_GUARDED_BY(worker_);
   std::string pending_ ABSL_GUARDED_BY(worker_);  // the capture buffer: received, not yet read
+  // Every byte ever received; pending_ holds the last pending_.size() of them.
+  int64_t received_total_ ABSL_GUARDED_BY(worker_) = 0;
   // Received bytes of a bound port not yet recorded, for the session they arrived under.
   std::string held_rx_ ABSL_GUARDED_BY(worker_);
   std::string held_session_ ABSL_GUARDED_BY(worker_);

@@ -1,0 +1,245 @@
+// wait_for through the real libserialport against the simulated instrument on a pty, via
+// the gRPC service on an in-process channel: patterns split across reads, several
+// patterns, where the search starts, time-outs, cancellation, binary data and hostile
+// patterns.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstring>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "common/service_host.h"
+#include "serial-service/serial_service.h"
+#include "serial-service/tests/serial_test_client.h"
+#include "tests/serial_harness/pty_device.h"
+
+namespace labgate::serial {
+namespace {
+
+using serial_harness::InstrumentMode;
+using serial_harness::kInstrumentId;
+using serial_harness::PtyDevice;
+using std::chrono::milliseconds;
+using testing::SerialClient;
+
+v1::WaitForRequest Wait(std::vector<std::string> patterns, int64_t timeout_ms) {
+  v1::WaitForRequest request;
+  for (std::string& pattern : patterns) request.add_patterns(std::move(pattern));
+  request.set_timeout_ms(timeout_ms);
+  return request;
+}
+
+class PtyWaitForTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(serial_harness::ShimLoaded()) << "tiocm_shim.so is not preloaded";
+    auto service = CreateSerialService(SerialServiceOptions{});
+    ASSERT_TRUE(service.ok()) << service.status();
+    service_ = std::move(*service);
+    auto host = ServiceHost::Start("", {service_.get()});
+    ASSERT_TRUE(host.ok()) << host.status();
+    host_ = std::move(*host);
+    alice_ = std::make_unique<SerialClient>(host_->InProcessChannel(), "alice");
+    auto device = PtyDevice::Create(InstrumentMode::kScpi);
+    ASSERT_TRUE(device.ok()) << "pty harness: " << device.status();
+    device_ = std::move(*device);
+    ASSERT_TRUE(alice_->Open(device_->path(), 115200, "\n").ok());
+  }
+  void TearDown() override {
+    if (service_) service_->Shutdown();
+    if (host_) host_->Shutdown(std::chrono::seconds(2));
+  }
+
+  grpc::Status WaitFor(const v1::WaitForRequest& request, v1::WaitForResponse* response) {
+    return alice_->stub()->WaitFor(alice_->Context().get(), request, response);
+  }
+  // What the port holds unread (a short binary read).
+  std::string Unread() {
+    v1::ReadResponse read;
+    EXPECT_TRUE(alice_->Read("", 50, &read, v1::ENCODING_BASE64).ok());
+    std::string raw;
+    EXPECT_TRUE(absl::Base64Unescape(read.data(), &raw));
+    return raw;
+  }
+  // Waits until the service has captured `bytes` more bytes than `before` (status shows it).
+  void AwaitCaptured(int64_t bytes) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    v1::GetStatusResponse status;
+    do {
+      ASSERT_TRUE(alice_->Status("", &status).ok());
+      if (status.capture_buffered_bytes() >= bytes) return;
+      std::this_thread::sleep_for(milliseconds(5));
+    } while (std::chrono::steady_clock::now() < deadline);
+    FAIL() << "captured " << status.capture_buffered_bytes() << " of " << bytes << " bytes";
+  }
+
+  std::unique_ptr<SerialGrpcService> service_;
+  std::unique_ptr<ServiceHost> host_;
+  std::unique_ptr<SerialClient> alice_;
+  std::unique_ptr<PtyDevice> device_;
+};
+
+TEST_F(PtyWaitForTest, APatternSplitAcrossReadsMatchesAndWhatFollowsStays) {
+  std::thread device([&] {
+    device_->Send("Linux 6.1 booting\nlog");
+    std::this_thread::sleep_for(milliseconds(80));  // the port has read the first part by now
+    device_->Send("in: extra");
+  });
+  v1::WaitForResponse got;
+  grpc::Status status = WaitFor(Wait({"login: "}, 5000), &got);
+  device.join();
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(got.matched());
+  EXPECT_FALSE(got.timed_out());
+  EXPECT_EQ(got.pattern_index(), 0);
+  EXPECT_EQ(got.match(), "login: ");
+  EXPECT_EQ(got.before(), "Linux 6.1 booting\n");
+  EXPECT_EQ(got.bytes_consumed(), static_cast<int64_t>(strlen("Linux 6.1 booting\nlogin: ")));
+  EXPECT_GE(got.latency_ms(), 60);
+  EXPECT_EQ(got.port_name(), device_->path());
+  EXPECT_EQ(Unread(), "extra") << "bytes after the match stay for the next read";
+}
+
+TEST_F(PtyWaitForTest, TheEarliestMatchWinsWhicheverPatternItIs) {
+  device_->Send("ERROR 42\nOK\n");
+  AwaitCaptured(12);
+  v1::WaitForResponse got;
+  ASSERT_TRUE(WaitFor(Wait({"OK", "ERROR (\\d+)", "ERR"}, 1000), &got).ok());
+  EXPECT_EQ(got.pattern_index(), 1) << "ERROR 42 comes first; on the tie with ERR, the earlier";
+  EXPECT_EQ(got.match(), "ERROR 42");
+  ASSERT_EQ(got.groups_size(), 1);
+  EXPECT_EQ(got.groups(0), "42");
+  EXPECT_EQ(got.before(), "");
+  // The rest is still there for the next wait.
+  v1::WaitForResponse next;
+  ASSERT_TRUE(WaitFor(Wait({"OK"}, 1000), &next).ok());
+  EXPECT_TRUE(next.matched());
+  EXPECT_EQ(next.before(), "\n");
+  EXPECT_EQ(Unread(), "\n");
+}
+
+TEST_F(PtyWaitForTest, FromNewLooksOnlyAtWhatArrivesAfterTheCallStarts) {
+  device_->Send("OK (stale)\n");
+  AwaitCaptured(11);
+  v1::WaitForRequest request = Wait({"OK"}, 5000);
+  request.set_from(v1::WAIT_FROM_NEW);
+  std::thread device([&] {
+    std::this_thread::sleep_for(milliseconds(100));
+    device_->Send("fresh OK\n");
+  });
+  v1::WaitForResponse got;
+  ASSERT_TRUE(WaitFor(request, &got).ok());
+  device.join();
+  EXPECT_TRUE(got.matched());
+  EXPECT_EQ(got.before(), "fresh ") << "the stale OK was not searched";
+  EXPECT_EQ(got.bytes_consumed(), 11 + 8) << "but it is consumed, being before the match";
+  EXPECT_EQ(Unread(), "\n");
+
+  // From "buffered" (the default) the bytes already there count.
+  device_->Send("OK again\n");
+  AwaitCaptured(9);
+  v1::WaitForResponse buffered;
+  ASSERT_TRUE(WaitFor(Wait({"again"}, 1000), &buffered).ok());
+  EXPECT_EQ(buffered.before(), "OK ");
+  EXPECT_LT(buffered.latency_ms(), 1000);
+}
+
+TEST_F(PtyWaitForTest, ATimeOutReturnsWhatArrivedAndConsumesNothing) {
+  device_->Send("partial output");
+  v1::WaitForResponse got;
+  ASSERT_TRUE(WaitFor(Wait({"DONE"}, 150), &got).ok());
+  EXPECT_FALSE(got.matched());
+  EXPECT_TRUE(got.timed_out());
+  EXPECT_EQ(got.pattern_index(), -1);
+  EXPECT_EQ(got.before(), "partial output");
+  EXPECT_EQ(got.bytes_consumed(), 0);
+  EXPECT_GE(got.latency_ms(), 150);
+  // A retry sees the same bytes.
+  v1::WaitForResponse again;
+  ASSERT_TRUE(WaitFor(Wait({"output"}, 1000), &again).ok());
+  EXPECT_TRUE(again.matched());
+  EXPECT_EQ(again.before(), "partial ");
+}
+
+TEST_F(PtyWaitForTest, ACancelledWaitFreesThePortAtOnce) {
+  grpc::ClientContext context;
+  context.AddMetadata("labgate-owner", "alice");
+  v1::WaitForResponse got;
+  std::promise<grpc::Status> finished;
+  alice_->stub()->async()->WaitFor(&context, new v1::WaitForRequest(Wait({"never"}, 60000)), &got,
+                                   [&](grpc::Status status) { finished.set_value(status); });
+  std::this_thread::sleep_for(milliseconds(150));
+  const auto cancelled_at = std::chrono::steady_clock::now();
+  context.TryCancel();
+  auto done = finished.get_future();
+  ASSERT_EQ(done.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(done.get().error_code(), grpc::StatusCode::CANCELLED);
+  // The port's worker gave the wait up: a query is answered at once, not after 60 s.
+  v1::QueryResponse reply;
+  ASSERT_TRUE(alice_->Query("", "*IDN?", 5000, &reply).ok());
+  EXPECT_EQ(reply.data(), kInstrumentId);
+  EXPECT_LT(std::chrono::steady_clock::now() - cancelled_at, std::chrono::seconds(5));
+}
+
+TEST_F(PtyWaitForTest, BinaryDataMatchesByteForByteInHexMode) {
+  device_->Send(std::string("\x02\x10\xff\x03\x04", 5));
+  v1::WaitForRequest request = Wait({"\\x10\\xff"}, 1000);
+  request.set_encoding(v1::ENCODING_HEX);
+  v1::WaitForResponse got;
+  ASSERT_TRUE(WaitFor(request, &got).ok());
+  EXPECT_TRUE(got.matched());
+  EXPECT_EQ(got.encoding(), v1::ENCODING_HEX);
+  EXPECT_EQ(got.match(), "10ff");
+  EXPECT_EQ(got.before(), "02");
+  EXPECT_EQ(Unread(), std::string("\x03\x04", 2));
+}
+
+TEST_F(PtyWaitForTest, LiteralPatternsMatchTheirTextOnly) {
+  device_->Send("axb a.b\n");
+  v1::WaitForRequest request = Wait({"a.b"}, 1000);
+  request.set_regex(false);
+  v1::WaitForResponse got;
+  ASSERT_TRUE(WaitFor(request, &got).ok());
+  EXPECT_EQ(got.before(), "axb ");
+}
+
+TEST_F(PtyWaitForTest, BadAndHostilePatternsGetClearErrorsAndThePortKeepsServing) {
+  v1::WaitForResponse got;
+  grpc::Status invalid = WaitFor(Wait({"OK", "(unclosed"}, 100), &got);
+  EXPECT_EQ(invalid.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(invalid.error_message(), "patterns[1]")) << invalid.error_message();
+  EXPECT_TRUE(absl::StrContains(invalid.error_message(), "missing )")) << invalid.error_message();
+
+  grpc::Status none = WaitFor(Wait({}, 100), &got);
+  EXPECT_EQ(none.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  std::vector<std::string> seventeen(17, "x");
+  grpc::Status too_many = WaitFor(Wait(seventeen, 100), &got);
+  EXPECT_EQ(too_many.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(too_many.error_message(), "1 to 16")) << too_many.error_message();
+  grpc::Status huge = WaitFor(Wait({std::string(1 << 20, 'a')}, 100), &got);
+  EXPECT_EQ(huge.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(huge.error_message(), "4096")) << huge.error_message();
+
+  // The backtracking classics run in linear time: no match, and the wait ends on time.
+  device_->Send(std::string(5000, 'a') + "!");
+  AwaitCaptured(5001);
+  const auto started = std::chrono::steady_clock::now();
+  ASSERT_TRUE(WaitFor(Wait({"(a+)+$", "(a|aa)+b", "(a*)*b"}, 200), &got).ok());
+  EXPECT_TRUE(got.timed_out());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(5));
+
+  v1::QueryResponse reply;
+  v1::ReadResponse drained;
+  ASSERT_TRUE(alice_->Read("", 50, &drained, v1::ENCODING_HEX, 65536).ok());
+  ASSERT_TRUE(alice_->Query("", "*IDN?", 2000, &reply).ok());
+  EXPECT_EQ(reply.data(), kInstrumentId);
+}
+
+}  // namespace
+}  // namespace labgate::serial
