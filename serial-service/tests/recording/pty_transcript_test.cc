@@ -6,21 +6,28 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
@@ -553,6 +560,96 @@ TEST_F(PtyTranscriptTest, EightPortsStreamingAtOnceAreEachRecordedWhole) {
         << " bytes; first difference at "
         << std::mismatch(rx.begin(), rx.end(), sent[i].begin(), sent[i].end()).first - rx.begin();
   }
+}
+
+// labgate-serial is killed (SIGKILL) while it captures a streaming instrument: everything the
+// session service had acknowledged stays, in order, with no gap, and the session service goes
+// on serving.
+TEST_F(PtyTranscriptTest, KillingTheSerialServiceWhileItCapturesKeepsWhatWasAcknowledged) {
+  ASSERT_NE(session_->Start(), 0);
+  const std::string token_file = data_dir_ + "/tokens";
+  {
+    std::ofstream tokens(token_file);
+    tokens << "alice alice-secret-token\n";
+  }
+  const std::string port_file = data_dir_ + "/serial.port";
+  std::vector<std::string> args = {LABGATE_SERIAL_BINARY,
+                                   "--listen",
+                                   "127.0.0.1:0",
+                                   "--port-file",
+                                   port_file,
+                                   "--session-addr",
+                                   session_->address(),
+                                   "--client-token-file",
+                                   token_file,
+                                   "--log-level",
+                                   "warning"};
+  std::vector<char*> argv;
+  for (std::string& arg : args) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  pid_t serial = 0;
+  ASSERT_EQ(posix_spawn(&serial, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+  absl::Cleanup reap = [serial] {
+    kill(serial, SIGKILL);
+    waitpid(serial, nullptr, 0);
+  };
+  int port = 0;
+  const auto started = std::chrono::steady_clock::now();
+  while (port == 0 && std::chrono::steady_clock::now() - started < std::chrono::seconds(15)) {
+    std::ifstream in(port_file);
+    std::string text;
+    if (in >> text && !absl::SimpleAtoi(text, &port)) port = 0;
+    if (port == 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_NE(port, 0) << "labgate-serial did not start";
+  SerialClient client(
+      grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()),
+      "alice", "alice-secret-token");
+  sessions_ = session_v1::SessionService::NewStub(QuickReconnectChannel(session_->address()));
+  const std::string session_id = CreateSession();
+  auto device = Device(InstrumentMode::kScpi);
+  ASSERT_NE(device, nullptr);
+  v1::OpenPortRequest open;
+  open.set_port_name(device->path());
+  open.set_baud_rate(115200);
+  open.set_session_id(session_id);
+  ASSERT_TRUE(client.Open(open).ok());
+
+  std::atomic<bool> streaming{true};
+  std::string sent;
+  std::thread stream([&] {
+    for (int n = 0; streaming; ++n) {
+      const std::string line = absl::StrCat("LINE ", n, "\n");
+      device->Send(line);
+      sent += line;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  });
+  // Wait until the session service has acknowledged a good part of the stream.
+  std::string before_kill;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline &&
+         !absl::StrContains(before_kill, "LINE 60\n")) {
+    before_kill = RxBytes(Transcript(session_id));
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(absl::StrContains(before_kill, "LINE 60\n")) << "no capture reached the session";
+  ASSERT_EQ(kill(serial, SIGKILL), 0);
+  waitpid(serial, nullptr, 0);
+  std::move(reap).Cancel();
+  streaming = false;
+  stream.join();
+
+  std::vector<session_v1::Message> after = Transcript(session_id);
+  const std::string kept = RxBytes(after);
+  EXPECT_TRUE(absl::StartsWith(kept, before_kill)) << "what was acknowledged is still there";
+  EXPECT_TRUE(absl::StartsWith(sent, kept))
+      << "in order, with no gap: " << kept.size() << " of " << sent.size() << " bytes";
+  for (size_t n = 0; n < after.size(); ++n) {
+    EXPECT_EQ(after[n].message_id(), static_cast<int64_t>(n + 1));
+  }
+  // The session service goes on serving.
+  EXPECT_FALSE(CreateSession().empty());
 }
 
 }  // namespace
