@@ -8,7 +8,10 @@
 //      blocks: a tools/call to that server (nothing but stdio) and to it paying one
 //      in-process call, each plus direct libserialport's round trip;
 //   2. a 1 MiB binary transfer each way (instrument -> host, host -> instrument);
-//   3. eight ports active at once through one gateway.
+//   3. eight ports active at once through one gateway;
+//   4. wait_for: from the matching bytes reaching the pty to the result reaching the client;
+//   5. continuous capture: eight bound ports each streaming 1 MB/s with nobody reading,
+//      every byte recorded, and labgate's CPU per MB.
 // Sets up the pty harness itself (tests/serial_harness: private mount namespace and
 // tiocm shim), so it needs root, like the pty tests. Prints one JSON report on stdout.
 //
@@ -29,6 +32,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -36,6 +40,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -115,6 +120,8 @@ class Gateway {
                         {"clientInfo", {{"name", "serial-bench"}, {"version", "1"}}}});
     Send(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
   }
+
+  pid_t pid() const { return pid_; }
 
   ~Gateway() {
     close(in_);
@@ -557,6 +564,118 @@ json EightPorts(Gateway& gateway, const std::vector<std::unique_ptr<PtyDevice>>&
           {"per_port", per}};
 }
 
+// 4. wait_for: the call is in flight (issued 2 ms before), then the instrument prints the line
+// it waits for; latency runs from just before those bytes go into the pty to the result.
+json WaitForLatency(Gateway& gateway, PtyDevice& device, int count) {
+  gateway.Tool("open_port", OpenArgs(device.path()));
+  std::vector<double> latencies;
+  for (int i = 0; i < count; ++i) {
+    const std::string line = "READY " + std::to_string(i);
+    std::atomic<int64_t> sent_at{0};
+    std::thread instrument([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      sent_at = Clock::now().time_since_epoch().count();
+      device.Send("boot noise\n" + line + "\n");
+    });
+    json result = gateway.Tool(
+        "wait_for",
+        {{"port_name", device.path()}, {"patterns", {line + "\n"}}, {"timeout_ms", 5000}});
+    const auto done = Clock::now();
+    instrument.join();
+    Expect(result.value("matched", false), "wait_for did not match " + line);
+    latencies.push_back(Micros(done - Clock::time_point(Clock::duration(sent_at.load()))));
+  }
+  gateway.Tool("close", {{"port_name", device.path()}});
+  return Summary(latencies);
+}
+
+// labgate's user + system CPU seconds so far.
+double CpuSeconds(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t end_of_name = text.rfind(')');
+  std::istringstream fields(text.substr(end_of_name + 2));
+  std::string field;
+  double ticks = 0;
+  for (int n = 3; fields >> field; ++n) {
+    if (n == 14 || n == 15) ticks += std::stod(field);
+    if (n == 15) break;
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// 5. Eight bound ports, each instrument streaming `rate` bytes/s for `seconds`, nobody reading.
+json CaptureStreams(Gateway& gateway, const std::vector<std::unique_ptr<PtyDevice>>& devices,
+                    double seconds, double rate) {
+  std::vector<std::string> sessions;
+  for (const auto& device : devices) {
+    json session = gateway.Tool("create_session", {{"device_id", device->path()}});
+    sessions.push_back(session["session"]["id"]);
+    json args = OpenArgs(device->path());
+    args["session_id"] = sessions.back();
+    gateway.Tool("open_port", args);
+  }
+  const double cpu_before = CpuSeconds(gateway.pid());
+  const auto start = Clock::now();
+  std::vector<size_t> sent(devices.size(), 0);
+  std::vector<std::thread> streams;
+  for (size_t p = 0; p < devices.size(); ++p) {
+    streams.emplace_back([&, p] {
+      const std::string block(static_cast<size_t>(rate / 100), static_cast<char>('a' + p));
+      for (int tick = 0; tick < static_cast<int>(seconds * 100); ++tick) {
+        std::this_thread::sleep_until(start + std::chrono::milliseconds(10 * tick));
+        devices[p]->Send(block);
+        sent[p] += block.size();
+      }
+    });
+  }
+  for (auto& stream : streams) stream.join();
+  const double streamed_s = std::chrono::duration<double>(Clock::now() - start).count();
+  // Every byte recorded: wait for the records to reach the session service.
+  json per = json::array();
+  size_t total = 0;
+  int64_t lost = 0;
+  for (size_t p = 0; p < devices.size(); ++p) {
+    size_t recorded = 0;
+    for (int attempt = 0; attempt < 500 && recorded < sent[p]; ++attempt) {
+      recorded = 0;
+      int64_t after = 0;
+      for (;;) {
+        json page = gateway.Tool(
+            "list_messages",
+            {{"session_id", sessions[p]}, {"after_message_id", after}, {"limit", 1000}});
+        for (const json& message : page["messages"]) {
+          after = message["message_id"];
+          if (message.value("direction", "") == "rx") {
+            recorded += message["content"].get<std::string>().size();
+          }
+        }
+        if (page["messages"].size() < 1000) break;
+      }
+      if (recorded < sent[p]) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    json metrics = gateway.Tool("metrics", {{"port_name", devices[p]->path()}});
+    lost += metrics.value("records_lost", 0);
+    per.push_back({{"sent", sent[p]},
+                   {"recorded", recorded},
+                   {"dropped_unread", metrics.value("capture_dropped_bytes", 0)}});
+    total += recorded;
+    Expect(recorded == sent[p], "capture: port " + std::to_string(p) + " recorded " +
+                                    std::to_string(recorded) + " of " + std::to_string(sent[p]));
+  }
+  const double cpu = CpuSeconds(gateway.pid()) - cpu_before;
+  for (const auto& device : devices) gateway.Tool("close", {{"port_name", device->path()}});
+  const double mb = static_cast<double>(total) / 1e6;
+  return {{"ports", devices.size()},
+          {"MB_per_s_per_port", static_cast<double>(sent[0]) / 1e6 / streamed_s},
+          {"seconds", streamed_s},
+          {"bytes_recorded", total},
+          {"records_lost", lost},
+          {"labgate_cpu_s", cpu},
+          {"labgate_cpu_ms_per_MB", cpu * 1000 / mb},
+          {"per_port", per}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -620,6 +739,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "round trips done\n");
       report["eight_ports"] = EightPorts(gateway, devices, per_port);
       std::fprintf(stderr, "eight ports done\n");
+      report["wait_for"] = WaitForLatency(gateway, *devices[3], std::max(200, round_trips / 10));
+      std::fprintf(stderr, "wait_for done\n");
+      report["capture_8_ports_1MBps"] = CaptureStreams(gateway, devices, 3.0, 1e6);
+      std::fprintf(stderr, "capture done\n");
       report["transfer_1MiB_instrument_to_host"] = TransferIn(gateway, *devices[1]);
       // Last: it leaves an unterminated 2 MiB command in the instrument.
       report["transfer_1MiB_host_to_instrument"] = TransferOut(gateway, *devices[2]);

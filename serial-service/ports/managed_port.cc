@@ -594,8 +594,15 @@ bool ManagedPort::FlushHeld(std::optional<int64_t> latency_ms) {
   if (dropped_unreported_ > 0) {
     const int64_t dropped = dropped_unreported_;
     dropped_unreported_ = 0;
-    LG_LOG(kWarning) << "port " << name_ << ": capture buffer full, " << dropped
-                     << " unread bytes dropped";
+    // Logged at most every kDropLogPeriod: a port nobody reads overflows all the time.
+    dropped_since_log_ += dropped;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_drop_log_ >= kDropLogPeriod) {
+      LG_LOG(kWarning) << "port " << name_ << ": capture buffer full, " << dropped_since_log_
+                       << " unread bytes dropped (status shows the total)";
+      last_drop_log_ = now;
+      dropped_since_log_ = 0;
+    }
     std::string session_id;
     {
       absl::MutexLock lock(&mu_);
