@@ -109,6 +109,12 @@ async function exerciseEverything(conn) {
   const read = await callOk(client, 'read', { port_name: port });
   assert.equal(read.data, 'MEAS:VOLT?');
   assert.notEqual(read.timed_out, true);
+  // wait_for: the loopback's "boot log" ends in a prompt; the earliest pattern wins.
+  await callOk(client, 'write', { port_name: port, data: 'U-Boot 2024.1\nlogin: ' });
+  const waited = await callOk(client, 'wait_for', { port_name: port, patterns: ['Password:', 'login: '], timeout_ms: 2000 });
+  assert.equal(waited.matched, true);
+  assert.equal(waited.pattern_index, 1);
+  assert.equal(waited.before, 'U-Boot 2024.1\n');
   await callOk(client, 'close', { port_name: port });
   const afterClose = await client.callTool({ name: 'read', arguments: { port_name: port } });
   assert.equal(afterClose.isError, true, 'a closed port cannot be read');

@@ -439,3 +439,61 @@ test('control lines on a loop:// plug: set, pulse and break, read back, and reco
     await gateway.close();
   }
 });
+
+test('wait_for: a prompt split across writes, a time-out that consumes nothing, a bad pattern, cancellation', async () => {
+  const gateway = await embeddedGateway();
+  try {
+    const { client } = gateway;
+    const { session } = await callOk(client, 'create_session', { device_id: 'board' });
+    await callOk(client, 'open_port', { port_name: 'loop://boot', baud_rate: 115200, session_id: session.id });
+    const tools = (await client.listTools()).tools;
+    const waitTool = tools.find((t) => t.name === 'wait_for');
+    assert.ok(waitTool, 'tools/list has wait_for');
+    assert.match(waitTool.description, /RE2/);
+    assert.deepEqual(waitTool.inputSchema.properties.from.enum, ['buffered', 'new']);
+
+    // wait_for holds the port as query does, so on a loopback the "device" speaks first. Half
+    // a prompt: the wait times out, consumes nothing, and shows what came.
+    await callOk(client, 'write', { data: 'Booting...\nlab-board log' });
+    const early = await callOk(client, 'wait_for', { patterns: ['(\\w+) login: '], timeout_ms: 100 });
+    assert.equal(early.timed_out, true);
+    assert.equal(early.matched, false);
+    assert.equal(early.bytes_consumed, 0);
+    assert.equal(early.before, 'Booting...\nlab-board log');
+    // The rest arrives: the retry sees the same bytes and matches across both writes.
+    await callOk(client, 'write', { data: 'in: ' });
+    const found = await callOk(client, 'wait_for', { patterns: ['Password:', '(\\w+) login: '], timeout_ms: 2000 });
+    assert.equal(found.matched, true);
+    assert.equal(found.pattern_index, 1);
+    assert.deepEqual(found.groups, ['board']);  // \w stops at the hyphen
+    assert.equal(found.before, 'Booting...\nlab-');
+    assert.equal(found.timed_out, false);
+
+    // A pattern RE2 refuses is a clear tool error; the port keeps serving.
+    assert.match(await callError(client, 'wait_for', { patterns: ['(open'], timeout_ms: 100 }), /patterns\[0\].*missing \)/);
+
+    // Cancelled by the client: the port is free again at once.
+    const controller = new AbortController();
+    const cancelled = client.callTool({ name: 'wait_for', arguments: { patterns: ['never'], timeout_ms: 60000 } },
+      undefined, { signal: controller.signal });
+    await sleep(100);
+    controller.abort();
+    await assert.rejects(cancelled);
+    const started = Date.now();
+    await callOk(client, 'write', { data: 'Password: ' });
+    const again = await callOk(client, 'wait_for', { patterns: ['Password'], timeout_ms: 2000 });
+    assert.equal(again.matched, true);
+    assert.ok(Date.now() - started < 2000, 'the cancelled wait no longer holds the port');
+
+    // The transcript says what the waits found.
+    const texts = await eventually(async () => {
+      const { messages } = await callOk(client, 'list_messages', { session_id: session.id });
+      const all = messages.map((m) => m.content);
+      return all.some((t) => t.startsWith('wait_for timed out')) ? all : null;
+    }, 'the wait_for events');
+    assert.ok(texts.some((t) => /^wait_for matched "\(\\w\+\) login: " after \d+ ms$/.test(t)), JSON.stringify(texts));
+  } finally {
+    await gateway.close();
+  }
+});
+
