@@ -3,6 +3,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/byte_pattern.h"
 #include "common/log.h"
 #include "serial-service/backends/libserialport_backend.h"
@@ -241,41 +242,150 @@ absl::Status CheckSignalMs(const char* what, int64_t ms) {
 
 }  // namespace
 
-void PortService::WaitFor(ManagedPort& port, WaitRequest request,
-                          std::function<void(absl::StatusOr<WaitResult>)> done) {
+absl::StatusOr<WaitParams> PortService::WaitParamsFor(const ManagedPort& port,
+                                                      const WaitRequest& request,
+                                                      const std::string& what) const {
   const int count = static_cast<int>(request.patterns.size());
   if (count < 1 || count > kMaxWaitPatterns) {
-    return done(absl::InvalidArgumentError(
-        absl::StrCat("wait_for takes 1 to ", kMaxWaitPatterns, " patterns, not ", count)));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": 1 to ", kMaxWaitPatterns, " patterns are allowed, not ", count));
   }
   WaitParams params;
   for (int i = 0; i < count; ++i) {
     const std::string& given = request.patterns[static_cast<size_t>(i)];
     if (given.size() > kMaxPatternBytes) {
-      return done(absl::InvalidArgumentError(absl::StrCat(
-          "patterns[", i, "] is ", given.size(), " bytes; the limit is ", kMaxPatternBytes)));
+      return absl::InvalidArgumentError(absl::StrCat(what, "[", i, "] is ", given.size(),
+                                                     " bytes; the limit is ", kMaxPatternBytes));
     }
     const std::string pattern = request.regex ? given : re2::RE2::QuoteMeta(given);
     absl::StatusOr<CompiledPattern> compiled =
         CompilePattern(pattern, request.binary ? PatternInput::kBytes : PatternInput::kUtf8,
-                       absl::StrCat("patterns[", i, "]"));
-    if (!compiled.ok()) return done(compiled.status());
+                       absl::StrCat(what, "[", i, "]"));
+    if (!compiled.ok()) return compiled.status();
     params.patterns.push_back(*std::move(compiled));
     params.pattern_texts.push_back(given);
   }
   params.timeout_ms = port.Snapshot().settings.timeout_ms;
   if (request.timeout_ms.has_value()) {
-    if (absl::Status status = ValidateTimeout(*request.timeout_ms); !status.ok()) {
-      return done(status);
-    }
+    if (absl::Status status = ValidateTimeout(*request.timeout_ms); !status.ok()) return status;
     params.timeout_ms = *request.timeout_ms;
   }
   const int64_t max_before = request.max_bytes.value_or(kDefaultWaitBeforeBytes);
-  if (absl::Status status = ValidateMaxBytes(max_before); !status.ok()) return done(status);
+  if (absl::Status status = ValidateMaxBytes(max_before); !status.ok()) return status;
   params.max_before_bytes = static_cast<size_t>(max_before);
   params.from_new = request.from_new;
-  params.abandoned = std::move(request.abandoned);
-  port.WaitFor(std::move(params), std::move(done));
+  params.abandoned = request.abandoned;
+  return params;
+}
+
+void PortService::WaitFor(ManagedPort& port, WaitRequest request,
+                          std::function<void(absl::StatusOr<WaitResult>)> done) {
+  absl::StatusOr<WaitParams> params = WaitParamsFor(port, request, "patterns");
+  if (!params.ok()) return done(params.status());
+  port.WaitFor(*std::move(params), std::move(done));
+}
+
+void PortService::SendExpect(const std::string& owner, ManagedPort& port, ScriptRequest request,
+                             std::function<void(absl::StatusOr<ScriptResult>)> done) {
+  const int count = static_cast<int>(request.steps.size());
+  if (count < 1 || count > kMaxScriptSteps) {
+    return done(absl::InvalidArgumentError(
+        absl::StrCat("send_expect takes 1 to ", kMaxScriptSteps, " steps, not ", count)));
+  }
+  ScriptParams params;
+  params.stop_on_timeout = request.stop_on_timeout;
+  params.write_timeout_ms = port.Snapshot().settings.timeout_ms;
+  params.abandoned = request.abandoned;
+  bool drives_lines = false;
+  std::vector<int> needs_approval;
+  for (int i = 0; i < count; ++i) {
+    const ScriptRequest::Step& given = request.steps[static_cast<size_t>(i)];
+    const std::string where = absl::StrCat("steps[", i, "]");
+    const int kinds = (given.send.has_value() ? 1 : 0) + (given.expect.empty() ? 0 : 1) +
+                      (given.delay_ms.has_value() ? 1 : 0) + (given.signal_dtr.has_value() ? 1 : 0);
+    if (kinds != 1) {
+      return done(absl::InvalidArgumentError(
+          absl::StrCat(where, " must be exactly one of send, expect, delay_ms and signal (it has ",
+                       kinds, ")")));
+    }
+    ScriptStep step;
+    if (given.send.has_value()) {
+      step.kind = ScriptStep::Kind::kSend;
+      step.bytes = *given.send;
+      step.text_mode = request.text_mode;
+      if (step.bytes.empty()) {
+        return done(absl::InvalidArgumentError(where + ".send is empty"));
+      }
+      if (policy_.ConfirmRuleFor(owner, port.name(), step.bytes).has_value()) {
+        needs_approval.push_back(i);
+      }
+    } else if (!given.expect.empty()) {
+      step.kind = ScriptStep::Kind::kExpect;
+      WaitRequest wait;
+      wait.patterns = given.expect;
+      wait.regex = request.regex;
+      wait.binary = !request.text_mode;
+      wait.timeout_ms = given.timeout_ms;
+      wait.max_bytes = request.max_bytes;
+      absl::StatusOr<WaitParams> expect = WaitParamsFor(port, wait, where + ".expect");
+      if (!expect.ok()) return done(expect.status());
+      step.expect = *std::move(expect);
+    } else if (given.delay_ms.has_value()) {
+      step.kind = ScriptStep::Kind::kDelay;
+      step.ms = *given.delay_ms;
+      if (step.ms < 1 || step.ms > kMaxSignalMs) {
+        return done(absl::InvalidArgumentError(
+            absl::StrCat(where, ".delay_ms must be 1 to ", kMaxSignalMs, ", not ", step.ms)));
+      }
+    } else {
+      step.kind = ScriptStep::Kind::kSignal;
+      step.dtr = *given.signal_dtr;
+      if (!given.level.has_value()) {
+        return done(absl::InvalidArgumentError(where + ".level is required with signal"));
+      }
+      step.level = *given.level;
+      step.ms = given.ms.value_or(0);
+      if (step.ms < 0 || step.ms > kMaxSignalMs) {
+        return done(absl::InvalidArgumentError(
+            absl::StrCat(where, ".ms must be 0 (set) to ", kMaxSignalMs, ", not ", step.ms)));
+      }
+      drives_lines = true;
+    }
+    params.steps.push_back(std::move(step));
+  }
+  // The policy sees the whole script before anything is sent: a refused step refuses it all,
+  // and the one send that needs a person's approval is asked about first.
+  if (needs_approval.size() > 1) {
+    return done(absl::FailedPreconditionError(absl::StrCat(
+        "steps ", absl::StrJoin(needs_approval, " and "),
+        " each need a person's approval; a send_expect may hold at most one such send, so "
+        "split the script there")));
+  }
+  if (drives_lines) {
+    if (absl::Status allowed = CheckSignals(port, "send_expect"); !allowed.ok()) {
+      return done(allowed);
+    }
+  }
+  // The send that needs approval first, so that a script held for a person counts nothing
+  // toward the rate limit until it runs.
+  if (!needs_approval.empty()) {
+    const ScriptStep& held = params.steps[static_cast<size_t>(needs_approval[0])];
+    if (absl::Status allowed =
+            CheckWrite(owner, port, held.bytes, request.confirmation, "send_expect");
+        !allowed.ok()) {
+      return done(allowed);
+    }
+  }
+  for (int i = 0; i < count; ++i) {
+    const ScriptStep& step = params.steps[static_cast<size_t>(i)];
+    if (step.kind != ScriptStep::Kind::kSend) continue;
+    if (!needs_approval.empty() && needs_approval[0] == i) continue;
+    if (absl::Status allowed = CheckWrite(owner, port, step.bytes, std::nullopt, "send_expect");
+        !allowed.ok()) {
+      return done(allowed);
+    }
+  }
+  port.RunScript(std::move(params), std::move(done));
 }
 
 void PortService::GetSignals(ManagedPort& port,

@@ -153,6 +153,33 @@ class PortService {
   void WaitFor(ManagedPort& port, WaitRequest request,
                std::function<void(absl::StatusOr<WaitResult>)> done);
 
+  // send_expect: steps of exactly one of send (bytes, decoded), expect (wait_for patterns),
+  // delay_ms and signal (a line, its level, and ms: a pulse, or 0 to set it).
+  struct ScriptRequest {
+    struct Step {
+      std::optional<std::string> send;
+      std::vector<std::string> expect;
+      std::optional<int64_t> timeout_ms;  // expect's
+      std::optional<int64_t> delay_ms;
+      std::optional<bool> signal_dtr;  // the signal step's line: DTR (true) or RTS
+      std::optional<bool> level;
+      std::optional<int64_t> ms;
+    };
+    std::vector<Step> steps;
+    bool stop_on_timeout = true;
+    bool regex = true;
+    bool text_mode = true;             // sends get the terminator; patterns match UTF-8 text
+    std::optional<int64_t> max_bytes;  // of each expect's `before`
+    std::function<bool()> abandoned;
+    std::optional<Confirmation> confirmation;
+  };
+  static constexpr int kMaxScriptSteps = 32;
+  // Checks the whole script first (steps, patterns, and every send and line change against the
+  // policy), then runs it on the port. At most one send may need a person's approval: the
+  // script is refused before anything runs until it has it.
+  void SendExpect(const std::string& owner, ManagedPort& port, ScriptRequest request,
+                  std::function<void(absl::StatusOr<ScriptResult>)> done);
+
   // The control lines of the caller's port. Reading them needs no leave; DTR, RTS and break need
   // the policy's (PolicyEngine::CheckSignals), and a refusal is recorded. A pulse or
   // break lasts 1 to kMaxSignalMs milliseconds.
@@ -203,6 +230,9 @@ class PortService {
                           const std::optional<Confirmation>& confirmation, const char* what);
   // The policy's verdict on driving `port`'s control lines (`what`), recorded when refused.
   absl::Status CheckSignals(ManagedPort& port, const std::string& what);
+  // wait_for's parameters (and a send_expect step's), the patterns compiled; `what` names them.
+  absl::StatusOr<WaitParams> WaitParamsFor(const ManagedPort& port, const WaitRequest& request,
+                                           const std::string& what) const;
   // Runs `work` on the misc worker.
   void OnMiscWorker(std::function<void()> work) { misc_worker_->Post(std::move(work)); }
 

@@ -255,6 +255,86 @@ class SerialServiceImpl final : public SerialGrpcService {
         }));
   }
 
+  void ServeSendExpect(CallContext* call, const v1::SendExpectRequest* request,
+                       v1::SendExpectResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
+    if (!port.ok()) return Reply(call, port.status());
+    const v1::Encoding encoding = request->encoding();
+    if (!v1::Encoding_IsValid(encoding)) return Reply(call, BadEncoding());
+    PortService::ScriptRequest script;
+    for (const v1::ScriptStep& given : request->steps()) {
+      PortService::ScriptRequest::Step step;
+      if (given.has_send()) {
+        absl::StatusOr<std::string> bytes = DecodeData(given.send(), encoding);
+        if (!bytes.ok()) return Reply(call, bytes.status());
+        step.send = *std::move(bytes);
+      }
+      step.expect.assign(given.expect().begin(), given.expect().end());
+      if (given.has_timeout_ms()) step.timeout_ms = given.timeout_ms();
+      if (given.has_delay_ms()) step.delay_ms = given.delay_ms();
+      if (given.signal() != v1::CONTROL_LINE_UNSPECIFIED) {
+        step.signal_dtr = given.signal() == v1::CONTROL_LINE_DTR;
+      }
+      if (given.has_level()) step.level = given.level();
+      if (given.has_ms()) step.ms = given.ms();
+      script.steps.push_back(std::move(step));
+    }
+    script.stop_on_timeout = !request->has_stop_on_timeout() || request->stop_on_timeout();
+    script.regex = !request->has_regex() || request->regex();
+    script.text_mode = IsTextMode(encoding);
+    if (request->has_max_bytes()) script.max_bytes = request->max_bytes();
+    script.abandoned = [call] { return call->IsCancelled(); };
+    script.confirmation = call->confirmation();
+    ports_->SendExpect(
+        call->principal(), **port, std::move(script),
+        FinishWith<ScriptResult>(call, [response, encoding,
+                                        name = (*port)->name()](const ScriptResult& result) {
+          response->set_port_name(name);
+          response->set_completed(result.completed);
+          response->set_failed_step(result.failed_step);
+          response->set_latency_ms(result.latency_ms);
+          v1::Encoding spelled = encoding;
+          if (IsTextMode(encoding)) {
+            for (const StepOutcome& step : result.steps) {
+              bool utf8 = IsValidUtf8(step.wait.match) && IsValidUtf8(step.wait.before);
+              for (const std::string& group : step.wait.groups) utf8 = utf8 && IsValidUtf8(group);
+              if (!utf8) spelled = v1::ENCODING_BASE64;
+            }
+          }
+          int index = 0;
+          for (const StepOutcome& step : result.steps) {
+            v1::StepOutcome* out = response->add_steps();
+            out->set_index(index++);
+            out->set_latency_ms(step.latency_ms);
+            switch (step.kind) {
+              case ScriptStep::Kind::kSend:
+                out->set_kind("send");
+                out->set_bytes_written(step.bytes_written);
+                break;
+              case ScriptStep::Kind::kExpect:
+                out->set_kind("expect");
+                out->set_matched(step.wait.matched);
+                out->set_pattern_index(step.wait.pattern_index);
+                out->set_match(EncodeData(step.wait.match, spelled).data);
+                for (const std::string& group : step.wait.groups) {
+                  out->add_groups(EncodeData(group, spelled).data);
+                }
+                out->set_before(EncodeData(step.wait.before, spelled).data);
+                out->set_timed_out(step.wait.timed_out);
+                break;
+              case ScriptStep::Kind::kDelay:
+                out->set_kind("delay");
+                break;
+              case ScriptStep::Kind::kSignal:
+                out->set_kind("signal");
+                break;
+            }
+          }
+          response->set_encoding(spelled == v1::ENCODING_UNSPECIFIED ? v1::ENCODING_TEXT : spelled);
+        }));
+  }
+
   void ServeQuery(CallContext* call, const v1::QueryRequest* request, v1::QueryResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
     absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
@@ -527,6 +607,12 @@ class SerialServiceImpl final : public SerialGrpcService {
                                     v1::WaitForResponse* response) override {
     return ServeCallback(this, &SerialServiceImpl::ServeWaitFor, auth_, context, request, response);
   }
+  grpc::ServerUnaryReactor* SendExpect(grpc::CallbackServerContext* context,
+                                       const v1::SendExpectRequest* request,
+                                       v1::SendExpectResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::ServeSendExpect, auth_, context, request,
+                         response);
+  }
   grpc::ServerUnaryReactor* GetSignals(grpc::CallbackServerContext* context,
                                        const v1::GetSignalsRequest* request,
                                        v1::SignalsResponse* response) override {
@@ -586,6 +672,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     methods->Add(service, "Write", this, &SerialServiceImpl::ServeWrite);
     methods->Add(service, "Read", this, &SerialServiceImpl::ServeRead);
     methods->Add(service, "WaitFor", this, &SerialServiceImpl::ServeWaitFor);
+    methods->Add(service, "SendExpect", this, &SerialServiceImpl::ServeSendExpect);
     methods->Add(service, "Query", this, &SerialServiceImpl::ServeQuery);
     methods->Add(service, "GetSignals", this, &SerialServiceImpl::ServeGetSignals);
     methods->Add(service, "SetSignals", this, &SerialServiceImpl::ServeSetSignals);

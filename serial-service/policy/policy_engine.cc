@@ -97,6 +97,19 @@ void PolicyEngine::Withdraw(const std::string& approval) {
   approvals_.erase(approval);
 }
 
+std::optional<std::string> PolicyEngine::ConfirmRuleFor(const std::string& owner,
+                                                        const std::string& port_name,
+                                                        const std::string& bytes) const {
+  absl::MutexLock lock(&mu_);
+  if (policy_ == nullptr || policy_->confirm_exempt.count(owner) != 0) return std::nullopt;
+  const PortRule* rule = policy_->RuleFor(port_name);
+  if (rule == nullptr) return std::nullopt;
+  for (const DataRule& confirm : rule->confirm) {
+    if (PatternFound(*confirm.compiled, bytes)) return confirm.name;
+  }
+  return std::nullopt;
+}
+
 absl::Status PolicyEngine::CheckWrite(const std::string& owner, const std::string& port_name,
                                       const std::string& bytes, const std::string& approval) {
   absl::MutexLock lock(&mu_);

@@ -6,6 +6,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
@@ -44,6 +45,10 @@ class PolicyEngine {
   // An allowed write counts toward the rate limit.
   absl::Status CheckWrite(const std::string& owner, const std::string& port_name,
                           const std::string& bytes, const std::string& approval);
+  // The confirm rule a write of `bytes` by `owner` would need a person's approval for, if any;
+  // changes nothing (no request is made, nothing counts toward the rate limit).
+  std::optional<std::string> ConfirmRuleFor(const std::string& owner, const std::string& port_name,
+                                            const std::string& bytes) const;
   // Forgets a confirmation request the person did not approve, so it cannot be used later.
   void Withdraw(const std::string& approval);
 

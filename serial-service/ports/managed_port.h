@@ -98,6 +98,40 @@ struct WaitResult {
   int64_t latency_ms = 0;
 };
 
+// One step of a send_expect script: exactly one of send, expect, delay and signal.
+struct ScriptStep {
+  enum class Kind { kSend, kExpect, kDelay, kSignal };
+  Kind kind = Kind::kSend;
+  std::string bytes;      // kSend: as write takes them
+  bool text_mode = true;  // kSend: the port's terminator is appended
+  WaitParams expect;      // kExpect (its `abandoned` is the script's)
+  int64_t ms = 0;         // kDelay: the pause; kSignal: the pulse (0: the line is set and stays)
+  bool dtr = true;        // kSignal: DTR, else RTS
+  bool level = false;     // kSignal
+};
+
+struct ScriptParams {
+  std::vector<ScriptStep> steps;
+  bool stop_on_timeout = true;
+  int64_t write_timeout_ms = 1000;
+  std::function<bool()> abandoned;
+};
+
+struct StepOutcome {
+  ScriptStep::Kind kind = ScriptStep::Kind::kSend;
+  int64_t bytes_written = 0;  // kSend
+  WaitResult wait;            // kExpect
+  ModemSignals lines;         // kSignal: the lines afterwards
+  int64_t latency_ms = 0;
+};
+
+struct ScriptResult {
+  std::vector<StepOutcome> steps;  // those that ran, in order
+  bool completed = false;          // every step ran
+  int failed_step = -1;            // the first expect that timed out (or send that stalled)
+  int64_t latency_ms = 0;
+};
+
 struct PortSnapshot {
   PortState state = PortState::kClosed;
   PortSettings settings;
@@ -162,6 +196,10 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   // then consumes them through the match; a time-out consumes nothing. Runs as a read does,
   // with nothing else on the port meanwhile, and is recorded as an event.
   void WaitFor(WaitParams params, std::function<void(absl::StatusOr<WaitResult>)> done);
+  // Runs a send_expect script (managed_port_script.cc) on the worker, with nothing else on the
+  // port in between. Each step is recorded as its own kind is (tx, wait_for events, line
+  // changes), and the end of the script as an event.
+  void RunScript(ScriptParams params, std::function<void(absl::StatusOr<ScriptResult>)> done);
   // Records a policy decision about this port in its bound session, if any. Any thread: a
   // decision has no place in the I/O order, so held rx is not recorded before it.
   void RecordEvent(std::string text) ABSL_LOCKS_EXCLUDED(mu_);
@@ -240,6 +278,13 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   // when it succeeded, and reads the lines back.
   absl::StatusOr<ModemSignals> ChangeLines(const std::function<absl::Status()>& change,
                                            const std::string& event)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<ScriptResult> DoRunScript(const ScriptParams& params)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  // The line changes of SetSignals and PulseSignal, in the worker's place.
+  absl::StatusOr<ModemSignals> DoSetLines(std::optional<bool> dtr, std::optional<bool> rts)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  absl::StatusOr<ModemSignals> DoPulse(bool dtr, bool level, int64_t ms)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
   // Reads once from the device into pending_; false with `status` on failure.
   absl::StatusOr<size_t> Receive(int64_t timeout_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)

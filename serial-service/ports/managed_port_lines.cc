@@ -38,33 +38,41 @@ void ManagedPort::SetSignals(std::optional<bool> dtr, std::optional<bool> rts,
                              std::function<void(absl::StatusOr<ModemSignals>)> done) {
   worker_.Post([self = shared_from_this(), dtr, rts, done = std::move(done)] {
     self->worker_.AssertInPlace();
-    std::string event;
-    if (dtr.has_value()) event = absl::StrCat("DTR ", Level(*dtr));
-    if (rts.has_value()) absl::StrAppend(&event, event.empty() ? "" : ", ", "RTS ", Level(*rts));
-    SerialPort& backend = *self->backend_;  // read while the worker's place is held
-    done(self->ChangeLines([&] { return backend.SetSignals(dtr, rts); }, event));
+    done(self->DoSetLines(dtr, rts));
   });
+}
+
+absl::StatusOr<ModemSignals> ManagedPort::DoSetLines(std::optional<bool> dtr,
+                                                     std::optional<bool> rts) {
+  std::string event;
+  if (dtr.has_value()) event = absl::StrCat("DTR ", Level(*dtr));
+  if (rts.has_value()) absl::StrAppend(&event, event.empty() ? "" : ", ", "RTS ", Level(*rts));
+  SerialPort& backend = *backend_;  // read while the worker's place is held
+  return ChangeLines([&] { return backend.SetSignals(dtr, rts); }, event);
 }
 
 void ManagedPort::PulseSignal(bool dtr, bool level, int64_t ms,
                               std::function<void(absl::StatusOr<ModemSignals>)> done) {
   worker_.Post([self = shared_from_this(), dtr, level, ms, done = std::move(done)] {
     self->worker_.AssertInPlace();
-    SerialPort& backend = *self->backend_;
-    auto pulse = [&]() -> absl::Status {
-      absl::StatusOr<ModemSignals> before = backend.GetSignals();
-      if (!before.ok()) return before.status();
-      const bool was = dtr ? before->dtr : before->rts;
-      auto set = [&](bool to) {
-        return dtr ? backend.SetSignals(to, std::nullopt) : backend.SetSignals(std::nullopt, to);
-      };
-      if (absl::Status status = set(level); !status.ok()) return status;
-      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-      return set(was);
-    };
-    done(self->ChangeLines(pulse,
-                           absl::StrCat(dtr ? "DTR " : "RTS ", Level(level), " for ", ms, " ms")));
+    done(self->DoPulse(dtr, level, ms));
   });
+}
+
+absl::StatusOr<ModemSignals> ManagedPort::DoPulse(bool dtr, bool level, int64_t ms) {
+  SerialPort& backend = *backend_;
+  auto pulse = [&]() -> absl::Status {
+    absl::StatusOr<ModemSignals> before = backend.GetSignals();
+    if (!before.ok()) return before.status();
+    const bool was = dtr ? before->dtr : before->rts;
+    auto set = [&](bool to) {
+      return dtr ? backend.SetSignals(to, std::nullopt) : backend.SetSignals(std::nullopt, to);
+    };
+    if (absl::Status status = set(level); !status.ok()) return status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+    return set(was);
+  };
+  return ChangeLines(pulse, absl::StrCat(dtr ? "DTR " : "RTS ", Level(level), " for ", ms, " ms"));
 }
 
 void ManagedPort::SendBreak(int64_t ms, std::function<void(absl::StatusOr<ModemSignals>)> done) {

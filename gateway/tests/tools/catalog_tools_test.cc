@@ -84,10 +84,10 @@ TEST_F(CatalogToolsTest, ListsTheAnnotatedMethods) {
   std::vector<std::string> names;
   for (const json& tool : tools_->ListTools()) names.push_back(tool["name"]);
   EXPECT_EQ(names,
-            (std::vector<std::string>{"list_ports", "list_ports_extended", "describe_port",
-                                      "open_port", "reconfigure_port", "write", "read", "query",
-                                      "wait_for", "close", "get_signals", "set_signals",
-                                      "pulse_signal", "send_break", "status", "metrics"}));
+            (std::vector<std::string>{
+                "list_ports", "list_ports_extended", "describe_port", "open_port",
+                "reconfigure_port", "write", "read", "query", "wait_for", "send_expect", "close",
+                "get_signals", "set_signals", "pulse_signal", "send_break", "status", "metrics"}));
   EXPECT_TRUE(tools_->HasTool("write"));
   EXPECT_FALSE(tools_->HasTool("create_session"));
 }

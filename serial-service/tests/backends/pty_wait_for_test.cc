@@ -1,9 +1,10 @@
-// wait_for through the real libserialport against the simulated instrument on a pty, via
-// the gRPC service on an in-process channel: patterns split across reads, several
-// patterns, where the search starts, time-outs, cancellation, binary data and hostile
-// patterns.
+// wait_for and send_expect through the real libserialport against the simulated instrument
+// on a pty, via the gRPC service on an in-process channel: patterns split across reads,
+// several patterns, where the search starts, time-outs, cancellation, binary data, hostile
+// patterns, and scripts.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <future>
@@ -239,6 +240,134 @@ TEST_F(PtyWaitForTest, BadAndHostilePatternsGetClearErrorsAndThePortKeepsServing
   ASSERT_TRUE(alice_->Read("", 50, &drained, v1::ENCODING_HEX, 65536).ok());
   ASSERT_TRUE(alice_->Query("", "*IDN?", 2000, &reply).ok());
   EXPECT_EQ(reply.data(), kInstrumentId);
+}
+
+// A board's login prompt, answered by a thread that watches what the port sends it (the SCPI
+// simulator also echoes each line, as a terminal does).
+class LoginResponder {
+ public:
+  explicit LoginResponder(PtyDevice& device)
+      : thread_([this, &device] {
+          bool asked_password = false;
+          while (!stop_) {
+            const std::string received = device.Received();
+            if (!asked_password && absl::StrContains(received, "root\n")) {
+              device.Send("Password: ");
+              asked_password = true;
+            }
+            if (asked_password && absl::StrContains(received, "secret\n")) {
+              device.Send("\nboard:~# ");
+              return;
+            }
+            std::this_thread::sleep_for(milliseconds(2));
+          }
+        }) {}
+  ~LoginResponder() {
+    stop_ = true;
+    thread_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+v1::ScriptStep Send(const std::string& data) {
+  v1::ScriptStep step;
+  step.set_send(data);
+  return step;
+}
+v1::ScriptStep Expect(const std::string& pattern, int64_t timeout_ms) {
+  v1::ScriptStep step;
+  step.add_expect(pattern);
+  step.set_timeout_ms(timeout_ms);
+  return step;
+}
+
+TEST_F(PtyWaitForTest, ALoginRunsAsOneScript) {
+  LoginResponder board(*device_);
+  v1::SendExpectRequest request;
+  *request.add_steps() = Send("root");
+  *request.add_steps() = Expect("Password: ", 3000);
+  *request.add_steps() = Send("secret");
+  *request.add_steps() = Expect("(\\w+):~# ", 3000);
+  request.add_steps()->set_delay_ms(5);
+  v1::SendExpectResponse got;
+  grpc::Status status = alice_->stub()->SendExpect(alice_->Context().get(), request, &got);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_TRUE(got.completed());
+  EXPECT_EQ(got.failed_step(), -1);
+  ASSERT_EQ(got.steps_size(), 5);
+  EXPECT_EQ(got.steps(0).kind(), "send");
+  EXPECT_EQ(got.steps(0).bytes_written(), 5) << "root and the terminator";
+  EXPECT_EQ(got.steps(1).kind(), "expect");
+  EXPECT_TRUE(got.steps(1).matched());
+  EXPECT_EQ(got.steps(1).before(), "root\n") << "the echo came first";
+  EXPECT_EQ(got.steps(3).match(), "board:~# ");
+  ASSERT_EQ(got.steps(3).groups_size(), 1);
+  EXPECT_EQ(got.steps(3).groups(0), "board");
+  EXPECT_EQ(got.steps(4).kind(), "delay");
+  EXPECT_EQ(device_->Received(), "root\nsecret\n");
+}
+
+TEST_F(PtyWaitForTest, AScriptStopsAtAnExpectThatTimesOutUnlessToldToGoOn) {
+  v1::SendExpectRequest request;
+  *request.add_steps() = Send("first");
+  *request.add_steps() = Expect("NEVER", 100);
+  *request.add_steps() = Send("second");
+  v1::SendExpectResponse stopped;
+  ASSERT_TRUE(alice_->stub()->SendExpect(alice_->Context().get(), request, &stopped).ok());
+  EXPECT_FALSE(stopped.completed());
+  EXPECT_EQ(stopped.failed_step(), 1);
+  ASSERT_EQ(stopped.steps_size(), 2);
+  EXPECT_TRUE(stopped.steps(1).timed_out());
+  EXPECT_EQ(device_->Received(), "first\n") << "the step after the time-out did not run";
+
+  request.set_stop_on_timeout(false);
+  v1::SendExpectResponse went_on;
+  ASSERT_TRUE(alice_->stub()->SendExpect(alice_->Context().get(), request, &went_on).ok());
+  EXPECT_TRUE(went_on.completed());
+  EXPECT_EQ(went_on.failed_step(), 1);
+  EXPECT_EQ(went_on.steps_size(), 3);
+  // The device thread takes the last send from the pty a moment later.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (device_->Received() != "first\nfirst\nsecond\n" &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  EXPECT_EQ(device_->Received(), "first\nfirst\nsecond\n");
+}
+
+TEST_F(PtyWaitForTest, AMalformedScriptIsRefusedByStepBeforeAnythingRuns) {
+  v1::SendExpectResponse got;
+  v1::SendExpectRequest two_kinds;
+  v1::ScriptStep both = Send("x");
+  both.add_expect("y");
+  *two_kinds.add_steps() = Send("never sent");
+  *two_kinds.add_steps() = both;
+  grpc::Status status = alice_->stub()->SendExpect(alice_->Context().get(), two_kinds, &got);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "steps[1] must be exactly one"))
+      << status.error_message();
+
+  v1::SendExpectRequest bad_pattern;
+  *bad_pattern.add_steps() = Send("never sent");
+  *bad_pattern.add_steps() = Expect("(open", 100);
+  status = alice_->stub()->SendExpect(alice_->Context().get(), bad_pattern, &got);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "steps[1].expect[0]"))
+      << status.error_message();
+
+  v1::SendExpectRequest too_long;
+  for (int i = 0; i < 33; ++i) *too_long.add_steps() = Send("x");
+  status = alice_->stub()->SendExpect(alice_->Context().get(), too_long, &got);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "1 to 32 steps")) << status.error_message();
+
+  v1::SendExpectRequest empty;
+  status = alice_->stub()->SendExpect(alice_->Context().get(), empty, &got);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(device_->Received(), "") << "nothing ran";
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
@@ -194,6 +195,70 @@ TEST_F(PolicyServiceTest, ADirectWriteMatchingAConfirmRuleIsRefusedAndCannotConf
   EXPECT_GE(Confirmations("requested"), requested + 4);
   EXPECT_EQ(Confirmations("approved"), approved_before + 1);
   EXPECT_EQ(Confirmations("declined"), declined_before + 1);
+}
+
+// A send_expect script of sends, each step one send.
+grpc::Status ScriptWith(SerialClient& client, const std::string& port,
+                        const std::vector<std::string>& sends, const std::string& confirmation,
+                        std::multimap<std::string, std::string>* trailers = nullptr) {
+  auto context = client.Context();
+  if (!confirmation.empty()) context->AddMetadata("labgate-confirmation", confirmation);
+  v1::SendExpectRequest request;
+  request.set_port_name(port);
+  for (const std::string& send : sends) request.add_steps()->set_send(send);
+  v1::SendExpectResponse response;
+  grpc::Status status = client.stub()->SendExpect(context.get(), request, &response);
+  if (trailers != nullptr) {
+    for (const auto& [key, value] : context->GetServerTrailingMetadata()) {
+      trailers->emplace(std::string(key.data(), key.size()),
+                        std::string(value.data(), value.size()));
+    }
+  }
+  return status;
+}
+
+// The policy sees a send_expect script whole before anything is sent.
+TEST_F(PolicyServiceTest, AScriptIsCheckedWholeBeforeItSendsAnything) {
+  const std::string port = "loop://psu-script";
+  ASSERT_TRUE(alice_->Open(port, 9600).ok());
+  // A deny rule on its second send refuses the whole script: the first is not sent either.
+  grpc::Status denied = ScriptWith(*alice_, port, {"*IDN?", "*RST"}, "");
+  EXPECT_EQ(denied.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(absl::StrContains(denied.error_message(), "'no-reset'")) << denied.error_message();
+  EXPECT_EQ(Pending(*alice_, port), "");
+
+  // A send that needs a person's approval is asked about before the first step runs.
+  std::multimap<std::string, std::string> trailers;
+  grpc::Status held = ScriptWith(*alice_, port, {"VOLT 5", "OUTP ON"}, "", &trailers);
+  EXPECT_EQ(held.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  ASSERT_EQ(trailers.count("labgate-confirm-id"), 1u) << held.error_message();
+  EXPECT_EQ(trailers.find("labgate-confirm-rule")->second, "output-on");
+  EXPECT_EQ(Pending(*alice_, port), "") << "nothing ran";
+  // Approved, the whole script runs once, in order.
+  const std::string id = trailers.find("labgate-confirm-id")->second;
+  grpc::Status approved =
+      ScriptWith(*alice_, port, {"VOLT 5", "OUTP ON"}, id + ":accept:" + ConfirmationSecret());
+  EXPECT_TRUE(approved.ok()) << approved.error_message();
+  EXPECT_EQ(Pending(*alice_, port), "VOLT 5OUTP ON");
+
+  // Two sends that each need approval would ask forever: refused, naming them.
+  grpc::Status twice = ScriptWith(*alice_, port, {"OUTP ON", "VOLT 1", "OUTP ON"}, "");
+  EXPECT_EQ(twice.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_TRUE(absl::StrContains(twice.error_message(), "steps 0 and 2")) << twice.error_message();
+  EXPECT_EQ(Pending(*alice_, port), "");
+
+  // Line changes obey "signals": "deny" here, before anything is sent.
+  v1::SendExpectRequest lines;
+  lines.set_port_name(port);
+  lines.add_steps()->set_send("VOLT 2");
+  v1::ScriptStep* pulse = lines.add_steps();
+  pulse->set_signal(v1::CONTROL_LINE_DTR);
+  pulse->set_level(false);
+  pulse->set_ms(10);
+  v1::SendExpectResponse response;
+  grpc::Status refused = alice_->stub()->SendExpect(alice_->Context().get(), lines, &response);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED) << refused.error_message();
+  EXPECT_EQ(Pending(*alice_, port), "");
 }
 
 TEST_F(PolicyServiceTest, AConfirmExemptOwnerWritesDirectly) {
