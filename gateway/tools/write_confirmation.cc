@@ -20,10 +20,34 @@ std::string StringArgument(const json& arguments, const char* key, const char* f
   return it != arguments.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
 
+// What the call would send: its data, or for a send_expect script every step in order, so the
+// person sees the whole script the approval lets run.
+std::string ShownData(const json& arguments) {
+  auto steps = arguments.find("steps");
+  if (steps == arguments.end() || !steps->is_array()) return StringArgument(arguments, "data", "");
+  std::string shown;
+  for (const json& step : *steps) {
+    if (!step.is_object()) continue;
+    if (!shown.empty()) shown += "\n    ";
+    if (step.contains("send")) {
+      absl::StrAppend(&shown, "send ", StringArgument(step, "send", ""));
+    } else if (step.contains("expect")) {
+      absl::StrAppend(&shown, "expect ", step["expect"].dump());
+    } else if (step.contains("delay_ms")) {
+      absl::StrAppend(&shown, "wait ", step["delay_ms"].dump(), " ms");
+    } else if (step.contains("signal")) {
+      absl::StrAppend(&shown, "set ", StringArgument(step, "signal", "a line"), " ",
+                      step.value("level", false) ? "high" : "low",
+                      step.contains("ms") ? absl::StrCat(" for ", step["ms"].dump(), " ms") : "");
+    }
+  }
+  return shown;
+}
+
 json ElicitationParams(const std::string& tool, const std::string& rule, const json& arguments) {
   const std::string port = StringArgument(arguments, "port_name", "the open port");
   const std::string encoding = StringArgument(arguments, "encoding", "text");
-  std::string data = StringArgument(arguments, "data", "");
+  std::string data = ShownData(arguments);
   if (data.size() > 500) data = data.substr(0, 500) + "...";
   const std::string message = absl::StrCat(
       "labgate's safety policy (rule '", rule, "') asks a person to approve this ", tool, " to ",

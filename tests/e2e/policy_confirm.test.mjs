@@ -111,6 +111,32 @@ test('accept: the person approves, the write goes through, and the record says s
   }
 });
 
+test('send_expect: the person sees the whole script and approves it; it runs once, in order', async () => {
+  const { client, asked } = await gateway({ action: 'accept', content: { approve: true } });
+  try {
+    await openRecorded(client, 'loop://script');
+    const ran = await callOk(client, 'send_expect', {
+      port_name: 'loop://script',
+      steps: [{ send: 'VOLT 5' }, { expect: ['VOLT 5'], timeout_ms: 1000 }, { send: 'OUTP ON' },
+        { expect: ['OUTP ON'], timeout_ms: 1000 }],
+    });
+    assert.equal(ran.completed, true);
+    assert.equal(ran.failed_step, -1);
+    assert.equal(ran.steps.length, 4);
+    assert.equal(asked.length, 1, 'asked once, before anything ran');
+    assert.match(asked[0].message, /output-on/);
+    assert.match(asked[0].message, /send VOLT 5\n\s+expect \["VOLT 5"\]\n\s+send OUTP ON/);
+    // A deny rule anywhere refuses the whole script: nothing is sent.
+    const refused = await callError(client, 'send_expect', {
+      port_name: 'loop://script', steps: [{ send: 'VOLT 1' }, { send: '*RST' }],
+    });
+    assert.match(refused, /no-reset/);
+    assert.equal(await written(client, 'loop://script'), '');
+  } finally {
+    await client.close();
+  }
+});
+
 test('decline: nothing is written, the refusal explains, and the decline is recorded', async () => {
   const { client, asked } = await gateway({ action: 'decline' });
   try {
