@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <pthread.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
@@ -34,9 +35,18 @@ class InPlace {
 }  // namespace
 
 struct PortWorker::State {
-  State() : wake_fd(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {}
+  State()
+      : wake_fd(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)), epoll_fd(epoll_create1(EPOLL_CLOEXEC)) {
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.fd = wake_fd;
+    if (wake_fd >= 0 && epoll_fd >= 0) {
+      epolled = epoll_ctl(epoll_fd, EPOLL_CTL_ADD, wake_fd, &event) == 0;
+    }
+  }
   ~State() {
     if (wake_fd >= 0) close(wake_fd);
+    if (epoll_fd >= 0) close(epoll_fd);
   }
 
   absl::Mutex mu;
@@ -44,7 +54,14 @@ struct PortWorker::State {
   // Written to wake the worker from its poll(); read back once it is awake. Without one (no
   // descriptors left) the worker sleeps at most kFallbackSleepMs at a time.
   const int wake_fd;
+  // The worker sleeps in epoll_wait() on wake_fd and the device the hook asked for. An inline
+  // attempt takes the device out of the set (an epoll set can change while a thread waits on
+  // it), so the bytes the attempt itself reads do not wake the worker for nothing.
+  const int epoll_fd;
+  bool epolled = false;  // set before the thread starts: wake_fd is in epoll_fd
   static constexpr int kFallbackSleepMs = 5;
+  int watched_fd ABSL_GUARDED_BY(mu) = -1;
+  bool watching ABSL_GUARDED_BY(mu) = false;  // watched_fd is in the set with EPOLLIN
   std::deque<Task> tasks ABSL_GUARDED_BY(mu);
   std::function<IdleWait()> idle ABSL_GUARDED_BY(mu);
   IdleWait wait ABSL_GUARDED_BY(mu);              // what the hook last asked for
@@ -56,6 +73,34 @@ struct PortWorker::State {
   bool running ABSL_GUARDED_BY(mu) = false;
   // The worker waits for an inline attempt to end.
   bool awaiting_inline ABSL_GUARDED_BY(mu) = false;
+
+  // Puts `fd` (or nothing, -1) in the epoll set as the device, watched for input.
+  void WatchLocked(int fd) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    if (fd != watched_fd) {
+      // A descriptor closed meanwhile has left the set by itself; the error is expected.
+      if (watched_fd >= 0) epoll_ctl(epoll_fd, EPOLL_CTL_DEL, watched_fd, nullptr);
+      watched_fd = fd;
+      watching = false;
+      if (fd < 0) return;
+      epoll_event event{};
+      event.events = EPOLLIN;
+      event.data.fd = fd;
+      if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &event) != 0 && errno == EEXIST) {
+        epoll_ctl(epoll_fd, EPOLL_CTL_MOD, fd, &event);
+      }
+      watching = true;
+      return;
+    }
+    SetWatchingLocked(true);
+  }
+  void SetWatchingLocked(bool on) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    if (watched_fd < 0 || watching == on || !epolled) return;
+    epoll_event event{};
+    event.events = on ? static_cast<uint32_t>(EPOLLIN) : 0u;
+    event.data.fd = watched_fd;
+    epoll_ctl(epoll_fd, EPOLL_CTL_MOD, watched_fd, &event);
+    watching = on;
+  }
 
   // Interrupts a sleeping worker. Written once per sleep, so a burst of posts costs one.
   void WakeLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
@@ -110,6 +155,7 @@ bool PortWorker::TryRunInline(const std::function<void()>& attempt) {
     absl::MutexLock lock(&state_->mu);
     if (state_->running || !state_->tasks.empty() || state_->stopping) return false;
     state_->running = true;
+    state_->SetWatchingLocked(false);
   }
   {
     InPlace in_place(state_.get());
@@ -119,6 +165,8 @@ bool PortWorker::TryRunInline(const std::function<void()>& attempt) {
   {
     absl::MutexLock lock(&state_->mu);
     state_->running = false;
+    // Bytes the attempt left unread wake the worker now, as they should.
+    state_->SetWatchingLocked(true);
     notify = state_->awaiting_inline;
   }
   if (notify) state_->inline_done.Signal();
@@ -171,20 +219,31 @@ void PortWorker::Run(std::shared_ptr<State> state) {
       continue;
     }
     // Sleep until a task, Wake(), the descriptor or the timeout.
-    pollfd entries[2] = {{state->wake_fd, POLLIN, 0}, {state->wait.fd, POLLIN, 0}};
-    const bool on_device = state->wait.fd >= 0 && state->idle;
+    const int device = state->wait.fd >= 0 && state->idle ? state->wait.fd : -1;
     int timeout = !state->idle || state->wait.timeout_ms < 0
                       ? -1
                       : static_cast<int>(std::min<int64_t>(state->wait.timeout_ms, INT_MAX));
-    if (state->wake_fd < 0 && (timeout < 0 || timeout > State::kFallbackSleepMs)) {
-      timeout = State::kFallbackSleepMs;
+    if (!state->epolled && (timeout < 0 || timeout > State::kFallbackSleepMs)) {
+      timeout = State::kFallbackSleepMs;  // nothing can interrupt the sleep: keep it short
     }
+    if (state->epolled) state->WatchLocked(device);
     state->sleeping = true;
     state->mu.Unlock();
     int ready;
-    do {
-      ready = poll(entries, on_device ? 2 : 1, timeout);
-    } while (ready < 0 && errno == EINTR);
+    bool device_ready = false;
+    if (state->epolled) {
+      epoll_event events[2];
+      do {
+        ready = epoll_wait(state->epoll_fd, events, 2, timeout);
+      } while (ready < 0 && errno == EINTR);
+      for (int i = 0; i < ready; ++i) device_ready |= events[i].data.fd == device;
+    } else {
+      pollfd entry = {device, POLLIN, 0};
+      do {
+        ready = poll(&entry, device >= 0 ? 1 : 0, timeout);
+      } while (ready < 0 && errno == EINTR);
+      device_ready = ready > 0;
+    }
     state->mu.Lock();
     state->sleeping = false;
     if (state->wake_written) {
@@ -195,7 +254,7 @@ void PortWorker::Run(std::shared_ptr<State> state) {
     }
     // The device spoke (or hung up), or the hook's timeout passed: the hook runs again.
     // A wake for a task only runs the task, which runs the hook after it anyway.
-    if (ready == 0 || (on_device && entries[1].revents != 0)) state->run_idle = true;
+    if (ready == 0 || device_ready) state->run_idle = true;
     if (ready < 0) state->run_idle = true;  // a descriptor poll() refuses: let the hook look
   }
 }
