@@ -278,7 +278,7 @@ absl::StatusOr<WaitParams> PortService::WaitParamsFor(const ManagedPort& port,
   return params;
 }
 
-void PortService::WaitFor(ManagedPort& port, WaitRequest request,
+void PortService::WaitFor(ManagedPort& port, const WaitRequest& request,
                           std::function<void(absl::StatusOr<WaitResult>)> done) {
   absl::StatusOr<WaitParams> params = WaitParamsFor(port, request, "patterns");
   if (!params.ok()) return done(params.status());

@@ -150,7 +150,7 @@ class PortService {
   };
   static constexpr int kMaxWaitPatterns = 16;
   static constexpr int64_t kDefaultWaitBeforeBytes = 4096;
-  void WaitFor(ManagedPort& port, WaitRequest request,
+  void WaitFor(ManagedPort& port, const WaitRequest& request,
                std::function<void(absl::StatusOr<WaitResult>)> done);
 
   // send_expect: steps of exactly one of send (bytes, decoded), expect (wait_for patterns),

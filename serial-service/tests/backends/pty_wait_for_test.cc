@@ -173,8 +173,9 @@ TEST_F(PtyWaitForTest, ACancelledWaitFreesThePortAtOnce) {
   context.AddMetadata("labgate-owner", "alice");
   v1::WaitForResponse got;
   std::promise<grpc::Status> finished;
-  alice_->stub()->async()->WaitFor(&context, new v1::WaitForRequest(Wait({"never"}, 60000)), &got,
-                                   [&](grpc::Status status) { finished.set_value(status); });
+  const v1::WaitForRequest request = Wait({"never"}, 60000);  // outlives the call
+  alice_->stub()->async()->WaitFor(&context, &request, &got,
+                                   [&](const grpc::Status& status) { finished.set_value(status); });
   std::this_thread::sleep_for(milliseconds(150));
   const auto cancelled_at = std::chrono::steady_clock::now();
   context.TryCancel();

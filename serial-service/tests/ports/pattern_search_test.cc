@@ -24,18 +24,18 @@ TEST(PatternSearchTest, TheEarliestMatchWinsAndATieGoesToThePatternListedFirst) 
   const std::string text = "boot\nlogin: Password: ";
   std::optional<PatternMatch> found = FindEarliest(Compile({"Password:", "login:", "log"}), text);
   ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(found->pattern_index, 1);
-  EXPECT_EQ(text.substr(found->begin, found->end - found->begin), "login:");
+  EXPECT_EQ(found.value().pattern_index, 1);
+  EXPECT_EQ(text.substr(found.value().begin, found.value().end - found.value().begin), "login:");
   found = FindEarliest(Compile({"log", "login:"}), text);
   ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(found->pattern_index, 0);
+  EXPECT_EQ(found.value().pattern_index, 0);
 }
 
 TEST(PatternSearchTest, GroupsComeBackInOrderAndAnAbsentOneIsEmpty) {
   std::optional<PatternMatch> found =
       FindEarliest(Compile({"V=(\\d+)(mV)?(V)?"}), "reading V=12V ok");
   ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(found->groups, (std::vector<std::string>{"12", "", "V"}));
+  EXPECT_EQ(found.value().groups, (std::vector<std::string>{"12", "", "V"}));
 }
 
 TEST(PatternSearchTest, NoMatchIsNothingAndLinesAreOnlySpecialWhenThePatternSaysSo) {
@@ -49,8 +49,8 @@ TEST(PatternSearchTest, BytesMatchByteForByte) {
   std::optional<PatternMatch> found =
       FindEarliest(Compile({"\\x10\\xff"}, PatternInput::kBytes), data);
   ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(found->begin, 1u);
-  EXPECT_EQ(found->end, 3u);
+  EXPECT_EQ(found.value().begin, 1u);
+  EXPECT_EQ(found.value().end, 3u);
 }
 
 }  // namespace
