@@ -20,22 +20,24 @@ std::vector<CompiledPattern> Compile(const std::vector<std::string>& patterns,
   return compiled;
 }
 
+// The match that must be there (a missing one fails the test and reads as index -1).
+PatternMatch Found(const std::optional<PatternMatch>& found) {
+  EXPECT_TRUE(found.has_value()) << "no match";
+  return found.value_or(PatternMatch{});
+}
+
 TEST(PatternSearchTest, TheEarliestMatchWinsAndATieGoesToThePatternListedFirst) {
   const std::string text = "boot\nlogin: Password: ";
-  std::optional<PatternMatch> found = FindEarliest(Compile({"Password:", "login:", "log"}), text);
-  ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(found.value().pattern_index, 1);
-  EXPECT_EQ(text.substr(found.value().begin, found.value().end - found.value().begin), "login:");
-  found = FindEarliest(Compile({"log", "login:"}), text);
-  ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(found.value().pattern_index, 0);
+  const PatternMatch login = Found(FindEarliest(Compile({"Password:", "login:", "log"}), text));
+  EXPECT_EQ(login.pattern_index, 1);
+  EXPECT_EQ(text.substr(login.begin, login.end - login.begin), "login:");
+  EXPECT_EQ(Found(FindEarliest(Compile({"log", "login:"}), text)).pattern_index, 0);
 }
 
 TEST(PatternSearchTest, GroupsComeBackInOrderAndAnAbsentOneIsEmpty) {
-  std::optional<PatternMatch> found =
-      FindEarliest(Compile({"V=(\\d+)(mV)?(V)?"}), "reading V=12V ok");
-  ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(found.value().groups, (std::vector<std::string>{"12", "", "V"}));
+  const PatternMatch found =
+      Found(FindEarliest(Compile({"V=(\\d+)(mV)?(V)?"}), "reading V=12V ok"));
+  EXPECT_EQ(found.groups, (std::vector<std::string>{"12", "", "V"}));
 }
 
 TEST(PatternSearchTest, NoMatchIsNothingAndLinesAreOnlySpecialWhenThePatternSaysSo) {
@@ -46,11 +48,10 @@ TEST(PatternSearchTest, NoMatchIsNothingAndLinesAreOnlySpecialWhenThePatternSays
 
 TEST(PatternSearchTest, BytesMatchByteForByte) {
   const std::string data("\x02\x10\xff\x03", 4);
-  std::optional<PatternMatch> found =
-      FindEarliest(Compile({"\\x10\\xff"}, PatternInput::kBytes), data);
-  ASSERT_TRUE(found.has_value());
-  EXPECT_EQ(found.value().begin, 1u);
-  EXPECT_EQ(found.value().end, 3u);
+  const PatternMatch found =
+      Found(FindEarliest(Compile({"\\x10\\xff"}, PatternInput::kBytes), data));
+  EXPECT_EQ(found.begin, 1u);
+  EXPECT_EQ(found.end, 3u);
 }
 
 }  // namespace
