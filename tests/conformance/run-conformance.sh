@@ -5,6 +5,10 @@
 #
 #   run-conformance.sh LABGATE_BIN NODE_BIN [OUTPUT_DIR [REQUIREMENTS]]
 #
+# With LABGATE_CONFORMANCE_SPLIT="SESSION_BIN SERIAL_BIN ACTIONS_BIN" the three services run
+# as processes of their own on 127.0.0.1 (labgate-serial trusting a gateway token) and labgate
+# calls them over gRPC: the split deployment.
+#
 # Exits non-zero unless every scored scenario passes, and the unscored ones named at the
 # end. The suite's report is saved in OUTPUT_DIR (default: a fresh temporary directory)
 # as conformance.log, with the per-scenario checks under results/ and labgate's stderr
@@ -34,7 +38,13 @@ work=$(mktemp -d -t labgate-conformance-run.XXXXXX)
 port_file=$work/port
 labgate_pid=""
 
+service_pids=()
+
 cleanup() {
+  for pid in "${service_pids[@]}"; do
+    kill -TERM "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
   if [[ -n $labgate_pid ]] && kill -0 "$labgate_pid" 2>/dev/null; then
     kill -TERM "$labgate_pid" 2>/dev/null || true
     for _ in $(seq 1 100); do
@@ -48,9 +58,45 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# start_service NAME BIN ARGS...: starts it on a port of its own; sets `address` to HOST:PORT.
+start_service() {
+  local name=$1 bin=$2
+  shift 2
+  "$bin" --listen 127.0.0.1:0 --port-file "$work/$name.port" --log-level warning "$@" \
+    </dev/null >"$out_dir/$name.log" 2>&1 &
+  service_pids+=($!)
+  for _ in $(seq 1 300); do
+    [[ -s $work/$name.port ]] && break
+    sleep 0.1
+  done
+  if [[ ! -s $work/$name.port ]]; then
+    echo "run-conformance: $name did not start; its log:" >&2
+    cat "$out_dir/$name.log" >&2
+    exit 1
+  fi
+  address="127.0.0.1:$(tr -d '[:space:]' <"$work/$name.port")"
+}
+
+backend_flags=(--data-dir "$work/data")
+deployment=embedded
+if [[ -n ${LABGATE_CONFORMANCE_SPLIT:-} ]]; then
+  read -r session_bin serial_bin actions_bin <<<"$LABGATE_CONFORMANCE_SPLIT"
+  head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/gateway.token"
+  start_service session "$session_bin" --data-dir "$work/data"
+  session_addr=$address
+  start_service serial "$serial_bin" --session-addr "$session_addr" \
+    --gateway-token-file "$work/gateway.token"
+  serial_addr=$address
+  start_service actions "$actions_bin"
+  actions_addr=$address
+  backend_flags=(--session-addr "$session_addr" --serial-addr "$serial_addr"
+    --actions-addr "$actions_addr" --gateway-token-file "$work/gateway.token")
+  deployment="split (session $session_addr, serial $serial_addr, actions $actions_addr)"
+fi
+
 # Port 0 lets the kernel pick a free port; labgate writes the one it bound.
 "$labgate_bin" --http 127.0.0.1:0 --http-port-file "$port_file" \
-  --conformance-fixtures --data-dir "$work/data" --log-level warning \
+  --conformance-fixtures "${backend_flags[@]}" --log-level warning \
   </dev/null 2>"$out_dir/labgate.log" &
 labgate_pid=$!
 
@@ -71,7 +117,7 @@ port=$(tr -d '[:space:]' <"$port_file")
 url="http://localhost:$port/mcp"
 
 # The dynamic fixtures appear 2 s after start; the scenarios do not need to wait for them.
-echo "run-conformance: labgate on $url; running the $requirements server requirement set"
+echo "run-conformance: labgate on $url, $deployment; running the $requirements server requirement set"
 set +e
 "$node_bin" "$suite" server --url "$url" --requirements "$requirements" \
   --output-dir "$out_dir/results" 2>&1 | tee "$out_dir/conformance.log"

@@ -18,7 +18,8 @@ from mcp_stdio import StdioGateway
 work = os.environ["LABGATE_WORK"]
 labgate = os.path.join(os.environ["LABGATE_BIN_DIR"], "labgate")
 
-trusted = StdioGateway([labgate, "--call-timeout-ms", "3000",
+# A data directory of the test's own: never the user's ~/.local/share/labgate.
+trusted = StdioGateway([labgate, "--call-timeout-ms", "3000", "--data-dir", f"{work}/data-trusted",
                         "--serial-addr", os.environ["LABGATE_SERIAL"],
                         "--gateway-token-file", f"{work}/gateway.token"],
                        os.path.join(work, "trusted-gateway.log"))
@@ -33,7 +34,8 @@ try:
 finally:
     trusted.close()
 
-untrusted = StdioGateway([labgate, "--call-timeout-ms", "3000",
+un# A data directory of the test's own: never the user's ~/.local/share/labgate.
+trusted = StdioGateway([labgate, "--call-timeout-ms", "3000", "--data-dir", f"{work}/data-trusted",
                           "--serial-addr", os.environ["LABGATE_SERIAL"]],
                          os.path.join(work, "untrusted-gateway.log"))
 try:
