@@ -34,8 +34,7 @@ try:
 finally:
     trusted.close()
 
-un# A data directory of the test's own: never the user's ~/.local/share/labgate.
-trusted = StdioGateway([labgate, "--call-timeout-ms", "3000", "--data-dir", f"{work}/data-trusted",
+untrusted = StdioGateway([labgate, "--call-timeout-ms", "3000", "--data-dir", f"{work}/data-untrusted",
                           "--serial-addr", os.environ["LABGATE_SERIAL"]],
                          os.path.join(work, "untrusted-gateway.log"))
 try:
