@@ -251,6 +251,7 @@ absl::Status ManagedPort::DoOpen() {
     opened_at_ms_ = now;
     last_activity_at_ms_ = now;
   }
+  opened_at_ = std::chrono::steady_clock::now();
   LG_LOG(kInfo) << "opened " << name_ << " for " << owner_ << " (" << backend_->backend_name()
                 << ")";
   Publish(PortEventRecord::Type::kOpened);
@@ -534,6 +535,13 @@ IdleWait ManagedPort::Capture() {
   {
     absl::MutexLock lock(&mu_);
     open = state_ == PortState::kOpen;
+  }
+  const auto settled = opened_at_ + kOpenSettle;
+  if (open && std::chrono::steady_clock::now() < settled) {
+    wait.timeout_ms =
+        std::chrono::ceil<std::chrono::milliseconds>(settled - std::chrono::steady_clock::now())
+            .count();
+    open = false;  // not yet: look again once the port has settled
   }
   if (open) {
     // Take what has arrived, but leave room for queued calls: a port that is still

@@ -323,6 +323,11 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   // When what is held must be recorded, and when the worker will next look (max: never).
   std::chrono::steady_clock::time_point flush_due_ ABSL_GUARDED_BY(worker_);
   std::chrono::steady_clock::time_point worker_looks_at_ ABSL_GUARDED_BY(worker_);
+  // Capture starts this long after the port opens: a tty that was just closed and opened again
+  // (as TtyPort does when libserialport refuses it) can report a passing hang-up meanwhile.
+  // Calls read the device themselves in the meantime; what arrives waits in the kernel.
+  static constexpr std::chrono::milliseconds kOpenSettle{50};
+  std::chrono::steady_clock::time_point opened_at_ ABSL_GUARDED_BY(worker_);
   static constexpr std::chrono::seconds kDropLogPeriod{10};
   std::chrono::steady_clock::time_point last_drop_log_ ABSL_GUARDED_BY(worker_);
   int64_t dropped_since_log_ ABSL_GUARDED_BY(worker_) = 0;

@@ -375,6 +375,8 @@ TEST_F(PtyTranscriptTest, BytesThatArriveWithNoReadInFlightAreRecordedWithTheirA
   auto device = Device(InstrumentMode::kScpi);
   ASSERT_NE(device, nullptr);
   OpenBound(device->path(), session_id);
+  // Capture starts once the port has settled (ManagedPort::kOpenSettle, 50 ms).
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const auto before = std::chrono::system_clock::now();
   device->Send("BOOT v1.2 ready\n");
   const auto after = std::chrono::system_clock::now();
@@ -529,6 +531,7 @@ TEST_F(PtyTranscriptTest, EightPortsStreamingAtOnceAreEachRecordedWhole) {
   }
   std::vector<std::string> sent(kPorts);
   std::vector<std::thread> streams;
+  streams.reserve(kPorts);
   for (int i = 0; i < kPorts; ++i) {
     streams.emplace_back([&, i] {
       for (int n = 0; n < 64; ++n) {
@@ -585,6 +588,7 @@ TEST_F(PtyTranscriptTest, KillingTheSerialServiceWhileItCapturesKeepsWhatWasAckn
                                    "--log-level",
                                    "warning"};
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
   pid_t serial = 0;
