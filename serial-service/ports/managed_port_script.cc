@@ -7,16 +7,6 @@
 #include "serial-service/ports/managed_port.h"
 
 namespace labgate::serial {
-namespace {
-
-int64_t MsSince(std::chrono::steady_clock::time_point started) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
-                                                               started)
-      .count();
-}
-
-}  // namespace
-
 void ManagedPort::RunScript(ScriptParams params,
                             std::function<void(absl::StatusOr<ScriptResult>)> done) {
   worker_.Post([self = shared_from_this(), params = std::move(params), done = std::move(done)] {

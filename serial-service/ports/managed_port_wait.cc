@@ -12,12 +12,6 @@
 namespace labgate::serial {
 namespace {
 
-int64_t MsSince(std::chrono::steady_clock::time_point started) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
-                                                               started)
-      .count();
-}
-
 // The transcript's line for a finished wait.
 std::string WaitEvent(const WaitParams& params, const WaitResult& result) {
   if (result.matched) {

@@ -365,6 +365,33 @@ TEST_F(PtyWaitForTest, AMalformedScriptIsRefusedByStepBeforeAnythingRuns) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_TRUE(absl::StrContains(status.error_message(), "1 to 32 steps")) << status.error_message();
 
+  // Out-of-range pauses and pulses, and a signal without its level, are refused by step.
+  v1::SendExpectRequest long_pause;
+  long_pause.add_steps()->set_delay_ms(10001);
+  status = alice_->stub()->SendExpect(alice_->Context().get(), long_pause, &got);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "steps[0].delay_ms"))
+      << status.error_message();
+  v1::SendExpectRequest no_level;
+  no_level.add_steps()->set_signal(v1::CONTROL_LINE_DTR);
+  status = alice_->stub()->SendExpect(alice_->Context().get(), no_level, &got);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "steps[0].level"))
+      << status.error_message();
+  v1::SendExpectRequest long_pulse;
+  v1::ScriptStep* pulse = long_pulse.add_steps();
+  pulse->set_signal(v1::CONTROL_LINE_RTS);
+  pulse->set_level(false);
+  pulse->set_ms(20000);
+  status = alice_->stub()->SendExpect(alice_->Context().get(), long_pulse, &got);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(status.error_message(), "steps[0].ms")) << status.error_message();
+  v1::SendExpectRequest bad_hex;
+  bad_hex.set_encoding(v1::ENCODING_HEX);
+  *bad_hex.add_steps() = Send("zz");
+  status = alice_->stub()->SendExpect(alice_->Context().get(), bad_hex, &got);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+
   v1::SendExpectRequest empty;
   status = alice_->stub()->SendExpect(alice_->Context().get(), empty, &got);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);

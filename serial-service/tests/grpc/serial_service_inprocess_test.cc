@@ -70,6 +70,25 @@ TEST_F(InProcessServiceTest, RejectsANegativeQueryReplySpin) {
   EXPECT_TRUE(absl::StrContains(created.status().message(), "query_reply_spin"));
 }
 
+TEST_F(InProcessServiceTest, RejectsACaptureBufferOrCoalescingOutOfRangeNamingTheFlag) {
+  SerialServiceOptions tiny;
+  tiny.capture.buffer_bytes = 10;
+  absl::StatusOr<std::unique_ptr<SerialGrpcService>> refused = CreateSerialService(tiny);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(refused.status().message(), "--capture-buffer-bytes"))
+      << refused.status();
+  SerialServiceOptions slow;
+  slow.capture.record_coalesce_ms = 10001;
+  refused = CreateSerialService(slow);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(refused.status().message(), "--record-coalesce-ms"))
+      << refused.status();
+  SerialServiceOptions bounds;
+  bounds.capture.buffer_bytes = 64;
+  bounds.capture.record_coalesce_ms = 0;
+  EXPECT_TRUE(CreateSerialService(bounds).ok()) << "the bounds themselves are allowed";
+}
+
 TEST_F(InProcessServiceTest, PermissionDeniedComesThrough) {
   grpc::Status status = client_->Open("/dev/forbidden", 9600);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::PERMISSION_DENIED);
