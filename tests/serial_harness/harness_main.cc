@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "tests/serial_harness/modem_line_listener.h"
 #include "tests/serial_harness/pty_device.h"
 
 namespace labgate::serial_harness {
@@ -25,6 +26,10 @@ int HarnessMain(int argc, char** argv) {
                  "CAP_SYS_ADMIN, where unshare(CLONE_NEWNS) is allowed). They fail here "
                  "rather than skip.\n",
                  std::string(status.message()).c_str());
+    return 1;
+  }
+  if (absl::Status status = StartModemLineListener(); !status.ok()) {
+    std::fprintf(stderr, "FATAL: serial pty harness: %s\n", std::string(status.message()).c_str());
     return 1;
   }
   return RUN_ALL_TESTS();

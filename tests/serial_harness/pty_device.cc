@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <pty.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <termios.h>
@@ -17,6 +18,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "tests/serial_harness/modem_line_listener.h"
 
 #ifndef LABGATE_TIOCM_SHIM_PATH
 #error "LABGATE_TIOCM_SHIM_PATH must name tiocm_shim.so"
@@ -117,6 +120,7 @@ absl::StatusOr<std::unique_ptr<PtyDevice>> PtyDevice::Create(InstrumentMode mode
 }
 
 PtyDevice::~PtyDevice() {
+  if (listened_device_ != 0) StopListeningTo(listened_device_);
   Disconnect();
   if (pty_bound_) umount2(path_.c_str(), MNT_DETACH);
   if (placeholder_bound_) umount2(path_.c_str(), MNT_DETACH);
@@ -148,6 +152,13 @@ absl::Status PtyDevice::Attach() {
   pty_bound_ = true;
   master_fd_ = master;
   slave_fd_ = slave;
+  // The host's line changes on this pty (a fresh one after Reconnect) reach OnModemLines.
+  if (listened_device_ != 0) StopListeningTo(listened_device_);
+  struct stat slave_info;
+  if (fstat(slave, &slave_info) == 0) {
+    listened_device_ = slave_info.st_rdev;
+    ListenTo(listened_device_, [this](int bits) { OnModemLines(bits); });
+  }
   stop_ = false;
   stalled_until_ms_ = 0;
   line_.clear();
@@ -216,12 +227,15 @@ void PtyDevice::Run() {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
       continue;
     }
+    if (boot_pending_.exchange(false)) Boot();
+    StreamIfDue();
     struct pollfd entry = {master_fd_, POLLIN, 0};
-    const int ready = poll(&entry, 1, 20);
+    const int ready = poll(&entry, 1, stream_period_ms_ > 0 ? 1 : 5);
     if (ready <= 0 || !(entry.revents & POLLIN)) continue;
     if (NowMs() < stalled_until_ms_) continue;  // stalled while we waited
     const ssize_t got = read(master_fd_, buffer, sizeof(buffer));
     if (got <= 0) continue;
+    if (in_reset_) continue;  // a board held in reset hears nothing
     const std::string chunk(buffer, static_cast<size_t>(got));
     {
       absl::MutexLock lock(&mu_);
@@ -254,11 +268,21 @@ void PtyDevice::Handle(const std::string& chunk) {
 }
 
 void PtyDevice::HandleLine(std::string line) {
+  if (mode_ == InstrumentMode::kBoard) {
+    HandleBoardLine(line);
+    return;
+  }
   if (line == "*IDN?") {
     Reply(absl::StrCat(kInstrumentId, line_ending_));
   } else if (absl::StartsWith(line, "STALL ")) {
     int ms = 0;
     if (absl::SimpleAtoi(line.substr(6), &ms)) Stall(std::chrono::milliseconds(ms));
+  } else if (absl::StartsWith(line, "STREAM ")) {
+    int ms = 0;
+    if (absl::SimpleAtoi(line.substr(7), &ms) && ms >= 0) {
+      stream_period_ms_ = ms;
+      next_reading_ms_ = NowMs() + ms;
+    }
   } else if (line == "PARTIAL") {
     Reply("partial");
   } else if (line == "DROP") {
@@ -273,6 +297,69 @@ void PtyDevice::HandleLine(std::string line) {
   } else {
     Reply(absl::StrCat(line, line_ending_));
   }
+}
+
+void PtyDevice::HandleBoardLine(const std::string& line) {
+  switch (board_state_) {
+    case BoardState::kLogin:
+      user_ok_ = line == kBoardUser;
+      board_state_ = BoardState::kPassword;
+      Reply("Password: ");
+      return;
+    case BoardState::kPassword:
+      if (user_ok_ && line == kBoardPassword) {
+        board_state_ = BoardState::kShell;
+        Reply(absl::StrCat("\r\nWelcome to labgate-sim\r\n", kBoardShellPrompt));
+      } else {
+        board_state_ = BoardState::kLogin;
+        Reply(absl::StrCat("\r\nLogin incorrect\r\n", kBoardLoginPrompt));
+      }
+      return;
+    case BoardState::kShell:
+      if (line == "exit") {
+        board_state_ = BoardState::kLogin;
+        Reply(absl::StrCat("logout\r\n", kBoardLoginPrompt));
+      } else if (line == "uname") {
+        Reply(absl::StrCat("Linux labgate-sim\r\n", kBoardShellPrompt));
+      } else if (line.empty()) {
+        Reply(kBoardShellPrompt);
+      } else {
+        Reply(absl::StrCat("sh: ", line, ": not found\r\n", kBoardShellPrompt));
+      }
+      return;
+  }
+}
+
+// The listener's thread: only flags change here; the instrument thread does the talking.
+void PtyDevice::OnModemLines(int bits) {
+  const int before = modem_bits_.exchange(bits);
+  if (mode_ != InstrumentMode::kBoard) return;
+  const bool dtr = (bits & TIOCM_DTR) != 0;
+  const bool dtr_before = before >= 0 && (before & TIOCM_DTR) != 0;
+  if (!dtr) {
+    in_reset_ = true;
+  } else if (!dtr_before && in_reset_) {
+    boot_pending_ = true;
+  }
+}
+
+void PtyDevice::Boot() {
+  in_reset_ = false;
+  board_state_ = BoardState::kLogin;
+  line_.clear();
+  ++boots_;
+  const std::string banner = kBoardBanner;
+  const size_t half = banner.find("DRAM");
+  Reply(banner.substr(0, half));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  Reply(absl::StrCat(banner.substr(half), kBoardLoginPrompt));
+}
+
+void PtyDevice::StreamIfDue() {
+  if (stream_period_ms_ <= 0 || NowMs() < next_reading_ms_) return;
+  next_reading_ms_ += stream_period_ms_;
+  ++readings_;
+  Reply(absl::StrFormat("READING %d %.4f V\n", readings_, 5.0 + 0.001 * (readings_ % 100)));
 }
 
 }  // namespace labgate::serial_harness

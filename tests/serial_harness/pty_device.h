@@ -8,6 +8,8 @@
 // machines), and tiocm_shim.so (LD_PRELOAD) emulates the modem-line ioctls.
 #pragma once
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -43,13 +45,28 @@ enum class InstrumentMode {
   //   STALL <ms>   -> stop reading and answering for <ms> milliseconds
   //   PARTIAL      -> "partial" with no terminator
   //   DROP         -> the instrument drops off (closes its end)
+  //   STREAM <ms>  -> a reading "READING <n> <volts> V" every <ms> ms (STREAM 0 stops)
   //   anything else is echoed back
   kScpi,
   // Every byte is echoed back at once, NUL bytes included.
   kEcho,
+  // A board with a login shell, its reset wired to DTR: releasing DTR holds it in reset,
+  // asserting DTR again boots it (so a pulse of DTR low resets it). Booting prints
+  // kBoardBanner in two parts 20 ms apart, then kBoardLoginPrompt. Lines ending "\n" or
+  // "\r\n": at the login prompt a user name gets "Password: ", and kBoardUser with
+  // kBoardPassword gets kBoardShellPrompt ("Login incorrect" and the login prompt again
+  // otherwise); the shell answers `uname` with "Linux labgate-sim" and `exit` with the login
+  // prompt. Input is lost while held in reset. Needs StartModemLineListener().
+  kBoard,
 };
 
 inline constexpr char kInstrumentId[] = "LABGATE,SIM-PTY,0001,1.0";
+inline constexpr char kBoardBanner[] =
+    "\r\nlabgate-sim boot 2.1 (reset)\r\nDRAM: 64 MiB\r\nStarting kernel ...\r\n";
+inline constexpr char kBoardLoginPrompt[] = "labgate-sim login: ";
+inline constexpr char kBoardUser[] = "root";
+inline constexpr char kBoardPassword[] = "labgate";
+inline constexpr char kBoardShellPrompt[] = "root@labgate-sim:~# ";
 
 class PtyDevice {
  public:
@@ -77,6 +94,11 @@ class PtyDevice {
   std::string Received() const;
   void set_mode(InstrumentMode mode);
 
+  // The modem bits the host last set on this pty (TIOCM_DTR, TIOCM_RTS), as the shim reported
+  // them; -1 before any change. And how many times a kBoard instrument has booted.
+  int modem_bits() const { return modem_bits_; }
+  int boots() const { return boots_; }
+
  private:
   explicit PtyDevice(std::string path, InstrumentMode mode);
   absl::Status Attach();
@@ -84,12 +106,21 @@ class PtyDevice {
   void Run();
   void Handle(const std::string& chunk);
   void HandleLine(std::string line);
+  void HandleBoardLine(const std::string& line);
+  void OnModemLines(int bits);
+  void Boot();
+  void StreamIfDue();
   void Reply(const std::string& bytes);
 
   const std::string path_;
   std::atomic<InstrumentMode> mode_;
   std::atomic<bool> stop_{false};
   std::atomic<int64_t> stalled_until_ms_{0};
+  std::atomic<int> modem_bits_{-1};
+  std::atomic<bool> in_reset_{false};
+  std::atomic<bool> boot_pending_{false};
+  std::atomic<int> boots_{0};
+  dev_t listened_device_ = 0;  // 0: not registered with the modem-line listener
   int master_fd_ = -1;
   int slave_fd_ = -1;
   bool placeholder_bound_ = false;  // /dev/null over path_, under the pty
@@ -97,6 +128,12 @@ class PtyDevice {
   std::thread thread_;
   std::string line_;                // instrument thread only
   std::string line_ending_ = "\n";  // instrument thread only: answers end like the command
+  enum class BoardState { kLogin, kPassword, kShell };
+  BoardState board_state_ = BoardState::kLogin;  // instrument thread only
+  bool user_ok_ = false;                         // instrument thread only
+  int64_t stream_period_ms_ = 0;                 // instrument thread only
+  int64_t next_reading_ms_ = 0;                  // instrument thread only
+  int64_t readings_ = 0;                         // instrument thread only
 
   mutable absl::Mutex mu_;
   std::string received_ ABSL_GUARDED_BY(mu_);

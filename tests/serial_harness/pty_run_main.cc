@@ -3,7 +3,7 @@
 // and with tiocm_shim.so preloaded, so that the real libserialport (in
 // labgate-serial, the gateway, a benchmark...) can open them.
 //
-//   labgate-pty-run [--devices N] [--mode scpi|echo] [--reconnect-ms MS] -- COMMAND...
+//   labgate-pty-run [--devices N] [--mode scpi|echo|board] [--reconnect-ms MS] -- COMMAND...
 //
 // The command gets LABGATE_PTY_DEVICES=/dev/ttyA,/dev/ttyB,... in its environment.
 // An instrument that was told "DROP" comes back after --reconnect-ms (0: never).
@@ -24,6 +24,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "tests/serial_harness/modem_line_listener.h"
 #include "tests/serial_harness/pty_device.h"
 
 extern char** environ;
@@ -41,7 +42,7 @@ void ForwardSignal(int signal_number) {
 
 int Usage() {
   std::fprintf(stderr,
-               "usage: labgate-pty-run [--devices N] [--mode scpi|echo] [--reconnect-ms MS] "
+               "usage: labgate-pty-run [--devices N] [--mode scpi|echo|board] [--reconnect-ms MS] "
                "-- COMMAND [ARGS...]\n");
   return 2;
 }
@@ -70,6 +71,8 @@ int main(int argc, char** argv) {
         mode = InstrumentMode::kScpi;
       } else if (value == "echo") {
         mode = InstrumentMode::kEcho;
+      } else if (value == "board") {
+        mode = InstrumentMode::kBoard;
       } else {
         return Usage();
       }
@@ -86,6 +89,11 @@ int main(int argc, char** argv) {
   if (absl::Status status = labgate::serial_harness::EnterPrivateMountNamespace(); !status.ok()) {
     std::fprintf(stderr, "labgate-pty-run: FATAL: %s (needs root)\n",
                  std::string(status.message()).c_str());
+    return 1;
+  }
+  // The command's DTR/RTS changes reach the instruments (a kBoard one reboots on a DTR pulse).
+  if (absl::Status status = labgate::serial_harness::StartModemLineListener(); !status.ok()) {
+    std::fprintf(stderr, "labgate-pty-run: FATAL: %s\n", std::string(status.message()).c_str());
     return 1;
   }
   std::vector<std::unique_ptr<PtyDevice>> ptys;

@@ -243,36 +243,6 @@ TEST_F(PtyWaitForTest, BadAndHostilePatternsGetClearErrorsAndThePortKeepsServing
   EXPECT_EQ(reply.data(), kInstrumentId);
 }
 
-// A board's login prompt, answered by a thread that watches what the port sends it (the SCPI
-// simulator also echoes each line, as a terminal does).
-class LoginResponder {
- public:
-  explicit LoginResponder(PtyDevice& device)
-      : thread_([this, &device] {
-          bool asked_password = false;
-          while (!stop_) {
-            const std::string received = device.Received();
-            if (!asked_password && absl::StrContains(received, "root\n")) {
-              device.Send("Password: ");
-              asked_password = true;
-            }
-            if (asked_password && absl::StrContains(received, "secret\n")) {
-              device.Send("\nboard:~# ");
-              return;
-            }
-            std::this_thread::sleep_for(milliseconds(2));
-          }
-        }) {}
-  ~LoginResponder() {
-    stop_ = true;
-    thread_.join();
-  }
-
- private:
-  std::atomic<bool> stop_{false};
-  std::thread thread_;
-};
-
 v1::ScriptStep Send(const std::string& data) {
   v1::ScriptStep step;
   step.set_send(data);
@@ -285,13 +255,29 @@ v1::ScriptStep Expect(const std::string& pattern, int64_t timeout_ms) {
   return step;
 }
 
-TEST_F(PtyWaitForTest, ALoginRunsAsOneScript) {
-  LoginResponder board(*device_);
+// The harness's board (reset on DTR, a login shell): reset it, wait for its prompt and log
+// in, in three calls, with nothing read in between.
+TEST_F(PtyWaitForTest, ABoardIsResetWaitedForAndLoggedIntoInThreeCalls) {
+  device_->set_mode(InstrumentMode::kBoard);
+  v1::PulseSignalRequest pulse;
+  pulse.set_signal(v1::CONTROL_LINE_DTR);
+  pulse.set_level(false);
+  pulse.set_ms(50);
+  v1::SignalsResponse lines;
+  ASSERT_TRUE(alice_->stub()->PulseSignal(alice_->Context().get(), pulse, &lines).ok());
+
+  v1::WaitForResponse prompt;
+  ASSERT_TRUE(WaitFor(Wait({"login: $", "Kernel panic"}, 5000), &prompt).ok());
+  ASSERT_TRUE(prompt.matched()) << "before: " << prompt.before();
+  EXPECT_EQ(prompt.pattern_index(), 0);
+  EXPECT_EQ(prompt.before(), absl::StrCat(serial_harness::kBoardBanner, "labgate-sim "));
+  EXPECT_EQ(device_->boots(), 1);
+
   v1::SendExpectRequest request;
-  *request.add_steps() = Send("root");
+  *request.add_steps() = Send(serial_harness::kBoardUser);
   *request.add_steps() = Expect("Password: ", 3000);
-  *request.add_steps() = Send("secret");
-  *request.add_steps() = Expect("(\\w+):~# ", 3000);
+  *request.add_steps() = Send(serial_harness::kBoardPassword);
+  *request.add_steps() = Expect("(\\w+)@([\\w-]+):~# ", 3000);
   request.add_steps()->set_delay_ms(5);
   v1::SendExpectResponse got;
   grpc::Status status = alice_->stub()->SendExpect(alice_->Context().get(), request, &got);
@@ -303,12 +289,63 @@ TEST_F(PtyWaitForTest, ALoginRunsAsOneScript) {
   EXPECT_EQ(got.steps(0).bytes_written(), 5) << "root and the terminator";
   EXPECT_EQ(got.steps(1).kind(), "expect");
   EXPECT_TRUE(got.steps(1).matched());
-  EXPECT_EQ(got.steps(1).before(), "root\n") << "the echo came first";
-  EXPECT_EQ(got.steps(3).match(), "board:~# ");
-  ASSERT_EQ(got.steps(3).groups_size(), 1);
-  EXPECT_EQ(got.steps(3).groups(0), "board");
+  EXPECT_EQ(got.steps(3).match(), serial_harness::kBoardShellPrompt);
+  ASSERT_EQ(got.steps(3).groups_size(), 2);
+  EXPECT_EQ(got.steps(3).groups(0), "root");
+  EXPECT_EQ(got.steps(3).groups(1), "labgate-sim");
+  EXPECT_EQ(got.steps(3).before(), "\r\nWelcome to labgate-sim\r\n");
   EXPECT_EQ(got.steps(4).kind(), "delay");
-  EXPECT_EQ(device_->Received(), "root\nsecret\n");
+  EXPECT_EQ(device_->Received(), "root\nlabgate\n");
+
+  v1::QueryResponse uname;
+  ASSERT_TRUE(alice_->Query("", "uname", 2000, &uname).ok());
+  EXPECT_EQ(uname.data(), "Linux labgate-sim\r") << "logged in";
+}
+
+// An instrument streaming a reading every 5 ms: wait_for finds the 20th as it streams, and the
+// readings after it stay for the next call.
+TEST_F(PtyWaitForTest, AWaitFindsItsReadingInAStreamAndLeavesTheRest) {
+  v1::WriteResponse wrote;
+  ASSERT_TRUE(alice_->Write("", "STREAM 5", v1::ENCODING_TEXT, &wrote).ok());
+  v1::WaitForResponse twentieth;
+  ASSERT_TRUE(WaitFor(Wait({"READING 20 ([0-9.]+) V\n"}, 5000), &twentieth).ok());
+  ASSERT_TRUE(twentieth.matched());
+  ASSERT_EQ(twentieth.groups_size(), 1);
+  EXPECT_EQ(twentieth.groups(0), "5.0200");
+  EXPECT_TRUE(absl::StartsWith(twentieth.before(), "READING 1 5.0010 V\nREADING 2 "))
+      << "every reading before it: " << twentieth.before();
+  v1::WaitForResponse next;
+  ASSERT_TRUE(WaitFor(Wait({"READING (\\d+) "}, 5000), &next).ok());
+  ASSERT_TRUE(next.matched());
+  EXPECT_EQ(next.groups(0), "21") << "nothing after the match was consumed";
+  ASSERT_TRUE(alice_->Write("", "STREAM 0", v1::ENCODING_TEXT, &wrote).ok());
+}
+
+// A wrong password: the script's last expect times out; every step ran, and the answer says
+// which one failed.
+TEST_F(PtyWaitForTest, AWrongPasswordFailsTheStepThatExpectedThePrompt) {
+  device_->set_mode(InstrumentMode::kBoard);
+  v1::SendExpectRequest request;
+  // A reset inside the script: DTR low for 20 ms, then the prompt.
+  v1::ScriptStep reset;
+  reset.set_signal(v1::CONTROL_LINE_DTR);
+  reset.set_level(false);
+  reset.set_ms(20);
+  *request.add_steps() = reset;
+  *request.add_steps() = Expect("login: ", 3000);
+  *request.add_steps() = Send(serial_harness::kBoardUser);
+  *request.add_steps() = Expect("Password: ", 3000);
+  *request.add_steps() = Send("wrong");
+  *request.add_steps() = Expect(":~# ", 300);
+  v1::SendExpectResponse got;
+  ASSERT_TRUE(alice_->stub()->SendExpect(alice_->Context().get(), request, &got).ok());
+  EXPECT_TRUE(got.completed());
+  EXPECT_EQ(got.failed_step(), 5);
+  ASSERT_EQ(got.steps_size(), 6);
+  EXPECT_TRUE(got.steps(1).matched()) << "the reset step rebooted the board";
+  EXPECT_TRUE(got.steps(5).timed_out());
+  EXPECT_EQ(got.steps(5).before(), "\r\nLogin incorrect\r\nlabgate-sim login: ");
+  EXPECT_EQ(device_->boots(), 1);
 }
 
 TEST_F(PtyWaitForTest, AScriptStopsAtAnExpectThatTimesOutUnlessToldToGoOn) {

@@ -410,6 +410,51 @@ TEST_F(PtyTranscriptTest, BytesThatArriveWithNoReadInFlightAreRecordedWithTheirA
   EXPECT_EQ(Transcript(session_id).size(), 2u) << "the read records nothing twice";
 }
 
+// The harness's board is reset through its DTR line (tiocm_shim.so tells the simulator of the
+// line changes libserialport makes): its boot banner is captured and recorded as it arrives,
+// with no read in flight, after the event of the pulse, and waits in the capture buffer.
+TEST_F(PtyTranscriptTest, ADtrPulseRebootsTheBoardAndItsBannerIsRecordedWithNoReadInFlight) {
+  ASSERT_NE(session_->Start(), 0);
+  StartSerial(session_->address());
+  const std::string session_id = CreateSession();
+  auto device = Device(InstrumentMode::kBoard);
+  ASSERT_NE(device, nullptr);
+  OpenBound(device->path(), session_id);
+  EXPECT_EQ(device->boots(), 0) << "opening the port does not reset the board";
+
+  v1::PulseSignalRequest pulse;
+  pulse.set_port_name(device->path());
+  pulse.set_signal(v1::CONTROL_LINE_DTR);
+  pulse.set_level(false);
+  pulse.set_ms(100);
+  v1::SignalsResponse lines;
+  ASSERT_TRUE(client_->stub()->PulseSignal(client_->Context().get(), pulse, &lines).ok());
+  EXPECT_TRUE(lines.dtr()) << "DTR is back where it was";
+
+  const std::string boot_output =
+      absl::StrCat(serial_harness::kBoardBanner, serial_harness::kBoardLoginPrompt);
+  std::vector<session_v1::Message> messages;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    messages = Transcript(session_id);
+    if (RxBytes(messages) == boot_output) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(device->boots(), 1);
+  ASSERT_EQ(RxBytes(messages), boot_output) << "recorded with no read in flight";
+  ASSERT_GE(messages.size(), 3u);
+  EXPECT_EQ(messages[1].direction(), "event");
+  EXPECT_EQ(messages[1].content(), "DTR low for 100 ms");
+  for (size_t n = 2; n < messages.size(); ++n) {
+    EXPECT_EQ(messages[n].direction(), "rx");
+    EXPECT_TRUE(messages[n].has_occurred_at());
+    EXPECT_GE(messages[n].occurred_at(), messages[1].occurred_at()) << "after the pulse";
+  }
+  EXPECT_EQ(Status(device->path()).capture_buffered_bytes(),
+            static_cast<int64_t>(boot_output.size()))
+      << "and kept for the next read";
+}
+
 // A small capture buffer overflows: the oldest unread bytes go, the loss is counted and
 // recorded as an event, and the transcript still has every byte.
 TEST_F(PtyTranscriptTest, ACaptureBufferOverflowDropsTheOldestCountsItAndTheTranscriptKeepsAll) {
