@@ -223,16 +223,46 @@ void PortService::Reconfigure(ManagedPort& port, const PortSettings& settings,
   port.Reconfigure(settings, std::move(done));
 }
 
-absl::Status PortService::CheckSignals(ManagedPort& port, const std::string& what) {
-  absl::Status allowed = policy_.CheckSignals(port.name());
-  if (!allowed.ok()) {
-    SerialMetrics::Get().policy_refusals.With({"signals"}).Increment();
-    port.RecordEvent(absl::StrCat(what, " refused by policy: ", allowed.message()));
+absl::Status PortService::CheckSignals(const std::string& owner, ManagedPort& port,
+                                       const char* tool, const std::string& action,
+                                       const std::optional<Confirmation>& confirmation,
+                                       const LineSequence* sequence) {
+  std::string approval;
+  if (confirmation.has_value()) {
+    if (confirmation->decision != "accept") {
+      SerialMetrics::Get().policy_confirmations.With({"declined"}).Increment();
+      policy_.Withdraw(confirmation->id);
+      port.RecordEvent(
+          absl::StrCat(tool, " not approved (", confirmation->decision, "): ", action));
+      return absl::FailedPreconditionError(
+          absl::StrCat(tool, " on ", port.name(), " was not approved (", confirmation->decision,
+                       "), so ", action, " did not happen"));
+    }
+    approval = confirmation->id;
   }
+  absl::Status allowed = policy_.CheckSignals(owner, port.name(), action, approval, sequence);
+  if (allowed.ok()) {
+    if (!approval.empty()) {
+      SerialMetrics::Get().policy_confirmations.With({"approved"}).Increment();
+      port.RecordEvent(absl::StrCat(tool, " approved by a person: ", action));
+    }
+    return allowed;
+  }
+  if (const absl::optional<absl::Cord> rule = allowed.GetPayload(kConfirmRulePayload);
+      rule.has_value()) {
+    SerialMetrics::Get().policy_confirmations.With({"requested"}).Increment();
+    port.RecordEvent(
+        absl::StrCat("confirmation required (", std::string(*rule), "): ", tool, " ", action));
+    return allowed;
+  }
+  SerialMetrics::Get().policy_refusals.With({"signals"}).Increment();
+  port.RecordEvent(absl::StrCat(tool, " refused by policy: ", allowed.message()));
   return allowed;
 }
 
 namespace {
+
+const char* Level(bool high) { return high ? "high" : "low"; }
 
 absl::Status CheckSignalMs(const char* what, int64_t ms) {
   if (ms >= 1 && ms <= PortService::kMaxSignalMs) return absl::OkStatus();
@@ -287,6 +317,31 @@ void PortService::WaitFor(ManagedPort& port, const WaitRequest& request,
 
 void PortService::SendExpect(const std::string& owner, ManagedPort& port, ScriptRequest request,
                              std::function<void(absl::StatusOr<ScriptResult>)> done) {
+  StartScript(owner, port, std::move(request), nullptr, std::move(done));
+}
+
+void PortService::RunSequence(const std::string& owner, ManagedPort& port, const std::string& name,
+                              std::optional<Confirmation> confirmation,
+                              std::function<bool()> abandoned,
+                              std::function<void(absl::StatusOr<ScriptResult>)> done) {
+  absl::StatusOr<LineSequence> sequence = policy_.SequenceFor(port.name(), name);
+  if (!sequence.ok()) return done(sequence.status());
+  ScriptRequest request;
+  request.steps = sequence->steps;
+  request.abandoned = std::move(abandoned);
+  request.confirmation = std::move(confirmation);
+  // The script holds a pointer to the sequence until it is checked; the worker gets steps only.
+  auto held = std::make_shared<LineSequence>(*std::move(sequence));
+  StartScript(owner, port, std::move(request), held.get(),
+              [held, done = std::move(done)](absl::StatusOr<ScriptResult> result) {
+                done(std::move(result));
+              });
+}
+
+void PortService::StartScript(const std::string& owner, ManagedPort& port, ScriptRequest request,
+                              const LineSequence* sequence,
+                              std::function<void(absl::StatusOr<ScriptResult>)> done) {
+  const char* tool = sequence != nullptr ? "run_sequence" : "send_expect";
   const int count = static_cast<int>(request.steps.size());
   if (count < 1 || count > kMaxScriptSteps) {
     return done(absl::InvalidArgumentError(
@@ -354,15 +409,25 @@ void PortService::SendExpect(const std::string& owner, ManagedPort& port, Script
     params.steps.push_back(std::move(step));
   }
   // The policy sees the whole script before anything is sent: a refused step refuses it all,
-  // and the one send that needs a person's approval is asked about first.
-  if (needs_approval.size() > 1) {
-    return done(absl::FailedPreconditionError(absl::StrCat(
-        "steps ", absl::StrJoin(needs_approval, " and "),
-        " each need a person's approval; a send_expect may hold at most one such send, so "
-        "split the script there")));
+  // and the one approval a person may give (for one send, or for the line changes) is asked
+  // for first. A named sequence's own rule covers it even without line changes.
+  const bool lines_checked = drives_lines || (sequence != nullptr && sequence->signals.has_value());
+  const bool lines_need_approval =
+      lines_checked && policy_.SignalsNeedApproval(owner, port.name(), sequence);
+  if (needs_approval.size() + (lines_need_approval ? 1 : 0) > 1) {
+    return done(absl::FailedPreconditionError(
+        absl::StrCat(lines_need_approval ? "the line changes and " : "", "steps ",
+                     absl::StrJoin(needs_approval, " and "), " each need a person's approval; a ",
+                     tool, " may hold at most one such step, so split the script there")));
   }
-  if (drives_lines) {
-    if (absl::Status allowed = CheckSignals(port, "send_expect"); !allowed.ok()) {
+  if (lines_checked) {
+    const std::string action =
+        sequence != nullptr
+            ? absl::StrCat("sequence '", sequence->name, "' (", DescribeSteps(request.steps), ")")
+            : absl::StrCat("the script ", DescribeSteps(request.steps));
+    if (absl::Status allowed =
+            CheckSignals(owner, port, tool, action, request.confirmation, sequence);
+        !allowed.ok()) {
       return done(allowed);
     }
   }
@@ -370,8 +435,7 @@ void PortService::SendExpect(const std::string& owner, ManagedPort& port, Script
   // toward the rate limit until it runs.
   if (!needs_approval.empty()) {
     const ScriptStep& held = params.steps[static_cast<size_t>(needs_approval[0])];
-    if (absl::Status allowed =
-            CheckWrite(owner, port, held.bytes, request.confirmation, "send_expect");
+    if (absl::Status allowed = CheckWrite(owner, port, held.bytes, request.confirmation, tool);
         !allowed.ok()) {
       return done(allowed);
     }
@@ -380,7 +444,7 @@ void PortService::SendExpect(const std::string& owner, ManagedPort& port, Script
     const ScriptStep& step = params.steps[static_cast<size_t>(i)];
     if (step.kind != ScriptStep::Kind::kSend) continue;
     if (!needs_approval.empty() && needs_approval[0] == i) continue;
-    if (absl::Status allowed = CheckWrite(owner, port, step.bytes, std::nullopt, "send_expect");
+    if (absl::Status allowed = CheckWrite(owner, port, step.bytes, std::nullopt, tool);
         !allowed.ok()) {
       return done(allowed);
     }
@@ -393,28 +457,45 @@ void PortService::GetSignals(ManagedPort& port,
   port.GetSignals(std::move(done));
 }
 
-void PortService::SetSignals(ManagedPort& port, std::optional<bool> dtr, std::optional<bool> rts,
+void PortService::SetSignals(const std::string& owner, ManagedPort& port, std::optional<bool> dtr,
+                             std::optional<bool> rts,
+                             const std::optional<Confirmation>& confirmation,
                              std::function<void(absl::StatusOr<ModemSignals>)> done) {
   if (!dtr.has_value() && !rts.has_value()) {
     return done(absl::InvalidArgumentError("set_signals needs dtr, rts or both"));
   }
-  if (absl::Status allowed = CheckSignals(port, "set_signals"); !allowed.ok()) return done(allowed);
+  std::vector<std::string> lines;
+  if (dtr.has_value()) lines.push_back(absl::StrCat("DTR ", Level(*dtr)));
+  if (rts.has_value()) lines.push_back(absl::StrCat("RTS ", Level(*rts)));
+  if (absl::Status allowed =
+          CheckSignals(owner, port, "set_signals", absl::StrJoin(lines, ", "), confirmation);
+      !allowed.ok()) {
+    return done(allowed);
+  }
   port.SetSignals(dtr, rts, std::move(done));
 }
 
-void PortService::PulseSignal(ManagedPort& port, bool dtr, bool level, int64_t ms,
+void PortService::PulseSignal(const std::string& owner, ManagedPort& port, bool dtr, bool level,
+                              int64_t ms, const std::optional<Confirmation>& confirmation,
                               std::function<void(absl::StatusOr<ModemSignals>)> done) {
   if (absl::Status valid = CheckSignalMs("pulse_signal", ms); !valid.ok()) return done(valid);
-  if (absl::Status allowed = CheckSignals(port, "pulse_signal"); !allowed.ok()) {
+  const std::string action = absl::StrCat(dtr ? "DTR " : "RTS ", Level(level), " for ", ms, " ms");
+  if (absl::Status allowed = CheckSignals(owner, port, "pulse_signal", action, confirmation);
+      !allowed.ok()) {
     return done(allowed);
   }
   port.PulseSignal(dtr, level, ms, std::move(done));
 }
 
-void PortService::SendBreak(ManagedPort& port, int64_t ms,
+void PortService::SendBreak(const std::string& owner, ManagedPort& port, int64_t ms,
+                            const std::optional<Confirmation>& confirmation,
                             std::function<void(absl::StatusOr<ModemSignals>)> done) {
   if (absl::Status valid = CheckSignalMs("send_break", ms); !valid.ok()) return done(valid);
-  if (absl::Status allowed = CheckSignals(port, "send_break"); !allowed.ok()) return done(allowed);
+  if (absl::Status allowed = CheckSignals(owner, port, "send_break",
+                                          absl::StrCat("break for ", ms, " ms"), confirmation);
+      !allowed.ok()) {
+    return done(allowed);
+  }
   port.SendBreak(ms, std::move(done));
 }
 

@@ -156,15 +156,7 @@ class PortService {
   // send_expect: steps of exactly one of send (bytes, decoded), expect (wait_for patterns),
   // delay_ms and signal (a line, its level, and ms: a pulse, or 0 to set it).
   struct ScriptRequest {
-    struct Step {
-      std::optional<std::string> send;
-      std::vector<std::string> expect;
-      std::optional<int64_t> timeout_ms;  // expect's
-      std::optional<int64_t> delay_ms;
-      std::optional<bool> signal_dtr;  // the signal step's line: DTR (true) or RTS
-      std::optional<bool> level;
-      std::optional<int64_t> ms;
-    };
+    using Step = ScriptStepSpec;
     std::vector<Step> steps;
     bool stop_on_timeout = true;
     bool regex = true;
@@ -179,17 +171,26 @@ class PortService {
   // script is refused before anything runs until it has it.
   void SendExpect(const std::string& owner, ManagedPort& port, ScriptRequest request,
                   std::function<void(absl::StatusOr<ScriptResult>)> done);
+  // run_sequence: the policy's sequence `name` for the port, run as a send_expect script (text,
+  // RE2, stopping at a time-out). Its own "signals" rule, when it has one, replaces the port's.
+  void RunSequence(const std::string& owner, ManagedPort& port, const std::string& name,
+                   std::optional<Confirmation> confirmation, std::function<bool()> abandoned,
+                   std::function<void(absl::StatusOr<ScriptResult>)> done);
 
   // The control lines of the caller's port. Reading them needs no leave; DTR, RTS and break need
-  // the policy's (PolicyEngine::CheckSignals), and a refusal is recorded. A pulse or
-  // break lasts 1 to kMaxSignalMs milliseconds.
+  // the policy's (PolicyEngine::CheckSignals: allow, deny, or a person's approval), and
+  // refusals, requests, approvals and declines are recorded. A pulse or break lasts 1 to
+  // kMaxSignalMs milliseconds.
   static constexpr int64_t kMaxSignalMs = 10000;
   void GetSignals(ManagedPort& port, std::function<void(absl::StatusOr<ModemSignals>)> done);
-  void SetSignals(ManagedPort& port, std::optional<bool> dtr, std::optional<bool> rts,
+  void SetSignals(const std::string& owner, ManagedPort& port, std::optional<bool> dtr,
+                  std::optional<bool> rts, const std::optional<Confirmation>& confirmation,
                   std::function<void(absl::StatusOr<ModemSignals>)> done);
-  void PulseSignal(ManagedPort& port, bool dtr, bool level, int64_t ms,
+  void PulseSignal(const std::string& owner, ManagedPort& port, bool dtr, bool level, int64_t ms,
+                   const std::optional<Confirmation>& confirmation,
                    std::function<void(absl::StatusOr<ModemSignals>)> done);
-  void SendBreak(ManagedPort& port, int64_t ms,
+  void SendBreak(const std::string& owner, ManagedPort& port, int64_t ms,
+                 const std::optional<Confirmation>& confirmation,
                  std::function<void(absl::StatusOr<ModemSignals>)> done);
 
   struct CloseOutcome {
@@ -228,8 +229,16 @@ class PortService {
   // the port's session.
   absl::Status CheckWrite(const std::string& owner, ManagedPort& port, const std::string& bytes,
                           const std::optional<Confirmation>& confirmation, const char* what);
-  // The policy's verdict on driving `port`'s control lines (`what`), recorded when refused.
-  absl::Status CheckSignals(ManagedPort& port, const std::string& what);
+  // The policy's verdict on `tool` driving `port`'s control lines as `action` says, recorded
+  // (refusals, requests, approvals and declines).
+  absl::Status CheckSignals(const std::string& owner, ManagedPort& port, const char* tool,
+                            const std::string& action,
+                            const std::optional<Confirmation>& confirmation,
+                            const LineSequence* sequence = nullptr);
+  // send_expect and run_sequence: checks the script, then runs it (`sequence`: whose it is).
+  void StartScript(const std::string& owner, ManagedPort& port, ScriptRequest request,
+                   const LineSequence* sequence,
+                   std::function<void(absl::StatusOr<ScriptResult>)> done);
   // wait_for's parameters (and a send_expect step's), the patterns compiled; `what` names them.
   absl::StatusOr<WaitParams> WaitParamsFor(const ManagedPort& port, const WaitRequest& request,
                                            const std::string& what) const;

@@ -50,12 +50,6 @@ absl::StatusOr<std::unique_ptr<ToolCatalog>> ToolCatalog::FromServices(
             absl::StrCat(method->full_name(), " has no compiled-in message types"));
       }
       binding.takes_port = method->input_type()->FindFieldByName("port_name") != nullptr;
-      // Data to send: a `data` field, or steps that send (a send_expect script).
-      const google::protobuf::FieldDescriptor* steps =
-          method->input_type()->FindFieldByName("steps");
-      binding.takes_data = method->input_type()->FindFieldByName("data") != nullptr ||
-                           (steps != nullptr && steps->message_type() != nullptr &&
-                            steps->message_type()->FindFieldByName("send") != nullptr);
       if (catalog->index_.count(binding.name) != 0) {
         return absl::AlreadyExistsError(
             absl::StrCat("duplicate tool name '", binding.name, "' on ", method->full_name()));

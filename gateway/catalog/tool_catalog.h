@@ -29,8 +29,6 @@ struct ToolBinding {
   const google::protobuf::Message* request_prototype = nullptr;
   const google::protobuf::Message* response_prototype = nullptr;
   bool takes_port = false;  // the request has port_name (serial calls routed per bench)
-  // The request has data, or steps that send it (a write a policy may hold for approval).
-  bool takes_data = false;
 
   // The tool as it appears in tools/list.
   nlohmann::json ToJson() const;

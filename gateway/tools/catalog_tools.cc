@@ -43,8 +43,9 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
   }
   const ToolInvoker::Options options = CallOptions(context);
   context->Progress(0, 1, "calling " + name);
-  // Writes may come back asking for a person's approval (write_confirmation.h).
-  const bool confirmable = tool->takes_data && serial;
+  // A serial call may come back asking for a person's approval (write_confirmation.h): a
+  // write, a script, a line change or a sequence, as the service's policy decides.
+  const bool confirmable = serial;
   const auto started = std::chrono::steady_clock::now();
   // One copy of the arguments, shared by the completion (notices, a retry, the advice).
   auto kept = std::make_shared<const json>(arguments);

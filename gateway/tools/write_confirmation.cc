@@ -9,6 +9,9 @@ using nlohmann::json;
 
 constexpr char kRuleKey[] = "labgate-confirm-rule";
 constexpr char kIdKey[] = "labgate-confirm-id";
+// Set for control lines and named sequences: what the service will do, which the call's
+// arguments do not show.
+constexpr char kWhatKey[] = "labgate-confirm-what";
 
 std::string Payload(const absl::Status& status, const char* key) {
   auto value = status.GetPayload(key);
@@ -44,15 +47,21 @@ std::string ShownData(const json& arguments) {
   return shown;
 }
 
-json ElicitationParams(const std::string& tool, const std::string& rule, const json& arguments) {
+json ElicitationParams(const std::string& tool, const std::string& rule, const std::string& what,
+                       const json& arguments) {
   const std::string port = StringArgument(arguments, "port_name", "the open port");
   const std::string encoding = StringArgument(arguments, "encoding", "text");
-  std::string data = ShownData(arguments);
+  std::string data = what.empty() ? ShownData(arguments) : what;
   if (data.size() > 500) data = data.substr(0, 500) + "...";
-  const std::string message = absl::StrCat(
-      "labgate's safety policy (rule '", rule, "') asks a person to approve this ", tool, " to ",
-      port, ":\n\n    ", data, encoding == "text" ? "" : absl::StrCat("  (", encoding, ")"),
-      "\n\nSend it to the instrument?");
+  const std::string message =
+      what.empty()
+          ? absl::StrCat("labgate's safety policy (rule '", rule,
+                         "') asks a person to approve this ", tool, " to ", port, ":\n\n    ", data,
+                         encoding == "text" ? "" : absl::StrCat("  (", encoding, ")"),
+                         "\n\nSend it to the instrument?")
+          : absl::StrCat("labgate's safety policy (rule '", rule,
+                         "') asks a person to approve this ", tool, " on ", port, ":\n\n    ", data,
+                         "\n\nDo it on the instrument?");
   return {{"message", message},
           {"requestedSchema",
            {{"type", "object"},
@@ -79,7 +88,8 @@ std::string Decision(const absl::StatusOr<json>& answer) {
                                                                                     : "decline";
 }
 
-absl::Status NotApproved(const std::string& decision, const std::string& rule,
+// `lines`: the call drives control lines rather than sending bytes.
+absl::Status NotApproved(const std::string& decision, const std::string& rule, bool lines,
                          const absl::StatusOr<json>& answer) {
   std::string why;
   if (decision == "decline") {
@@ -95,7 +105,8 @@ absl::Status NotApproved(const std::string& decision, const std::string& rule,
   } else {
     why = absl::StrCat("the person could not be asked (", answer.status().message(), ")");
   }
-  return absl::FailedPreconditionError(absl::StrCat("not sent: the safety policy's rule '", rule,
+  return absl::FailedPreconditionError(absl::StrCat(lines ? "not done" : "not sent",
+                                                    ": the safety policy's rule '", rule,
                                                     "' needs a person's approval, and ", why));
 }
 
@@ -112,29 +123,30 @@ void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool, const
                      std::function<void(absl::StatusOr<json>)> done) {
   const std::string rule = Payload(refusal, kRuleKey);
   const std::string id = Payload(refusal, kIdKey);
+  const std::string what = Payload(refusal, kWhatKey);
   // In the 2026 era the question goes back as input_required under this key, and the
   // client's retry of the whole call brings the answer.
-  context->AskClient("confirm_write", "elicitation/create",
-                     ElicitationParams(tool.name, rule, arguments), kConfirmationTimeout,
-                     [tool = &tool, arguments, invoker, options, context, rule, id,
-                      done = std::move(done)](absl::StatusOr<json> answer) mutable {
-                       // Not asked yet: nothing is decided, so nothing is sent or recorded.
-                       if (IsInputRequired(answer.status())) return done(answer.status());
-                       const std::string decision = Decision(answer);
-                       options.confirmation = ConfirmationAnswer{id, decision};
-                       if (decision == "accept") {
-                         auto call = invoker->Call(*tool, arguments, options, std::move(done));
-                         if (call) context->OnCancel([call] { call->Cancel(); });
-                         return;
-                       }
-                       // Sent anyway so that the service records the refusal in the port's session;
-                       // nothing is written.
-                       absl::Status not_approved = NotApproved(decision, rule, answer);
-                       invoker->Call(*tool, arguments, options,
-                                     [not_approved, done = std::move(done)](absl::StatusOr<json>) {
-                                       done(not_approved);
-                                     });
-                     });
+  context->AskClient(
+      "confirm_write", "elicitation/create", ElicitationParams(tool.name, rule, what, arguments),
+      kConfirmationTimeout,
+      [tool = &tool, arguments, invoker, options, context, rule, id, lines = !what.empty(),
+       done = std::move(done)](absl::StatusOr<json> answer) mutable {
+        // Not asked yet: nothing is decided, so nothing is sent or recorded.
+        if (IsInputRequired(answer.status())) return done(answer.status());
+        const std::string decision = Decision(answer);
+        options.confirmation = ConfirmationAnswer{id, decision};
+        if (decision == "accept") {
+          auto call = invoker->Call(*tool, arguments, options, std::move(done));
+          if (call) context->OnCancel([call] { call->Cancel(); });
+          return;
+        }
+        // Sent anyway so that the service records the refusal in the port's session;
+        // nothing is written.
+        absl::Status not_approved = NotApproved(decision, rule, lines, answer);
+        invoker->Call(
+            *tool, arguments, options,
+            [not_approved, done = std::move(done)](absl::StatusOr<json>) { done(not_approved); });
+      });
 }
 
 }  // namespace labgate::gateway

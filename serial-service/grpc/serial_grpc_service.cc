@@ -86,6 +86,54 @@ void FillReadResponse(const ReadResult& result, v1::Encoding encoding, const std
   response->set_timed_out(result.timed_out);
 }
 
+// A script's outcome (send_expect, run_sequence): text when every match and `before` is UTF-8,
+// base64 otherwise.
+void FillScriptResponse(const ScriptResult& result, const std::string& name, v1::Encoding encoding,
+                        v1::SendExpectResponse* response) {
+  response->set_port_name(name);
+  response->set_completed(result.completed);
+  response->set_failed_step(result.failed_step);
+  response->set_latency_ms(result.latency_ms);
+  v1::Encoding spelled = encoding;
+  if (IsTextMode(encoding)) {
+    for (const StepOutcome& step : result.steps) {
+      bool utf8 = IsValidUtf8(step.wait.match) && IsValidUtf8(step.wait.before);
+      for (const std::string& group : step.wait.groups) utf8 = utf8 && IsValidUtf8(group);
+      if (!utf8) spelled = v1::ENCODING_BASE64;
+    }
+  }
+  int index = 0;
+  for (const StepOutcome& step : result.steps) {
+    v1::StepOutcome* out = response->add_steps();
+    out->set_index(index++);
+    out->set_latency_ms(step.latency_ms);
+    switch (step.kind) {
+      case ScriptStep::Kind::kSend:
+        out->set_kind("send");
+        out->set_bytes_written(step.bytes_written);
+        break;
+      case ScriptStep::Kind::kExpect:
+        out->set_kind("expect");
+        out->set_matched(step.wait.matched);
+        out->set_pattern_index(step.wait.pattern_index);
+        out->set_match(EncodeData(step.wait.match, spelled).data);
+        for (const std::string& group : step.wait.groups) {
+          out->add_groups(EncodeData(group, spelled).data);
+        }
+        out->set_before(EncodeData(step.wait.before, spelled).data);
+        out->set_timed_out(step.wait.timed_out);
+        break;
+      case ScriptStep::Kind::kDelay:
+        out->set_kind("delay");
+        break;
+      case ScriptStep::Kind::kSignal:
+        out->set_kind("signal");
+        break;
+    }
+  }
+  response->set_encoding(spelled == v1::ENCODING_UNSPECIFIED ? v1::ENCODING_TEXT : spelled);
+}
+
 class SerialServiceImpl final : public SerialGrpcService {
  public:
   SerialServiceImpl(std::unique_ptr<PortService> ports, size_t queue_limit, CallerAuth auth)
@@ -255,6 +303,23 @@ class SerialServiceImpl final : public SerialGrpcService {
         }));
   }
 
+  void ServeRunSequence(CallContext* call, const v1::RunSequenceRequest* request,
+                        v1::SendExpectResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
+    if (!port.ok()) return Reply(call, port.status());
+    if (request->name().empty()) {
+      return Reply(call, absl::InvalidArgumentError("name is required: the sequence to run"));
+    }
+    ports_->RunSequence(
+        call->principal(), **port, request->name(), call->confirmation(),
+        [call] { return call->IsCancelled(); },
+        FinishWith<ScriptResult>(call,
+                                 [response, name = (*port)->name()](const ScriptResult& result) {
+                                   FillScriptResponse(result, name, v1::ENCODING_TEXT, response);
+                                 }));
+  }
+
   void ServeSendExpect(CallContext* call, const v1::SendExpectRequest* request,
                        v1::SendExpectResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
@@ -286,53 +351,11 @@ class SerialServiceImpl final : public SerialGrpcService {
     if (request->has_max_bytes()) script.max_bytes = request->max_bytes();
     script.abandoned = [call] { return call->IsCancelled(); };
     script.confirmation = call->confirmation();
-    ports_->SendExpect(
-        call->principal(), **port, std::move(script),
-        FinishWith<ScriptResult>(call, [response, encoding,
-                                        name = (*port)->name()](const ScriptResult& result) {
-          response->set_port_name(name);
-          response->set_completed(result.completed);
-          response->set_failed_step(result.failed_step);
-          response->set_latency_ms(result.latency_ms);
-          v1::Encoding spelled = encoding;
-          if (IsTextMode(encoding)) {
-            for (const StepOutcome& step : result.steps) {
-              bool utf8 = IsValidUtf8(step.wait.match) && IsValidUtf8(step.wait.before);
-              for (const std::string& group : step.wait.groups) utf8 = utf8 && IsValidUtf8(group);
-              if (!utf8) spelled = v1::ENCODING_BASE64;
-            }
-          }
-          int index = 0;
-          for (const StepOutcome& step : result.steps) {
-            v1::StepOutcome* out = response->add_steps();
-            out->set_index(index++);
-            out->set_latency_ms(step.latency_ms);
-            switch (step.kind) {
-              case ScriptStep::Kind::kSend:
-                out->set_kind("send");
-                out->set_bytes_written(step.bytes_written);
-                break;
-              case ScriptStep::Kind::kExpect:
-                out->set_kind("expect");
-                out->set_matched(step.wait.matched);
-                out->set_pattern_index(step.wait.pattern_index);
-                out->set_match(EncodeData(step.wait.match, spelled).data);
-                for (const std::string& group : step.wait.groups) {
-                  out->add_groups(EncodeData(group, spelled).data);
-                }
-                out->set_before(EncodeData(step.wait.before, spelled).data);
-                out->set_timed_out(step.wait.timed_out);
-                break;
-              case ScriptStep::Kind::kDelay:
-                out->set_kind("delay");
-                break;
-              case ScriptStep::Kind::kSignal:
-                out->set_kind("signal");
-                break;
-            }
-          }
-          response->set_encoding(spelled == v1::ENCODING_UNSPECIFIED ? v1::ENCODING_TEXT : spelled);
-        }));
+    ports_->SendExpect(call->principal(), **port, std::move(script),
+                       FinishWith<ScriptResult>(call, [response, encoding, name = (*port)->name()](
+                                                          const ScriptResult& result) {
+                         FillScriptResponse(result, name, encoding, response);
+                       }));
   }
 
   void ServeQuery(CallContext* call, const v1::QueryRequest* request, v1::QueryResponse* response) {
@@ -392,13 +415,15 @@ class SerialServiceImpl final : public SerialGrpcService {
   void ServeSetSignals(CallContext* call, const v1::SetSignalsRequest* request,
                        v1::SignalsResponse* response) {
     // `run` is called before ServeSignals returns, while the request is alive.
-    ServeSignals(call, *request, response, [this, request](ManagedPort& port, SignalsDone done) {
-      std::optional<bool> dtr;
-      std::optional<bool> rts;
-      if (request->has_dtr()) dtr = request->dtr();
-      if (request->has_rts()) rts = request->rts();
-      ports_->SetSignals(port, dtr, rts, std::move(done));
-    });
+    ServeSignals(call, *request, response,
+                 [this, call, request](ManagedPort& port, SignalsDone done) {
+                   std::optional<bool> dtr;
+                   std::optional<bool> rts;
+                   if (request->has_dtr()) dtr = request->dtr();
+                   if (request->has_rts()) rts = request->rts();
+                   ports_->SetSignals(call->principal(), port, dtr, rts, call->confirmation(),
+                                      std::move(done));
+                 });
   }
   void ServePulseSignal(CallContext* call, const v1::PulseSignalRequest* request,
                         v1::SignalsResponse* response) {
@@ -410,15 +435,16 @@ class SerialServiceImpl final : public SerialGrpcService {
     const bool level = request->level();
     const int64_t ms = request->ms();
     ServeSignals(call, *request, response,
-                 [this, dtr, level, ms](ManagedPort& port, SignalsDone done) {
-                   ports_->PulseSignal(port, dtr, level, ms, std::move(done));
+                 [this, call, dtr, level, ms](ManagedPort& port, SignalsDone done) {
+                   ports_->PulseSignal(call->principal(), port, dtr, level, ms,
+                                       call->confirmation(), std::move(done));
                  });
   }
   void ServeSendBreak(CallContext* call, const v1::SendBreakRequest* request,
                       v1::SignalsResponse* response) {
     const int64_t ms = request->ms();
-    ServeSignals(call, *request, response, [this, ms](ManagedPort& port, SignalsDone done) {
-      ports_->SendBreak(port, ms, std::move(done));
+    ServeSignals(call, *request, response, [this, call, ms](ManagedPort& port, SignalsDone done) {
+      ports_->SendBreak(call->principal(), port, ms, call->confirmation(), std::move(done));
     });
   }
 
@@ -607,6 +633,12 @@ class SerialServiceImpl final : public SerialGrpcService {
                                     v1::WaitForResponse* response) override {
     return ServeCallback(this, &SerialServiceImpl::ServeWaitFor, auth_, context, request, response);
   }
+  grpc::ServerUnaryReactor* RunSequence(grpc::CallbackServerContext* context,
+                                        const v1::RunSequenceRequest* request,
+                                        v1::SendExpectResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::ServeRunSequence, auth_, context, request,
+                         response);
+  }
   grpc::ServerUnaryReactor* SendExpect(grpc::CallbackServerContext* context,
                                        const v1::SendExpectRequest* request,
                                        v1::SendExpectResponse* response) override {
@@ -673,6 +705,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     methods->Add(service, "Read", this, &SerialServiceImpl::ServeRead);
     methods->Add(service, "WaitFor", this, &SerialServiceImpl::ServeWaitFor);
     methods->Add(service, "SendExpect", this, &SerialServiceImpl::ServeSendExpect);
+    methods->Add(service, "RunSequence", this, &SerialServiceImpl::ServeRunSequence);
     methods->Add(service, "Query", this, &SerialServiceImpl::ServeQuery);
     methods->Add(service, "GetSignals", this, &SerialServiceImpl::ServeGetSignals);
     methods->Add(service, "SetSignals", this, &SerialServiceImpl::ServeSetSignals);

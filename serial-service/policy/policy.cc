@@ -2,10 +2,13 @@
 
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "valijson/adapters/nlohmann_json_adapter.hpp"
@@ -52,7 +55,36 @@ constexpr char kSchema[] = R"json({
         "deny": {"type": "array", "items": {"$ref": "#/definitions/rule"}},
         "confirm": {"type": "array", "items": {"$ref": "#/definitions/rule"}},
         "max_writes_per_s": {"type": "number", "exclusiveMinimum": 0},
-        "signals": {"enum": ["allow", "deny"]}
+        "signals": {"$ref": "#/definitions/signals"},
+        "sequences": {
+          "type": "object",
+          "additionalProperties": {"$ref": "#/definitions/sequence"}
+        }
+      }
+    },
+    "signals": {"enum": ["allow", "deny", "confirm"]},
+    "sequence": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": ["steps"],
+      "properties": {
+        "steps": {"type": "array", "minItems": 1, "maxItems": 32,
+                  "items": {"$ref": "#/definitions/step"}},
+        "signals": {"$ref": "#/definitions/signals"}
+      }
+    },
+    "step": {
+      "type": "object",
+      "additionalProperties": false,
+      "properties": {
+        "send": {"type": "string", "minLength": 1},
+        "expect": {"type": "array", "minItems": 1, "maxItems": 16,
+                   "items": {"type": "string", "minLength": 1}},
+        "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000},
+        "delay_ms": {"type": "integer", "minimum": 1, "maximum": 10000},
+        "signal": {"enum": ["dtr", "rts"]},
+        "level": {"type": "boolean"},
+        "ms": {"type": "integer", "minimum": 0, "maximum": 10000}
       }
     }
   }
@@ -78,17 +110,18 @@ absl::Status Validate(const json& document) {
   if (validator.validate(schema, valijson::adapters::NlohmannJsonAdapter(document), &results)) {
     return absl::OkStatus();
   }
-  std::vector<std::string> problems;
+  std::vector<std::string> problems, generic;
   valijson::ValidationResults::Error error;
   while (results.popError(error)) {
-    // The generic "failed against the schema of property X" lines add nothing.
-    if (error.description.rfind("Failed to validate against schema associated", 0) == 0 ||
-        error.description.rfind("Failed to validate item", 0) == 0) {
-      continue;
-    }
-    problems.push_back(absl::StrCat(ContextPath(error.context), ": ", error.description));
+    // The generic "failed against the schema of property X" lines add nothing, unless they
+    // are all there is (a property name the schema refuses).
+    const bool is_generic =
+        error.description.rfind("Failed to validate against schema associated", 0) == 0 ||
+        error.description.rfind("Failed to validate item", 0) == 0;
+    (is_generic ? generic : problems)
+        .push_back(absl::StrCat(ContextPath(error.context), ": ", error.description));
   }
-  return absl::InvalidArgumentError(absl::StrJoin(problems, "; "));
+  return absl::InvalidArgumentError(absl::StrJoin(problems.empty() ? generic : problems, "; "));
 }
 
 absl::StatusOr<std::vector<DataRule>> Rules(const json& port, const char* key, size_t index) {
@@ -108,7 +141,120 @@ absl::StatusOr<std::vector<DataRule>> Rules(const json& port, const char* key, s
   return rules;
 }
 
+SignalsRule ParseSignalsRule(const json& value) {
+  const std::string text = value.get<std::string>();
+  if (text == "deny") return SignalsRule::kDeny;
+  if (text == "confirm") return SignalsRule::kConfirm;
+  return SignalsRule::kAllow;
+}
+
+// A step the schema let through still needs exactly one kind, and a level with its signal.
+absl::StatusOr<ScriptStepSpec> ParseStep(const json& entry, const std::string& where) {
+  ScriptStepSpec step;
+  if (entry.contains("send")) step.send = entry["send"].get<std::string>();
+  if (entry.contains("expect")) step.expect = entry["expect"].get<std::vector<std::string>>();
+  if (entry.contains("timeout_ms")) step.timeout_ms = entry["timeout_ms"].get<int64_t>();
+  if (entry.contains("delay_ms")) step.delay_ms = entry["delay_ms"].get<int64_t>();
+  if (entry.contains("signal")) step.signal_dtr = entry["signal"].get<std::string>() == "dtr";
+  if (entry.contains("level")) step.level = entry["level"].get<bool>();
+  if (entry.contains("ms")) step.ms = entry["ms"].get<int64_t>();
+  const int kinds = (step.send.has_value() ? 1 : 0) + (step.expect.empty() ? 0 : 1) +
+                    (step.delay_ms.has_value() ? 1 : 0) + (step.signal_dtr.has_value() ? 1 : 0);
+  if (kinds != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        where, " must be exactly one of send, expect, delay_ms and signal (it has ", kinds, ")"));
+  }
+  if (step.signal_dtr.has_value() && !step.level.has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ".level is required with signal"));
+  }
+  if (!step.signal_dtr.has_value() && (step.level.has_value() || step.ms.has_value())) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": level and ms go with signal"));
+  }
+  if (step.expect.empty() && step.timeout_ms.has_value()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": timeout_ms goes with expect"));
+  }
+  for (size_t i = 0; i < step.expect.size(); ++i) {
+    absl::StatusOr<CompiledPattern> compiled = CompilePattern(
+        step.expect[i], PatternInput::kUtf8, absl::StrCat(where, ".expect[", i, "]"));
+    if (!compiled.ok()) return compiled.status();
+  }
+  return step;
+}
+
+absl::StatusOr<std::vector<LineSequence>> Sequences(const json& port, size_t index) {
+  std::vector<LineSequence> sequences;
+  if (!port.contains("sequences")) return sequences;
+  for (const auto& [name, entry] : port["sequences"].items()) {
+    const bool name_ok =
+        !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+          return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ||
+                 c == '-';
+        });
+    if (!name_ok) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("ports[", index, "].sequences: the name '", name,
+                       "' may hold only letters, digits, '_', '.' and '-' (1 to 64 of them)"));
+    }
+    LineSequence sequence;
+    sequence.name = name;
+    if (entry.contains("signals")) sequence.signals = ParseSignalsRule(entry["signals"]);
+    size_t step_index = 0;
+    for (const json& step : entry["steps"]) {
+      absl::StatusOr<ScriptStepSpec> parsed = ParseStep(
+          step, absl::StrCat("ports[", index, "].sequences.", name, ".steps[", step_index++, "]"));
+      if (!parsed.ok()) return parsed.status();
+      sequence.steps.push_back(*std::move(parsed));
+    }
+    sequences.push_back(std::move(sequence));
+  }
+  return sequences;
+}
+
 }  // namespace
+
+const char* SignalsRuleName(SignalsRule rule) {
+  switch (rule) {
+    case SignalsRule::kDeny:
+      return "deny";
+    case SignalsRule::kConfirm:
+      return "confirm";
+    case SignalsRule::kAllow:
+      break;
+  }
+  return "allow";
+}
+
+std::string DescribeSteps(const std::vector<ScriptStepSpec>& steps) {
+  std::vector<std::string> parts;
+  for (const ScriptStepSpec& step : steps) {
+    if (step.send.has_value()) {
+      parts.push_back(absl::StrCat("send \"", absl::CHexEscape(*step.send), "\""));
+    } else if (!step.expect.empty()) {
+      parts.push_back(absl::StrCat("expect /", absl::StrJoin(step.expect, "/ or /"), "/"));
+    } else if (step.delay_ms.has_value()) {
+      parts.push_back(absl::StrCat("wait ", *step.delay_ms, " ms"));
+    } else if (step.signal_dtr.has_value()) {
+      parts.push_back(absl::StrCat(
+          *step.signal_dtr ? "DTR " : "RTS ", step.level.value_or(false) ? "high" : "low",
+          step.ms.value_or(0) > 0 ? absl::StrCat(" for ", *step.ms, " ms") : std::string()));
+    }
+  }
+  return absl::StrJoin(parts, "; ");
+}
+
+bool LineSequence::DrivesLines() const {
+  for (const ScriptStepSpec& step : steps) {
+    if (step.signal_dtr.has_value()) return true;
+  }
+  return false;
+}
+
+const LineSequence* PortRule::SequenceNamed(const std::string& name) const {
+  for (const LineSequence& sequence : sequences) {
+    if (sequence.name == name) return &sequence;
+  }
+  return nullptr;
+}
 
 const PortRule* Policy::RuleFor(const std::string& port_name) const {
   for (const PortRule& rule : ports) {
@@ -141,7 +287,7 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicy(const std::string& jso
     rule.match = entry["match"].get<std::string>();
     rule.allow = entry.value("allow", true);
     rule.read_only = entry.value("read_only", false);
-    rule.signals_allowed = entry.value("signals", std::string("allow")) == "allow";
+    if (entry.contains("signals")) rule.signals = ParseSignalsRule(entry["signals"]);
     if (entry.contains("max_baud")) rule.max_baud = entry["max_baud"].get<int64_t>();
     if (entry.contains("max_writes_per_s")) {
       rule.max_writes_per_s = entry["max_writes_per_s"].get<double>();
@@ -154,8 +300,13 @@ absl::StatusOr<std::shared_ptr<const Policy>> ParsePolicy(const std::string& jso
     if (!confirm.ok())
       return absl::InvalidArgumentError(
           absl::StrCat("policy ", source, ": ", confirm.status().message()));
+    absl::StatusOr<std::vector<LineSequence>> sequences = Sequences(entry, index);
+    if (!sequences.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat("policy ", source, ": ", sequences.status().message()));
     rule.deny = std::move(*deny);
     rule.confirm = std::move(*confirm);
+    rule.sequences = std::move(*sequences);
     policy->ports.push_back(std::move(rule));
     ++index;
   }

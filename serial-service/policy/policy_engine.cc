@@ -4,6 +4,7 @@
 
 #include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 
 namespace labgate::serial {
@@ -56,22 +57,83 @@ absl::Status PolicyEngine::CheckOpen(const std::string& port_name, int64_t baud_
   return absl::OkStatus();
 }
 
-absl::Status PolicyEngine::CheckSignals(const std::string& port_name) const {
-  std::shared_ptr<const Policy> policy = current();
-  if (policy == nullptr) return absl::OkStatus();
-  const PortRule* rule = policy->RuleFor(port_name);
-  if (rule == nullptr) return absl::PermissionDeniedError(NoRule(*policy, port_name));
+absl::Status PolicyEngine::CheckSignals(const std::string& owner, const std::string& port_name,
+                                        const std::string& action, const std::string& approval,
+                                        const LineSequence* sequence) {
+  absl::MutexLock lock(&mu_);
+  if (policy_ == nullptr) return absl::OkStatus();
+  const Policy& policy = *policy_;
+  const PortRule* rule = policy.RuleFor(port_name);
+  if (rule == nullptr) return absl::PermissionDeniedError(NoRule(policy, port_name));
   if (rule->read_only) {
     return absl::PermissionDeniedError(
         absl::StrCat("port ", port_name, " is read-only by the policy (rule '", rule->match,
                      "'); its control lines are not driven either"));
   }
-  if (!rule->signals_allowed) {
+  const bool own_rule = sequence != nullptr && sequence->signals.has_value();
+  const SignalsRule signals = own_rule ? *sequence->signals : rule->signals;
+  const std::string whose = own_rule ? absl::StrCat("sequence '", sequence->name, "'")
+                                     : absl::StrCat("rule '", rule->match, "'");
+  if (signals == SignalsRule::kDeny) {
     return absl::PermissionDeniedError(
-        absl::StrCat("the policy does not let callers drive the control lines of ", port_name,
-                     " (rule '", rule->match, "' says \"signals\": \"deny\")"));
+        absl::StrCat("the policy does not let callers drive the control lines of ", port_name, " (",
+                     whose, " says \"signals\": \"deny\")"));
   }
-  return absl::OkStatus();
+  if (signals == SignalsRule::kAllow || policy.confirm_exempt.count(owner) != 0) {
+    return absl::OkStatus();
+  }
+  if (!approval.empty() && TakeApproval(approval, owner, port_name, action)) {
+    return absl::OkStatus();
+  }
+  const std::string rule_name =
+      sequence != nullptr ? absl::StrCat("sequence ", sequence->name) : "signals";
+  if (approvals_.size() >= kMaxPendingApprovals) approvals_.erase(approvals_.begin());
+  const std::string id = NewApprovalId();
+  approvals_[id] = {owner, port_name, action, rule_name,
+                    std::chrono::steady_clock::now() + kApprovalLifetime};
+  absl::Status status = absl::FailedPreconditionError(absl::StrCat(
+      "confirmation required: ", whose, " says \"signals\": \"confirm\", so ", action, " on ",
+      port_name,
+      " needs a person's approval through an MCP client that supports elicitation, or the "
+      "policy must list owner '",
+      owner, "' in confirm_exempt"));
+  status.SetPayload(kConfirmRulePayload, absl::Cord(rule_name));
+  status.SetPayload(kConfirmIdPayload, absl::Cord(id));
+  status.SetPayload(kConfirmWhatPayload, absl::Cord(action));
+  return status;
+}
+
+bool PolicyEngine::SignalsNeedApproval(const std::string& owner, const std::string& port_name,
+                                       const LineSequence* sequence) const {
+  absl::MutexLock lock(&mu_);
+  if (policy_ == nullptr || policy_->confirm_exempt.count(owner) != 0) return false;
+  const PortRule* rule = policy_->RuleFor(port_name);
+  if (rule == nullptr || rule->read_only) return false;
+  const bool own_rule = sequence != nullptr && sequence->signals.has_value();
+  return (own_rule ? *sequence->signals : rule->signals) == SignalsRule::kConfirm;
+}
+
+absl::StatusOr<LineSequence> PolicyEngine::SequenceFor(const std::string& port_name,
+                                                       const std::string& name) const {
+  std::shared_ptr<const Policy> policy = current();
+  if (policy == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("no sequence '", name,
+                     "': sequences come from the policy, and labgate-serial runs "
+                     "without one (--policy)"));
+  }
+  const PortRule* rule = policy->RuleFor(port_name);
+  if (rule != nullptr) {
+    if (const LineSequence* sequence = rule->SequenceNamed(name)) return *sequence;
+  }
+  std::vector<std::string> names;
+  if (rule != nullptr) {
+    for (const LineSequence& sequence : rule->sequences) names.push_back(sequence.name);
+  }
+  return absl::NotFoundError(absl::StrCat(
+      "no sequence '", name, "' for ", port_name, " in the policy (", policy->source, "); ",
+      names.empty() ? std::string("it has none for this port")
+                    : absl::StrCat("it has: ", absl::StrJoin(names, ", "))));
 }
 
 bool PolicyEngine::Listed(const std::string& port_name) const {

@@ -21,6 +21,9 @@ namespace labgate::serial {
 // process, and as trailing metadata of the same name over gRPC (common/call_context.h).
 inline constexpr char kConfirmRulePayload[] = "labgate-confirm-rule";
 inline constexpr char kConfirmIdPayload[] = "labgate-confirm-id";
+// And, for a change of control lines, what the person is asked about (the call's own arguments
+// do not show a named sequence's steps).
+inline constexpr char kConfirmWhatPayload[] = "labgate-confirm-what";
 
 class PolicyEngine {
  public:
@@ -31,9 +34,23 @@ class PolicyEngine {
 
   // PERMISSION_DENIED when the port may not be opened at this baud rate.
   absl::Status CheckOpen(const std::string& port_name, int64_t baud_rate) const;
-  // Whether a caller may drive the port's control lines (DTR, RTS, break): not on a port the
-  // policy makes read-only, nor where its rule says "signals": "deny".
-  absl::Status CheckSignals(const std::string& port_name) const;
+  // Whether `owner` may drive the port's control lines (DTR, RTS, break) as `action` says (e.g.
+  // "DTR low for 100 ms"). For a named sequence (`sequence`), its own rule applies when it
+  // has one. `approval` is as for CheckWrite. Refusals:
+  //   PERMISSION_DENIED   a read-only port, or "signals": "deny";
+  //   FAILED_PRECONDITION "signals": "confirm" without a valid approval (payloads: the rule,
+  //                       a fresh confirm id, and kConfirmWhatPayload: `action`).
+  absl::Status CheckSignals(const std::string& owner, const std::string& port_name,
+                            const std::string& action, const std::string& approval,
+                            const LineSequence* sequence = nullptr);
+  // Whether CheckSignals would ask a person (a "confirm" rule, the owner not exempt); changes
+  // nothing.
+  bool SignalsNeedApproval(const std::string& owner, const std::string& port_name,
+                           const LineSequence* sequence = nullptr) const;
+  // The operator's sequence `name` for the port, copied (the policy may be replaced meanwhile).
+  // NOT_FOUND naming the sequences there are.
+  absl::StatusOr<LineSequence> SequenceFor(const std::string& port_name,
+                                           const std::string& name) const;
   // Whether list_ports shows the port.
   bool Listed(const std::string& port_name) const;
 

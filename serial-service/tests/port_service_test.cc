@@ -167,20 +167,22 @@ TEST_F(PortServiceTest, ControlLinesAreDrivenOnTheCallersPortAndReadBack) {
   auto run = [&](auto call) { return Await<Lines>(call); };
 
   Lines set = run([&](std::function<void(Lines)> done) {
-    service_->SetSignals(**port, true, false, std::move(done));
+    service_->SetSignals("alice", **port, true, false, std::nullopt, std::move(done));
   });
   ASSERT_TRUE(set.ok()) << set.status();
   EXPECT_TRUE(set->dtr && set->dsr && set->dcd);
   EXPECT_FALSE(set->rts || set->cts);
 
   Lines pulsed = run([&](std::function<void(Lines)> done) {
-    service_->PulseSignal(**port, /*dtr=*/true, /*level=*/false, 20, std::move(done));
+    service_->PulseSignal("alice", **port, /*dtr=*/true, /*level=*/false, 20, std::nullopt,
+                          std::move(done));
   });
   ASSERT_TRUE(pulsed.ok()) << pulsed.status();
   EXPECT_TRUE(pulsed->dtr) << "back to high after the pulse";
 
-  Lines broke = run(
-      [&](std::function<void(Lines)> done) { service_->SendBreak(**port, 10, std::move(done)); });
+  Lines broke = run([&](std::function<void(Lines)> done) {
+    service_->SendBreak("alice", **port, 10, std::nullopt, std::move(done));
+  });
   EXPECT_TRUE(broke.ok()) << broke.status();
 
   Lines read =
@@ -189,12 +191,13 @@ TEST_F(PortServiceTest, ControlLinesAreDrivenOnTheCallersPortAndReadBack) {
   EXPECT_TRUE(read->dtr);
 
   Lines nothing = run([&](std::function<void(Lines)> done) {
-    service_->SetSignals(**port, std::nullopt, std::nullopt, std::move(done));
+    service_->SetSignals("alice", **port, std::nullopt, std::nullopt, std::nullopt,
+                         std::move(done));
   });
   EXPECT_EQ(nothing.status().code(), absl::StatusCode::kInvalidArgument);
   for (int64_t ms : {int64_t{0}, int64_t{-5}, PortService::kMaxSignalMs + 1}) {
     Lines bad = run([&](std::function<void(Lines)> done) {
-      service_->PulseSignal(**port, true, false, ms, std::move(done));
+      service_->PulseSignal("alice", **port, true, false, ms, std::nullopt, std::move(done));
     });
     EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument) << ms;
     EXPECT_TRUE(absl::StrContains(bad.status().message(), "must be 1 to 10000")) << bad.status();
@@ -228,10 +231,10 @@ TEST(PortServicePolicyTest, ReadOnlyPortsAndSignalsDenyKeepCallersOffTheLines) {
     auto port = (*service)->CallersPort("alice", name);
     ASSERT_TRUE(port.ok());
     Lines set = Await<Lines>([&](std::function<void(Lines)> done) {
-      (*service)->SetSignals(**port, true, std::nullopt, std::move(done));
+      (*service)->SetSignals("alice", **port, true, std::nullopt, std::nullopt, std::move(done));
     });
     Lines broke = Await<Lines>([&](std::function<void(Lines)> done) {
-      (*service)->SendBreak(**port, 5, std::move(done));
+      (*service)->SendBreak("alice", **port, 5, std::nullopt, std::move(done));
     });
     Lines read = Await<Lines>(
         [&](std::function<void(Lines)> done) { (*service)->GetSignals(**port, std::move(done)); });

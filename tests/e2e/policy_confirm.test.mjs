@@ -16,6 +16,13 @@ const POLICY = {
     { match: 'loop://meter', read_only: true },
     { match: 'loop://locked', allow: false },
     {
+      match: 'loop://board*', signals: 'confirm',
+      sequences: {
+        reset: { steps: [{ signal: 'dtr', level: false, ms: 20 }, { delay_ms: 5 }], signals: 'allow' },
+        bootloader: { steps: [{ signal: 'rts', level: false }, { signal: 'dtr', level: false, ms: 20 }, { signal: 'rts', level: true }] },
+      },
+    },
+    {
       match: 'loop://*', max_baud: 115200, max_writes_per_s: 20,
       deny: [{ name: 'no-reset', pattern: '^\\*RST' }],
       confirm: [{ name: 'output-on', pattern: '^OUTP(UT)? ON' }],
@@ -134,6 +141,59 @@ test('send_expect: the person sees the whole script and approves it; it runs onc
     assert.equal(await written(client, 'loop://script'), '');
   } finally {
     await client.close();
+  }
+});
+
+test('control lines under "signals": "confirm": the person approves each change; a named sequence may carry its own rule', async () => {
+  const { client, asked } = await gateway({ action: 'accept', content: { approve: true } });
+  try {
+    const sessionId = await openRecorded(client, 'loop://board-accept');
+    const before = await callOk(client, 'get_signals', { port_name: 'loop://board-accept' });
+    assert.equal(asked.length, 0, 'reading the lines needs no approval');
+    const pulsed = await callOk(client, 'pulse_signal', { port_name: 'loop://board-accept', signal: 'dtr', level: false, ms: 100 });
+    assert.equal(pulsed.dtr, before.dtr, 'DTR is back where it was');
+    assert.equal(asked.length, 1);
+    assert.match(asked[0].message, /rule 'signals'/);
+    assert.match(asked[0].message, /pulse_signal on loop:\/\/board-accept:\n\n\s+DTR low for 100 ms/);
+
+    // The operator's reset sequence is allowed outright; the bootloader one asks, showing its steps.
+    const reset = await callOk(client, 'run_sequence', { port_name: 'loop://board-accept', name: 'reset' });
+    assert.equal(reset.completed, true);
+    assert.deepEqual(reset.steps.map((s) => s.kind), ['signal', 'delay']);
+    assert.equal(asked.length, 1, 'reset was not asked about');
+    const boot = await callOk(client, 'run_sequence', { port_name: 'loop://board-accept', name: 'bootloader' });
+    assert.equal(boot.steps.length, 3);
+    assert.equal(asked.length, 2);
+    assert.match(asked[1].message, /rule 'sequence bootloader'/);
+    assert.match(asked[1].message, /sequence 'bootloader' \(RTS low; DTR low for 20 ms; RTS high\)/);
+    assert.match(await callError(client, 'run_sequence', { port_name: 'loop://board-accept', name: 'flash' }),
+      /no sequence 'flash'.*it has: bootloader, reset/);
+
+    const status = await callOk(client, 'status', { port_name: 'loop://board-accept' });
+    assert.equal(status.policy.signals, 'confirm');
+    assert.deepEqual(status.policy.sequences.map((q) => [q.name, q.signals]), [['bootloader', 'confirm'], ['reset', 'allow']]);
+
+    const messages = await transcript(client, sessionId, 4);
+    assert.deepEqual(messages.map((m) => [m.direction, m.content]).slice(1, 4), [
+      ['event', 'confirmation required (signals): pulse_signal DTR low for 100 ms'],
+      ['event', 'pulse_signal approved by a person: DTR low for 100 ms'],
+      ['event', 'DTR low for 100 ms'],
+    ]);
+  } finally {
+    await client.close();
+  }
+  // Declined: the line does not move, and the refusal says so.
+  const declining = await gateway({ action: 'decline' });
+  try {
+    await openRecorded(declining.client, 'loop://board-decline');
+    const before = await callOk(declining.client, 'get_signals', { port_name: 'loop://board-decline' });
+    const refused = await callError(declining.client, 'set_signals', { port_name: 'loop://board-decline', dtr: !before.dtr });
+    assert.match(refused, /not done: the safety policy's rule 'signals' needs a person's approval, and the person declined it/);
+    assert.match(declining.asked[0].message, before.dtr ? /DTR low/ : /DTR high/);
+    const lines = await callOk(declining.client, 'get_signals', { port_name: 'loop://board-decline' });
+    assert.equal(lines.dtr, before.dtr, 'DTR did not move');
+  } finally {
+    await declining.client.close();
   }
 });
 

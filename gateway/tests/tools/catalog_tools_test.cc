@@ -86,8 +86,9 @@ TEST_F(CatalogToolsTest, ListsTheAnnotatedMethods) {
   EXPECT_EQ(names,
             (std::vector<std::string>{
                 "list_ports", "list_ports_extended", "describe_port", "open_port",
-                "reconfigure_port", "write", "read", "query", "wait_for", "send_expect", "close",
-                "get_signals", "set_signals", "pulse_signal", "send_break", "status", "metrics"}));
+                "reconfigure_port", "write", "read", "query", "wait_for", "send_expect",
+                "run_sequence", "close", "get_signals", "set_signals", "pulse_signal",
+                "send_break", "status", "metrics"}));
   EXPECT_TRUE(tools_->HasTool("write"));
   EXPECT_FALSE(tools_->HasTool("create_session"));
 }

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -40,7 +41,17 @@ constexpr char kPolicy[] = R"json({
     {"match": "loop://meter", "read_only": true},
     {"match": "loop://psu*", "max_baud": 115200, "max_writes_per_s": 3, "signals": "deny",
      "deny": [{"name": "no-reset", "pattern": "^\\*RST"}],
-     "confirm": [{"name": "output-on", "pattern": "^OUTP ON"}]}
+     "confirm": [{"name": "output-on", "pattern": "^OUTP ON"}],
+     "sequences": {"reset": {"steps": [{"signal": "dtr", "level": false, "ms": 10}],
+                             "signals": "allow"}}},
+    {"match": "loop://board*", "signals": "confirm",
+     "sequences": {
+       "reset": {"steps": [{"signal": "dtr", "level": false, "ms": 20}, {"delay_ms": 5}],
+                 "signals": "allow"},
+       "bootloader": {"steps": [{"signal": "rts", "level": false},
+                                {"signal": "dtr", "level": false, "ms": 20},
+                                {"signal": "rts", "level": true}]},
+       "hello": {"steps": [{"send": "HELLO"}, {"expect": ["HEL+O"], "timeout_ms": 500}]}}}
   ]
 })json";
 
@@ -259,6 +270,159 @@ TEST_F(PolicyServiceTest, AScriptIsCheckedWholeBeforeItSendsAnything) {
   grpc::Status refused = alice_->stub()->SendExpect(alice_->Context().get(), lines, &response);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED) << refused.error_message();
   EXPECT_EQ(Pending(*alice_, port), "");
+}
+
+// A call carrying `confirmation` (the labgate-confirmation metadata); the trailers it got back.
+template <typename Call>
+grpc::Status CallWith(SerialClient& client, const std::string& confirmation,
+                      std::multimap<std::string, std::string>* trailers, const Call& call) {
+  auto context = client.Context();
+  if (!confirmation.empty()) context->AddMetadata("labgate-confirmation", confirmation);
+  grpc::Status status = call(context.get());
+  if (trailers != nullptr) {
+    trailers->clear();
+    for (const auto& [key, value] : context->GetServerTrailingMetadata()) {
+      trailers->emplace(std::string(key.data(), key.size()),
+                        std::string(value.data(), value.size()));
+    }
+  }
+  return status;
+}
+
+grpc::Status PulseWith(SerialClient& client, const std::string& port,
+                       const std::string& confirmation,
+                       std::multimap<std::string, std::string>* trailers = nullptr) {
+  v1::PulseSignalRequest request;
+  request.set_port_name(port);
+  request.set_signal(v1::CONTROL_LINE_DTR);
+  request.set_level(false);
+  request.set_ms(50);
+  v1::SignalsResponse response;
+  return CallWith(client, confirmation, trailers, [&](grpc::ClientContext* context) {
+    return client.stub()->PulseSignal(context, request, &response);
+  });
+}
+
+grpc::Status SequenceWith(SerialClient& client, const std::string& port, const std::string& name,
+                          const std::string& confirmation,
+                          std::multimap<std::string, std::string>* trailers = nullptr,
+                          v1::SendExpectResponse* response = nullptr) {
+  v1::RunSequenceRequest request;
+  request.set_port_name(port);
+  request.set_name(name);
+  v1::SendExpectResponse ignored;
+  return CallWith(client, confirmation, trailers, [&](grpc::ClientContext* context) {
+    return client.stub()->RunSequence(context, request, response ? response : &ignored);
+  });
+}
+
+TEST_F(PolicyServiceTest, LinesUnderAConfirmRuleWaitForAPersonAndTheAnswerCounts) {
+  const std::string port = "loop://board1";
+  ASSERT_TRUE(alice_->Open(port, 9600).ok());
+  const uint64_t approved_before = Confirmations("approved");
+  const uint64_t declined_before = Confirmations("declined");
+  std::multimap<std::string, std::string> trailers;
+  grpc::Status held = PulseWith(*alice_, port, "", &trailers);
+  ASSERT_EQ(held.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << held.error_message();
+  EXPECT_TRUE(absl::StrContains(held.error_message(), "\"signals\": \"confirm\""))
+      << held.error_message();
+  EXPECT_EQ(trailers.find("labgate-confirm-rule")->second, "signals");
+  EXPECT_EQ(trailers.find("labgate-confirm-what")->second, "DTR low for 50 ms");
+  ASSERT_EQ(trailers.count("labgate-confirm-id"), 1u);
+  const std::string id = trailers.find("labgate-confirm-id")->second;
+  EXPECT_TRUE(PulseWith(*alice_, port, id + ":accept:" + ConfirmationSecret()).ok());
+  EXPECT_EQ(Confirmations("approved"), approved_before + 1);
+
+  // Declined: refused, and the id is spent.
+  ASSERT_EQ(PulseWith(*alice_, port, "", &trailers).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  const std::string declined = trailers.find("labgate-confirm-id")->second;
+  grpc::Status no = PulseWith(*alice_, port, declined + ":decline:" + ConfirmationSecret());
+  EXPECT_EQ(no.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_TRUE(absl::StrContains(no.error_message(), "not approved (decline)"))
+      << no.error_message();
+  EXPECT_EQ(Confirmations("declined"), declined_before + 1);
+  grpc::Status reused = PulseWith(*alice_, port, declined + ":accept:" + ConfirmationSecret());
+  EXPECT_EQ(reused.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << "a spent id";
+  // An approval is for the change the person saw, not another.
+  ASSERT_EQ(PulseWith(*alice_, port, "", &trailers).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  const std::string for_pulse = trailers.find("labgate-confirm-id")->second;
+  v1::SendBreakRequest brk;
+  brk.set_port_name(port);
+  brk.set_ms(50);
+  v1::SignalsResponse lines;
+  grpc::Status other = CallWith(*alice_, for_pulse + ":accept:" + ConfirmationSecret(), nullptr,
+                                [&](grpc::ClientContext* context) {
+                                  return alice_->stub()->SendBreak(context, brk, &lines);
+                                });
+  EXPECT_EQ(other.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << other.error_message();
+
+  // confirm_exempt owners drive the lines directly.
+  ASSERT_TRUE(robot_->Open("loop://board-robot", 9600).ok());
+  EXPECT_TRUE(PulseWith(*robot_, "loop://board-robot", "").ok());
+}
+
+TEST_F(PolicyServiceTest, NamedSequencesRunByNameUnderTheirOwnRules) {
+  const std::string port = "loop://board2";
+  ASSERT_TRUE(alice_->Open(port, 9600).ok());
+  v1::GetStatusResponse status;
+  ASSERT_TRUE(alice_->Status(port, &status).ok());
+  EXPECT_EQ(status.policy().signals(), "confirm");
+  ASSERT_EQ(status.policy().sequences_size(), 3);
+  std::map<std::string, std::pair<std::string, std::string>> shown;
+  for (const v1::PolicySequence& sequence : status.policy().sequences()) {
+    shown[sequence.name()] = {sequence.signals(), sequence.steps()};
+  }
+  EXPECT_EQ(shown["reset"],
+            std::make_pair(std::string("allow"), std::string("DTR low for 20 ms; wait 5 ms")));
+  EXPECT_EQ(
+      shown["bootloader"],
+      std::make_pair(std::string("confirm"), std::string("RTS low; DTR low for 20 ms; RTS high")));
+  EXPECT_EQ(shown["hello"].first, "allow") << "sends only: no lines to rule on";
+
+  // "reset" carries its own allow: it runs though the port's lines need a person.
+  v1::SendExpectResponse ran;
+  grpc::Status reset = SequenceWith(*alice_, port, "reset", "", nullptr, &ran);
+  ASSERT_TRUE(reset.ok()) << reset.error_message();
+  EXPECT_TRUE(ran.completed());
+  ASSERT_EQ(ran.steps_size(), 2);
+  EXPECT_EQ(ran.steps(0).kind(), "signal");
+  EXPECT_EQ(ran.steps(1).kind(), "delay");
+
+  // "bootloader" follows the port's confirm: the person is shown its steps.
+  std::multimap<std::string, std::string> trailers;
+  grpc::Status held = SequenceWith(*alice_, port, "bootloader", "", &trailers);
+  ASSERT_EQ(held.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << held.error_message();
+  EXPECT_EQ(trailers.find("labgate-confirm-rule")->second, "sequence bootloader");
+  EXPECT_EQ(trailers.find("labgate-confirm-what")->second,
+            "sequence 'bootloader' (RTS low; DTR low for 20 ms; RTS high)");
+  const std::string id = trailers.find("labgate-confirm-id")->second;
+  grpc::Status approved = SequenceWith(*alice_, port, "bootloader",
+                                       id + ":accept:" + ConfirmationSecret(), nullptr, &ran);
+  ASSERT_TRUE(approved.ok()) << approved.error_message();
+  EXPECT_EQ(ran.steps_size(), 3);
+
+  // Sends and expects run as send_expect runs them (the loopback answers with what it got).
+  grpc::Status hello = SequenceWith(*alice_, port, "hello", "", nullptr, &ran);
+  ASSERT_TRUE(hello.ok()) << hello.error_message();
+  EXPECT_TRUE(ran.completed());
+  EXPECT_TRUE(ran.steps(1).matched());
+  EXPECT_EQ(ran.steps(1).match(), "HELLO");
+
+  grpc::Status unknown = SequenceWith(*alice_, port, "flash", "");
+  EXPECT_EQ(unknown.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_TRUE(absl::StrContains(unknown.error_message(), "it has: bootloader, hello, reset"))
+      << unknown.error_message();
+
+  // A port whose lines are denied still runs the reset sequence the operator allowed.
+  ASSERT_TRUE(alice_->Open("loop://psu-seq", 9600).ok());
+  EXPECT_EQ(PulseWith(*alice_, "loop://psu-seq", "").error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(SequenceWith(*alice_, "loop://psu-seq", "reset", "").ok());
+  EXPECT_EQ(SequenceWith(*alice_, "loop://psu-seq", "hello", "").error_code(),
+            grpc::StatusCode::NOT_FOUND)
+      << "sequences are per port rule";
 }
 
 TEST_F(PolicyServiceTest, AConfirmExemptOwnerWritesDirectly) {

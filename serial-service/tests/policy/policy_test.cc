@@ -1,6 +1,7 @@
 // The policy file format and the decisions it makes, without a service around it.
 #include "serial-service/policy/policy.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
@@ -43,6 +44,46 @@ TEST(PolicyTest, ParsesTheRulesAndTheFirstMatchApplies) {
   EXPECT_EQ(policy->confirm_exempt.count("robot"), 1u);
 }
 
+// A sequence is checked whole when the policy loads: each step one kind, a level with its
+// signal, patterns RE2 accepts, known keys only; each refusal names the step.
+TEST(PolicyTest, BadSequencesAreRefusedByStep) {
+  auto refused = [](const std::string& sequences) {
+    auto policy = ParsePolicy(
+        absl::StrCat(R"({"ports": [{"match": "*", "sequences": )", sequences, "}]}"), "p.json");
+    EXPECT_FALSE(policy.ok()) << sequences;
+    EXPECT_EQ(policy.status().code(), absl::StatusCode::kInvalidArgument);
+    return std::string(policy.status().message());
+  };
+  EXPECT_THAT(refused(R"({"reset": {"steps": [{"delay_ms": 5}, {"send": "x", "delay_ms": 5}]}})"),
+              ::testing::HasSubstr("ports[0].sequences.reset.steps[1] must be exactly one of"));
+  EXPECT_THAT(refused(R"({"reset": {"steps": [{"signal": "dtr", "ms": 5}]}})"),
+              ::testing::HasSubstr("ports[0].sequences.reset.steps[0].level is required"));
+  EXPECT_THAT(refused(R"({"boot": {"steps": [{"expect": ["(unclosed"]}]}})"),
+              ::testing::HasSubstr("ports[0].sequences.boot.steps[0].expect[0]"));
+  EXPECT_THAT(refused(R"({"boot": {"steps": [{"send": "x", "timeout_ms": 5}]}})"),
+              ::testing::HasSubstr("timeout_ms goes with expect"));
+  EXPECT_THAT(refused(R"({"reset": {"steps": [{"signal": "dtr", "level": false, "colour": 1}]}})"),
+              ::testing::HasSubstr("colour"));
+  EXPECT_THAT(refused(R"({"reset": {"steps": []}})"), ::testing::HasSubstr("reset"));
+  EXPECT_THAT(refused(R"({"reset": {"steps": [{"delay_ms": 1}], "signals": "maybe"}})"),
+              ::testing::HasSubstr("signals"));
+  EXPECT_THAT(refused(R"({"two words": {"steps": [{"delay_ms": 1}]}})"),
+              ::testing::HasSubstr("ports[0].sequences: the name 'two words' may hold only"));
+
+  auto good = ParsePolicy(R"({"ports": [{"match": "*", "signals": "confirm", "sequences": {
+      "reset": {"steps": [{"signal": "dtr", "level": false, "ms": 100}, {"delay_ms": 50}],
+                "signals": "allow"}}}]})",
+                          "p.json");
+  ASSERT_TRUE(good.ok()) << good.status();
+  const PortRule& rule = (*good)->ports[0];
+  EXPECT_EQ(rule.signals, SignalsRule::kConfirm);
+  ASSERT_NE(rule.SequenceNamed("reset"), nullptr);
+  EXPECT_EQ(rule.SequenceNamed("reset")->signals, SignalsRule::kAllow);
+  EXPECT_TRUE(rule.SequenceNamed("reset")->DrivesLines());
+  EXPECT_EQ(DescribeSteps(rule.SequenceNamed("reset")->steps), "DTR low for 100 ms; wait 50 ms");
+  EXPECT_EQ(rule.SequenceNamed("flash"), nullptr);
+}
+
 TEST(PolicyTest, UnknownKeysBadTypesAndBadRegexesAreRefusedByName) {
   auto unknown = ParsePolicy(R"({"ports": [{"match": "*", "alow": true}]})", "p.json");
   ASSERT_FALSE(unknown.ok());
@@ -50,7 +91,7 @@ TEST(PolicyTest, UnknownKeysBadTypesAndBadRegexesAreRefusedByName) {
   EXPECT_TRUE(absl::StrContains(unknown.status().message(), "alow")) << unknown.status();
   auto top = ParsePolicy(R"({"ports": [], "colour": 1})", "p.json");
   EXPECT_TRUE(absl::StrContains(top.status().message(), "colour")) << top.status();
-  auto signals = ParsePolicy(R"({"ports": [{"match": "*", "signals": "confirm"}]})", "p.json");
+  auto signals = ParsePolicy(R"({"ports": [{"match": "*", "signals": "sometimes"}]})", "p.json");
   EXPECT_TRUE(absl::StrContains(signals.status().message(), "signals")) << signals.status();
   auto type = ParsePolicy(R"({"ports": [{"match": "*", "max_baud": "fast"}]})", "p.json");
   EXPECT_TRUE(absl::StrContains(type.status().message(), "max_baud")) << type.status();
