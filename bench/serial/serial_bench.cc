@@ -676,6 +676,90 @@ json CaptureStreams(Gateway& gateway, const std::vector<std::unique_ptr<PtyDevic
           {"per_port", per}};
 }
 
+// The rx bytes recorded in `session` so far (text records; the stream is printable).
+size_t RecordedRx(Gateway& gateway, const std::string& session) {
+  size_t recorded = 0;
+  int64_t after = 0;
+  for (;;) {
+    json page = gateway.Tool(
+        "list_messages", {{"session_id", session}, {"after_message_id", after}, {"limit", 200}});
+    for (const json& message : page["messages"]) {
+      after = message["message_id"];
+      if (message.value("direction", "") == "rx") {
+        recorded += message["content"].get<std::string>().size();
+      }
+    }
+    if (page["messages"].size() < 200) return recorded;
+  }
+}
+
+// 6. One port at the pty's maximum rate: the instrument writes `bytes` as fast as the pty takes
+// them (a blocking write paced by the reader). Once through labgate, which captures and records
+// it into a bound session with nobody reading; once through direct libserialport reads. The
+// figure is the rate the instrument got; the transcript must hold every byte.
+json CaptureMaxRate(Gateway& gateway, PtyDevice& device, size_t bytes) {
+  std::string payload;
+  for (size_t line = 0; payload.size() < bytes; ++line) {
+    absl::StrAppend(&payload, "READING ", line, " 5.0001 V 0123456789abcdefghijklmnopqrstuvwxyz\n");
+  }
+  payload.resize(bytes);
+  json report;
+  {
+    json session = gateway.Tool("create_session", {{"device_id", device.path()}});
+    const std::string session_id = session["session"]["id"];
+    json args = OpenArgs(device.path());
+    args["session_id"] = session_id;
+    gateway.Tool("open_port", args);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // past the open settle
+    const double cpu_before = CpuSeconds(gateway.pid());
+    const auto start = Clock::now();
+    device.Send(payload);
+    const auto sent = Clock::now() - start;
+    // Recorded: every byte has come, and what was held (up to --record-coalesce-ms, 20) has
+    // reached the session service: nothing pending twice, 25 ms apart.
+    int settled = 0;
+    for (int attempt = 0; attempt < 2000 && settled < 2; ++attempt) {
+      json metrics = gateway.Tool("metrics", {{"port_name", device.path()}});
+      // Nobody reads: what came is what the buffer holds plus what it dropped.
+      const int64_t received = metrics.value("capture_buffered_bytes", int64_t{0}) +
+                               metrics.value("capture_dropped_bytes", int64_t{0});
+      const bool done = received >= static_cast<int64_t>(payload.size()) &&
+                        metrics.value("records_pending", 0) == 0;
+      settled = done ? settled + 1 : 0;
+      std::this_thread::sleep_for(std::chrono::milliseconds(done ? 25 : 5));
+    }
+    const auto all_recorded = Clock::now() - start;
+    const double cpu = CpuSeconds(gateway.pid()) - cpu_before;
+    const size_t recorded = RecordedRx(gateway, session_id);
+    json metrics = gateway.Tool("metrics", {{"port_name", device.path()}});
+    gateway.Tool("close", {{"port_name", device.path()}});
+    Expect(recorded == payload.size(), "max-rate capture recorded " + std::to_string(recorded) +
+                                           " of " + std::to_string(payload.size()));
+    report["labgate"] = {{"MiB_per_s_sent", MiBps(payload.size(), sent)},
+                         {"MiB_per_s_recorded", MiBps(payload.size(), all_recorded)},
+                         {"bytes_recorded", recorded},
+                         {"records_lost", metrics.value("records_lost", 0)},
+                         {"dropped_unread", metrics.value("capture_dropped_bytes", 0)},
+                         {"labgate_cpu_ms_per_MB", cpu * 1000 / (payload.size() / 1e6)}};
+  }
+  {
+    DirectPort port(device.path());
+    std::string got;
+    got.reserve(payload.size());
+    const auto start = Clock::now();
+    std::thread sender([&] { device.Send(payload); });
+    while (got.size() < payload.size()) got += port.ReadSome(kChunkBytes);
+    const auto elapsed = Clock::now() - start;
+    sender.join();
+    Expect(got == payload, "direct: the bytes read differ from those sent");
+    report["direct"] = {{"MiB_per_s", MiBps(payload.size(), elapsed)}};
+  }
+  report["bytes"] = payload.size();
+  report["sent_ratio_to_direct"] = report["labgate"]["MiB_per_s_sent"].get<double>() /
+                                   report["direct"]["MiB_per_s"].get<double>();
+  return report;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -743,6 +827,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "wait_for done\n");
       report["capture_8_ports_1MBps"] = CaptureStreams(gateway, devices, 3.0, 1e6);
       std::fprintf(stderr, "capture done\n");
+      report["capture_1_port_max_rate"] = CaptureMaxRate(gateway, *devices[4], 16 << 20);
+      std::fprintf(stderr, "max-rate capture done\n");
       report["transfer_1MiB_instrument_to_host"] = TransferIn(gateway, *devices[1]);
       // Last: it leaves an unterminated 2 MiB command in the instrument.
       report["transfer_1MiB_host_to_instrument"] = TransferOut(gateway, *devices[2]);

@@ -385,6 +385,7 @@ absl::StatusOr<size_t> ManagedPort::Receive(int64_t timeout_ms) {
     flush_due_ = std::chrono::steady_clock::now() +
                  std::chrono::milliseconds(env_.capture.record_coalesce_ms);
   }
+  if (held_rx_.size() >= kMaxHeldRxBytes) FlushHeld();
   Publish(PortEventRecord::Type::kData, std::string(buffer, *got));
   return got;
 }

@@ -320,6 +320,10 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   std::string held_session_ ABSL_GUARDED_BY(worker_);
   std::chrono::system_clock::time_point held_since_ ABSL_GUARDED_BY(worker_);
   int64_t dropped_unreported_ ABSL_GUARDED_BY(worker_) = 0;
+  // Held rx is recorded at once when it reaches this size: a stream at a pty's full rate
+  // (tens of MB/s) would otherwise make 20 ms records larger than the session service takes
+  // (1 MiB of content, and base64 adds a third).
+  static constexpr size_t kMaxHeldRxBytes = 256 * 1024;
   // When what is held must be recorded, and when the worker will next look (max: never).
   std::chrono::steady_clock::time_point flush_due_ ABSL_GUARDED_BY(worker_);
   std::chrono::steady_clock::time_point worker_looks_at_ ABSL_GUARDED_BY(worker_);

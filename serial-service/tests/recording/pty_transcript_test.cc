@@ -455,6 +455,43 @@ TEST_F(PtyTranscriptTest, ADtrPulseRebootsTheBoardAndItsBannerIsRecordedWithNoRe
       << "and kept for the next read";
 }
 
+// A stream at the pty's full rate, held for up to a second per record: what is held is recorded
+// once it reaches 256 KiB, so no record exceeds what the session service takes (1 MiB), and
+// every byte is in the transcript.
+TEST_F(PtyTranscriptTest, AStreamAtFullRateIsRecordedInRecordsTheSessionServiceTakes) {
+  ASSERT_NE(session_->Start(), 0);
+  CaptureOptions capture;
+  capture.record_coalesce_ms = 1000;
+  StartSerial(session_->address(), 10000, capture);
+  const std::string session_id = CreateSession();
+  auto device = Device(InstrumentMode::kScpi);
+  ASSERT_NE(device, nullptr);
+  OpenBound(device->path(), session_id);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // capture has started
+  std::string stream;
+  for (int line = 0; stream.size() < (3u << 20); ++line) {
+    absl::StrAppend(&stream, "READING ", line, " 5.0001 V\n");
+  }
+  device->Send(stream);
+  std::vector<session_v1::Message> messages;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    messages = Transcript(session_id);
+    if (RxBytes(messages).size() >= stream.size()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(Metrics(device->path()).records_lost(), 0);
+  ASSERT_EQ(RxBytes(messages).size(), stream.size());
+  EXPECT_TRUE(RxBytes(messages) == stream) << "every byte, in order";
+  int rx_records = 0;
+  for (const session_v1::Message& message : messages) {
+    if (message.direction() != "rx") continue;
+    ++rx_records;
+    EXPECT_LE(message.content().size(), 260u * 1024) << "record " << message.message_id();
+  }
+  EXPECT_GE(rx_records, 12) << "3 MiB in records of at most 256 KiB (and a read's 4 KiB)";
+}
+
 // A small capture buffer overflows: the oldest unread bytes go, the loss is counted and
 // recorded as an event, and the transcript still has every byte.
 TEST_F(PtyTranscriptTest, ACaptureBufferOverflowDropsTheOldestCountsItAndTheTranscriptKeepsAll) {
