@@ -324,7 +324,20 @@ void PortService::RunSequence(const std::string& owner, ManagedPort& port, const
                               std::optional<Confirmation> confirmation,
                               std::function<bool()> abandoned,
                               std::function<void(absl::StatusOr<ScriptResult>)> done) {
+  // The operator's sequence of that name wins over the port's own.
   absl::StatusOr<LineSequence> sequence = policy_.SequenceFor(port.name(), name);
+  if (absl::IsNotFound(sequence.status())) {
+    const PortSettings settings = port.Snapshot().settings;
+    std::vector<std::string> own;
+    for (const LineSequence& candidate : settings.sequences) {
+      if (candidate.name == name) sequence = candidate;
+      own.push_back(candidate.name);
+    }
+    if (!sequence.ok() && !own.empty()) {
+      sequence = absl::NotFoundError(absl::StrCat(
+          sequence.status().message(), "; the port was opened with: ", absl::StrJoin(own, ", ")));
+    }
+  }
   if (!sequence.ok()) return done(sequence.status());
   ScriptRequest request;
   request.steps = sequence->steps;

@@ -10,9 +10,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "serial-service/ports/line_sequence.h"
 
 namespace labgate::serial {
 
@@ -29,6 +31,8 @@ struct PortSettings {
   std::string terminator;
   int64_t idle_disconnect_ms = 0;  // 0: never auto-close
   std::string session_id;          // empty: the port's I/O is not recorded
+  // Named sequences given at open, run by run_sequence (the policy's of the same name win).
+  std::vector<LineSequence> sequences;
 };
 
 enum class Transport { kUnknown, kUsb, kBluetooth, kPci, kLoopback };

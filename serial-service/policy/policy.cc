@@ -2,13 +2,10 @@
 
 #include <fnmatch.h>
 
-#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "valijson/adapters/nlohmann_json_adapter.hpp"
@@ -148,7 +145,6 @@ SignalsRule ParseSignalsRule(const json& value) {
   return SignalsRule::kAllow;
 }
 
-// A step the schema let through still needs exactly one kind, and a level with its signal.
 absl::StatusOr<ScriptStepSpec> ParseStep(const json& entry, const std::string& where) {
   ScriptStepSpec step;
   if (entry.contains("send")) step.send = entry["send"].get<std::string>();
@@ -158,26 +154,7 @@ absl::StatusOr<ScriptStepSpec> ParseStep(const json& entry, const std::string& w
   if (entry.contains("signal")) step.signal_dtr = entry["signal"].get<std::string>() == "dtr";
   if (entry.contains("level")) step.level = entry["level"].get<bool>();
   if (entry.contains("ms")) step.ms = entry["ms"].get<int64_t>();
-  const int kinds = (step.send.has_value() ? 1 : 0) + (step.expect.empty() ? 0 : 1) +
-                    (step.delay_ms.has_value() ? 1 : 0) + (step.signal_dtr.has_value() ? 1 : 0);
-  if (kinds != 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        where, " must be exactly one of send, expect, delay_ms and signal (it has ", kinds, ")"));
-  }
-  if (step.signal_dtr.has_value() && !step.level.has_value()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ".level is required with signal"));
-  }
-  if (!step.signal_dtr.has_value() && (step.level.has_value() || step.ms.has_value())) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": level and ms go with signal"));
-  }
-  if (step.expect.empty() && step.timeout_ms.has_value()) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": timeout_ms goes with expect"));
-  }
-  for (size_t i = 0; i < step.expect.size(); ++i) {
-    absl::StatusOr<CompiledPattern> compiled = CompilePattern(
-        step.expect[i], PatternInput::kUtf8, absl::StrCat(where, ".expect[", i, "]"));
-    if (!compiled.ok()) return compiled.status();
-  }
+  if (absl::Status valid = ValidateStep(step, where); !valid.ok()) return valid;
   return step;
 }
 
@@ -185,15 +162,10 @@ absl::StatusOr<std::vector<LineSequence>> Sequences(const json& port, size_t ind
   std::vector<LineSequence> sequences;
   if (!port.contains("sequences")) return sequences;
   for (const auto& [name, entry] : port["sequences"].items()) {
-    const bool name_ok =
-        !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
-          return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ||
-                 c == '-';
-        });
-    if (!name_ok) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("ports[", index, "].sequences: the name '", name,
-                       "' may hold only letters, digits, '_', '.' and '-' (1 to 64 of them)"));
+    if (absl::Status valid =
+            ValidateSequenceName(name, absl::StrCat("ports[", index, "].sequences"));
+        !valid.ok()) {
+      return valid;
     }
     LineSequence sequence;
     sequence.name = name;
@@ -211,43 +183,6 @@ absl::StatusOr<std::vector<LineSequence>> Sequences(const json& port, size_t ind
 }
 
 }  // namespace
-
-const char* SignalsRuleName(SignalsRule rule) {
-  switch (rule) {
-    case SignalsRule::kDeny:
-      return "deny";
-    case SignalsRule::kConfirm:
-      return "confirm";
-    case SignalsRule::kAllow:
-      break;
-  }
-  return "allow";
-}
-
-std::string DescribeSteps(const std::vector<ScriptStepSpec>& steps) {
-  std::vector<std::string> parts;
-  for (const ScriptStepSpec& step : steps) {
-    if (step.send.has_value()) {
-      parts.push_back(absl::StrCat("send \"", absl::CHexEscape(*step.send), "\""));
-    } else if (!step.expect.empty()) {
-      parts.push_back(absl::StrCat("expect /", absl::StrJoin(step.expect, "/ or /"), "/"));
-    } else if (step.delay_ms.has_value()) {
-      parts.push_back(absl::StrCat("wait ", *step.delay_ms, " ms"));
-    } else if (step.signal_dtr.has_value()) {
-      parts.push_back(absl::StrCat(
-          *step.signal_dtr ? "DTR " : "RTS ", step.level.value_or(false) ? "high" : "low",
-          step.ms.value_or(0) > 0 ? absl::StrCat(" for ", *step.ms, " ms") : std::string()));
-    }
-  }
-  return absl::StrJoin(parts, "; ");
-}
-
-bool LineSequence::DrivesLines() const {
-  for (const ScriptStepSpec& step : steps) {
-    if (step.signal_dtr.has_value()) return true;
-  }
-  return false;
-}
 
 const LineSequence* PortRule::SequenceNamed(const std::string& name) const {
   for (const LineSequence& sequence : sequences) {

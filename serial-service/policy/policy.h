@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "common/byte_pattern.h"
+#include "serial-service/ports/line_sequence.h"
 
 namespace labgate::serial {
 
@@ -19,35 +20,6 @@ struct DataRule {
   std::string name;     // named in refusals
   std::string pattern;  // RE2, searched in the written bytes (each byte one character)
   CompiledPattern compiled;
-};
-
-// What a port rule (or a sequence) lets callers do with the control lines.
-enum class SignalsRule { kAllow, kDeny, kConfirm };
-
-// One step of a send_expect script or of a named sequence: exactly one of send, expect,
-// delay_ms and signal (a line, its level, and ms: a pulse, or 0 to set it).
-struct ScriptStepSpec {
-  std::optional<std::string> send;
-  std::vector<std::string> expect;
-  std::optional<int64_t> timeout_ms;  // expect's
-  std::optional<int64_t> delay_ms;
-  std::optional<bool> signal_dtr;  // the signal step's line: DTR (true) or RTS
-  std::optional<bool> level;
-  std::optional<int64_t> ms;
-};
-
-// The steps as a person asked to approve them reads them: "DTR low for 100 ms; wait 50 ms".
-std::string DescribeSteps(const std::vector<ScriptStepSpec>& steps);
-
-// A named sequence the operator offers on matching ports, run by run_sequence: e.g. "reset"
-// (DTR low 100 ms) or "bootloader". Its `signals` rule, when given, replaces the port rule's
-// for this sequence, so an operator can allow the reset sequence on a port whose lines are
-// otherwise denied or confirmed.
-struct LineSequence {
-  std::string name;
-  std::vector<ScriptStepSpec> steps;
-  std::optional<SignalsRule> signals;
-  bool DrivesLines() const;
 };
 
 struct PortRule {
@@ -73,9 +45,6 @@ struct Policy {
 
   const PortRule* RuleFor(const std::string& port_name) const;
 };
-
-// The policy file's spelling: "allow", "deny", "confirm".
-const char* SignalsRuleName(SignalsRule rule);
 
 // INVALID_ARGUMENT naming what is wrong (schema violations with their JSON path, bad
 // regexes with their rule).

@@ -119,8 +119,8 @@ absl::StatusOr<LineSequence> PolicyEngine::SequenceFor(const std::string& port_n
   if (policy == nullptr) {
     return absl::NotFoundError(
         absl::StrCat("no sequence '", name,
-                     "': sequences come from the policy, and labgate-serial runs "
-                     "without one (--policy)"));
+                     "': sequences come from the policy (labgate-serial runs without one) "
+                     "and from open_port's sequences"));
   }
   const PortRule* rule = policy->RuleFor(port_name);
   if (rule != nullptr) {

@@ -89,6 +89,72 @@ absl::StatusOr<FlowControl> FlowControlFrom(v1::FlowControl value) {
                    static_cast<int>(value)));
 }
 
+constexpr int kMaxPortSequences = 16;
+
+ScriptStepSpec StepFromProto(const v1::ScriptStep& given) {
+  ScriptStepSpec step;
+  if (given.has_send()) step.send = given.send();
+  step.expect.assign(given.expect().begin(), given.expect().end());
+  if (given.has_timeout_ms()) step.timeout_ms = given.timeout_ms();
+  if (given.has_delay_ms()) step.delay_ms = given.delay_ms();
+  if (given.signal() != v1::CONTROL_LINE_UNSPECIFIED) {
+    step.signal_dtr = given.signal() == v1::CONTROL_LINE_DTR;
+  }
+  if (given.has_level()) step.level = given.level();
+  if (given.has_ms()) step.ms = given.ms();
+  return step;
+}
+
+void StepToProto(const ScriptStepSpec& step, v1::ScriptStep* out) {
+  if (step.send.has_value()) out->set_send(*step.send);
+  for (const std::string& pattern : step.expect) out->add_expect(pattern);
+  if (step.timeout_ms.has_value()) out->set_timeout_ms(*step.timeout_ms);
+  if (step.delay_ms.has_value()) out->set_delay_ms(*step.delay_ms);
+  if (step.signal_dtr.has_value()) {
+    out->set_signal(*step.signal_dtr ? v1::CONTROL_LINE_DTR : v1::CONTROL_LINE_RTS);
+  }
+  if (step.level.has_value()) out->set_level(*step.level);
+  if (step.ms.has_value()) out->set_ms(*step.ms);
+}
+
+// open_port's `sequences`, each checked as the policy's are when it loads.
+absl::StatusOr<std::vector<LineSequence>> SequencesFrom(
+    const google::protobuf::RepeatedPtrField<v1::NamedSequence>& given) {
+  if (given.size() > kMaxPortSequences) {
+    return absl::InvalidArgumentError(absl::StrCat("sequences holds ", given.size(),
+                                                   "; a port takes at most ", kMaxPortSequences));
+  }
+  std::vector<LineSequence> sequences;
+  for (int i = 0; i < given.size(); ++i) {
+    const v1::NamedSequence& named = given[i];
+    const std::string where = absl::StrCat("sequences[", i, "]");
+    if (absl::Status valid = ValidateSequenceName(named.name(), where); !valid.ok()) return valid;
+    for (const LineSequence& earlier : sequences) {
+      if (earlier.name == named.name()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": the name '", named.name(), "' is given twice"));
+      }
+    }
+    if (named.steps_size() < 1 || named.steps_size() > static_cast<int>(kMaxSequenceSteps)) {
+      return absl::InvalidArgumentError(absl::StrCat(where, " ('", named.name(), "') takes 1 to ",
+                                                     kMaxSequenceSteps, " steps, not ",
+                                                     named.steps_size()));
+    }
+    LineSequence sequence;
+    sequence.name = named.name();
+    for (int n = 0; n < named.steps_size(); ++n) {
+      ScriptStepSpec step = StepFromProto(named.steps(n));
+      if (absl::Status valid = ValidateStep(step, absl::StrCat(where, ".steps[", n, "]"));
+          !valid.ok()) {
+        return valid;
+      }
+      sequence.steps.push_back(std::move(step));
+    }
+    sequences.push_back(std::move(sequence));
+  }
+  return sequences;
+}
+
 }  // namespace
 
 absl::Status ValidateTimeout(int64_t timeout_ms) {
@@ -137,6 +203,9 @@ absl::StatusOr<PortSettings> SettingsFromOpenRequest(const v1::OpenPortRequest& 
   settings.session_id = request.session_id();
   settings.idle_disconnect_ms = request.idle_disconnect_ms();
   if (absl::Status status = ValidateIdle(settings.idle_disconnect_ms); !status.ok()) return status;
+  absl::StatusOr<std::vector<LineSequence>> sequences = SequencesFrom(request.sequences());
+  if (!sequences.ok()) return sequences.status();
+  settings.sequences = *std::move(sequences);
   return settings;
 }
 
@@ -185,6 +254,11 @@ absl::StatusOr<PortSettings> ApplyReconfigure(const PortSettings& current,
 void SettingsToProto(const PortSettings& settings, v1::PortSettings* out) {
   out->set_baud_rate(settings.baud_rate);
   if (!settings.session_id.empty()) out->set_session_id(settings.session_id);
+  for (const LineSequence& sequence : settings.sequences) {
+    v1::NamedSequence* named = out->add_sequences();
+    named->set_name(sequence.name);
+    for (const ScriptStepSpec& step : sequence.steps) StepToProto(step, named->add_steps());
+  }
   out->set_timeout_ms(settings.timeout_ms);
   out->set_data_bits(static_cast<v1::DataBits>(settings.data_bits));
   switch (settings.parity) {

@@ -440,6 +440,34 @@ test('control lines on a loop:// plug: set, pulse and break, read back, and reco
   }
 });
 
+test('run_sequence: a port opened with named sequences runs them by name; an unknown name says what there is', async () => {
+  const gateway = await embeddedGateway();
+  try {
+    const { client } = gateway;
+    const opened = await callOk(client, 'open_port', {
+      port_name: 'loop://seq', baud_rate: 115200,
+      sequences: [
+        { name: 'reset', steps: [{ signal: 'dtr', level: false, ms: 20 }, { delay_ms: 5 }] },
+        { name: 'hello', steps: [{ send: 'HELLO' }, { expect: ['HEL+O'], timeout_ms: 1000 }] },
+      ],
+    });
+    assert.deepEqual(opened.settings.sequences.map((q) => q.name), ['reset', 'hello']);
+    const reset = await callOk(client, 'run_sequence', { name: 'reset' });
+    assert.equal(reset.completed, true);
+    assert.deepEqual(reset.steps.map((s) => s.kind), ['signal', 'delay']);
+    const hello = await callOk(client, 'run_sequence', { port_name: 'loop://seq', name: 'hello' });
+    assert.equal(hello.steps[1].matched, true);
+    assert.equal(hello.steps[1].match, 'HELLO');
+    assert.match(await callError(client, 'run_sequence', { name: 'flash' }),
+      /no sequence 'flash'.*the port was opened with: reset, hello/);
+    assert.match(await callError(client, 'open_port', {
+      port_name: 'loop://seq2', baud_rate: 115200, sequences: [{ name: 'bad', steps: [{ signal: 'dtr' }] }],
+    }), /sequences\[0\]\.steps\[0\]\.level is required with signal/);
+  } finally {
+    await gateway.close();
+  }
+});
+
 test('wait_for: a prompt split across writes, a time-out that consumes nothing, a bad pattern, cancellation', async () => {
   const gateway = await embeddedGateway();
   try {

@@ -425,6 +425,77 @@ TEST_F(PolicyServiceTest, NamedSequencesRunByNameUnderTheirOwnRules) {
       << "sequences are per port rule";
 }
 
+// Sequences given at open: run by name like the policy's, under the port's rule (a caller
+// cannot give its own sequence a rule); the operator's sequence of the same name wins.
+TEST_F(PolicyServiceTest, APortsOwnSequencesRunUnderThePortsRule) {
+  const std::string port = "loop://board3";
+  v1::OpenPortRequest open;
+  open.set_port_name(port);
+  open.set_baud_rate(9600);
+  v1::NamedSequence* ping = open.add_sequences();
+  ping->set_name("ping");
+  ping->add_steps()->set_send("PING");
+  v1::ScriptStep* expect = ping->add_steps();
+  expect->add_expect("PING");
+  expect->set_timeout_ms(500);
+  v1::NamedSequence* blink = open.add_sequences();
+  blink->set_name("blink");
+  v1::ScriptStep* pulse = blink->add_steps();
+  pulse->set_signal(v1::CONTROL_LINE_RTS);
+  pulse->set_level(false);
+  pulse->set_ms(10);
+  v1::NamedSequence* reset = open.add_sequences();
+  reset->set_name("reset");
+  reset->add_steps()->set_delay_ms(1);
+  v1::OpenPortResponse opened;
+  ASSERT_TRUE(alice_->Open(open, &opened).ok());
+  ASSERT_EQ(opened.settings().sequences_size(), 3) << "the port's settings show them";
+  EXPECT_EQ(opened.settings().sequences(1).steps(0).signal(), v1::CONTROL_LINE_RTS);
+
+  v1::SendExpectResponse ran;
+  ASSERT_TRUE(SequenceWith(*alice_, port, "ping", "", nullptr, &ran).ok());
+  EXPECT_TRUE(ran.completed());
+  EXPECT_TRUE(ran.steps(1).matched());
+
+  // Its line changes follow the port's "signals": "confirm".
+  std::multimap<std::string, std::string> trailers;
+  grpc::Status held = SequenceWith(*alice_, port, "blink", "", &trailers);
+  ASSERT_EQ(held.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << held.error_message();
+  EXPECT_EQ(trailers.find("labgate-confirm-what")->second, "sequence 'blink' (RTS low for 10 ms)");
+
+  // "reset" is the policy's too: the operator's runs (a pulse and a delay, not one delay).
+  ASSERT_TRUE(SequenceWith(*alice_, port, "reset", "", nullptr, &ran).ok());
+  ASSERT_EQ(ran.steps_size(), 2);
+  EXPECT_EQ(ran.steps(0).kind(), "signal");
+
+  grpc::Status unknown = SequenceWith(*alice_, port, "flash", "");
+  EXPECT_EQ(unknown.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_TRUE(
+      absl::StrContains(unknown.error_message(), "the port was opened with: ping, blink, reset"))
+      << unknown.error_message();
+
+  // Checked at open, by name and step.
+  v1::OpenPortRequest bad;
+  bad.set_port_name("loop://board4");
+  bad.set_baud_rate(9600);
+  v1::NamedSequence* twice = bad.add_sequences();
+  twice->set_name("x");
+  twice->add_steps()->set_delay_ms(1);
+  *bad.add_sequences() = *twice;
+  grpc::Status duplicate = alice_->Open(bad);
+  EXPECT_EQ(duplicate.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(
+      absl::StrContains(duplicate.error_message(), "sequences[1]: the name 'x' is given twice"))
+      << duplicate.error_message();
+  bad.mutable_sequences(1)->set_name("y");
+  bad.mutable_sequences(1)->mutable_steps(0)->set_send("also");
+  grpc::Status two_kinds = alice_->Open(bad);
+  EXPECT_EQ(two_kinds.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(
+      absl::StrContains(two_kinds.error_message(), "sequences[1].steps[0] must be exactly one"))
+      << two_kinds.error_message();
+}
+
 TEST_F(PolicyServiceTest, AConfirmExemptOwnerWritesDirectly) {
   ASSERT_TRUE(robot_->Open("loop://psu-robot", 9600).ok());
   EXPECT_TRUE(WriteWith(*robot_, "loop://psu-robot", "OUTP ON", "").ok());
