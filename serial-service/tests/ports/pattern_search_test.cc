@@ -40,6 +40,21 @@ TEST(PatternSearchTest, GroupsComeBackInOrderAndAnAbsentOneIsEmpty) {
   EXPECT_EQ(found.groups, (std::vector<std::string>{"12", "", "V"}));
 }
 
+// A text pattern that is not UTF-8 is refused by name (RE2's reason given); in hex or base64
+// mode the same bytes are a byte pattern and match byte for byte.
+TEST(PatternSearchTest, ATextPatternThatIsNotUtf8IsRefusedByName) {
+  const std::string not_utf8("OK\xff\xfe", 4);
+  absl::StatusOr<CompiledPattern> text =
+      CompilePattern(not_utf8, PatternInput::kUtf8, "patterns[2]");
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(text.status().message().find("patterns[2]"), std::string::npos) << text.status();
+  EXPECT_NE(text.status().message().find("UTF-8"), std::string::npos) << text.status();
+  const PatternMatch bytes = Found(
+      FindEarliest(Compile({not_utf8}, PatternInput::kBytes), std::string("\x01OK\xff\xfe", 5)));
+  EXPECT_EQ(bytes.begin, 1u);
+}
+
 TEST(PatternSearchTest, NoMatchIsNothingAndLinesAreOnlySpecialWhenThePatternSaysSo) {
   EXPECT_FALSE(FindEarliest(Compile({"^login"}), "boot\nlogin: ").has_value());
   EXPECT_TRUE(FindEarliest(Compile({"(?m)^login"}), "boot\nlogin: ").has_value());
