@@ -329,20 +329,12 @@ class SerialServiceImpl final : public SerialGrpcService {
     if (!v1::Encoding_IsValid(encoding)) return Reply(call, BadEncoding());
     PortService::ScriptRequest script;
     for (const v1::ScriptStep& given : request->steps()) {
-      PortService::ScriptRequest::Step step;
+      PortService::ScriptRequest::Step step = StepFromProto(given);
       if (given.has_send()) {
         absl::StatusOr<std::string> bytes = DecodeData(given.send(), encoding);
         if (!bytes.ok()) return Reply(call, bytes.status());
         step.send = *std::move(bytes);
       }
-      step.expect.assign(given.expect().begin(), given.expect().end());
-      if (given.has_timeout_ms()) step.timeout_ms = given.timeout_ms();
-      if (given.has_delay_ms()) step.delay_ms = given.delay_ms();
-      if (given.signal() != v1::CONTROL_LINE_UNSPECIFIED) {
-        step.signal_dtr = given.signal() == v1::CONTROL_LINE_DTR;
-      }
-      if (given.has_level()) step.level = given.level();
-      if (given.has_ms()) step.ms = given.ms();
       script.steps.push_back(std::move(step));
     }
     script.stop_on_timeout = !request->has_stop_on_timeout() || request->stop_on_timeout();

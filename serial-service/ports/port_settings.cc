@@ -91,20 +91,6 @@ absl::StatusOr<FlowControl> FlowControlFrom(v1::FlowControl value) {
 
 constexpr int kMaxPortSequences = 16;
 
-ScriptStepSpec StepFromProto(const v1::ScriptStep& given) {
-  ScriptStepSpec step;
-  if (given.has_send()) step.send = given.send();
-  step.expect.assign(given.expect().begin(), given.expect().end());
-  if (given.has_timeout_ms()) step.timeout_ms = given.timeout_ms();
-  if (given.has_delay_ms()) step.delay_ms = given.delay_ms();
-  if (given.signal() != v1::CONTROL_LINE_UNSPECIFIED) {
-    step.signal_dtr = given.signal() == v1::CONTROL_LINE_DTR;
-  }
-  if (given.has_level()) step.level = given.level();
-  if (given.has_ms()) step.ms = given.ms();
-  return step;
-}
-
 void StepToProto(const ScriptStepSpec& step, v1::ScriptStep* out) {
   if (step.send.has_value()) out->set_send(*step.send);
   for (const std::string& pattern : step.expect) out->add_expect(pattern);
@@ -171,6 +157,20 @@ absl::Status ValidateMaxBytes(int64_t max_bytes) {
                                                    kMaxTransferBytes, " (got ", max_bytes, ")"));
   }
   return absl::OkStatus();
+}
+
+ScriptStepSpec StepFromProto(const v1::ScriptStep& given) {
+  ScriptStepSpec step;
+  if (given.has_send()) step.send = given.send();
+  step.expect.assign(given.expect().begin(), given.expect().end());
+  if (given.has_timeout_ms()) step.timeout_ms = given.timeout_ms();
+  if (given.has_delay_ms()) step.delay_ms = given.delay_ms();
+  if (given.signal() != v1::CONTROL_LINE_UNSPECIFIED) {
+    step.signal_dtr = given.signal() == v1::CONTROL_LINE_DTR;
+  }
+  if (given.has_level()) step.level = given.level();
+  if (given.has_ms()) step.ms = given.ms();
+  return step;
 }
 
 absl::StatusOr<PortSettings> SettingsFromOpenRequest(const v1::OpenPortRequest& request) {

@@ -18,6 +18,9 @@ absl::StatusOr<PortSettings> SettingsFromOpenRequest(const v1::OpenPortRequest& 
 absl::StatusOr<PortSettings> ApplyReconfigure(const PortSettings& current,
                                               const v1::ReconfigurePortRequest& request);
 void SettingsToProto(const PortSettings& settings, v1::PortSettings* out);
+// A script step as the contract spells it; `send` as given (text; callers decode other
+// encodings themselves).
+ScriptStepSpec StepFromProto(const v1::ScriptStep& given);
 v1::Transport TransportToProto(Transport transport);
 
 // Checks a per-call timeout_ms override (0..600000).
