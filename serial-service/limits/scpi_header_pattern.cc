@@ -1,6 +1,7 @@
 #include "serial-service/limits/scpi_header_pattern.h"
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace labgate::serial {
@@ -72,21 +73,21 @@ absl::StatusOr<ScpiHeaderPattern> ScpiHeaderPattern::Parse(absl::string_view pat
   return parsed;
 }
 
-std::optional<ScpiHeaderPattern::Match> ScpiHeaderPattern::Matches(
-    const std::vector<ScpiNode>& nodes) const {
+std::optional<ScpiHeaderPattern::Match> ScpiHeaderPattern::Matches(const ScpiNodes& nodes) const {
   Match match;
   if (!MatchFrom(0, nodes, 0, &match)) return std::nullopt;
   return match;
 }
 
 // Headers have a handful of nodes: trying each optional node both ways costs nothing.
-bool ScpiHeaderPattern::MatchFrom(size_t pattern_at, const std::vector<ScpiNode>& nodes,
-                                  size_t node_at, Match* match) const {
+bool ScpiHeaderPattern::MatchFrom(size_t pattern_at, const ScpiNodes& nodes, size_t node_at,
+                                  Match* match) const {
   if (pattern_at == nodes_.size()) return node_at == nodes.size();
   const Node& wanted = nodes_[pattern_at];
   if (node_at < nodes.size()) {
     const ScpiNode& given = nodes[node_at];
-    const bool same = given.mnemonic == wanted.short_form || given.mnemonic == wanted.long_form;
+    const bool same = absl::EqualsIgnoreCase(given.mnemonic, wanted.short_form) ||
+                      absl::EqualsIgnoreCase(given.mnemonic, wanted.long_form);
     if (same && (!given.suffix.has_value() || wanted.takes_suffix)) {
       Match taken = *match;
       if (wanted.channel) taken.channel = given.suffix;

@@ -24,7 +24,7 @@ class ScpiHeaderPattern {
     std::optional<int> channel;  // the suffix on the channel node, if given
   };
   // Whether the resolved header `nodes` is this header (a common command never is).
-  std::optional<Match> Matches(const std::vector<ScpiNode>& nodes) const;
+  std::optional<Match> Matches(const ScpiNodes& nodes) const;
 
   const std::string& text() const { return text_; }
 
@@ -35,8 +35,7 @@ class ScpiHeaderPattern {
     bool takes_suffix = false;
     bool channel = false;
   };
-  bool MatchFrom(size_t pattern_at, const std::vector<ScpiNode>& nodes, size_t node_at,
-                 Match* match) const;
+  bool MatchFrom(size_t pattern_at, const ScpiNodes& nodes, size_t node_at, Match* match) const;
 
   std::string text_;
   std::vector<Node> nodes_;

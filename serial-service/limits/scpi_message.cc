@@ -13,9 +13,10 @@ absl::Status Unreadable(absl::string_view command, absl::string_view why) {
 
 // Splits `text` at `separator` where it is outside quoted strings ('...' or "...", a doubled
 // quote standing for itself). Block data (#) is refused: its bytes could hold anything.
-absl::StatusOr<std::vector<absl::string_view>> SplitOutsideQuotes(absl::string_view text,
-                                                                  char separator) {
-  std::vector<absl::string_view> parts;
+using Parts = absl::InlinedVector<absl::string_view, 8>;
+
+absl::StatusOr<Parts> SplitOutsideQuotes(absl::string_view text, char separator) {
+  Parts parts;
   size_t start = 0;
   char quote = 0;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -54,7 +55,7 @@ absl::StatusOr<ScpiNode> ParseNode(absl::string_view text, absl::string_view com
     }
   }
   ScpiNode node;
-  node.mnemonic = absl::AsciiStrToUpper(text.substr(0, digits));
+  node.mnemonic = text.substr(0, digits);
   if (digits < text.size()) {
     int suffix = 0;
     if (!absl::SimpleAtoi(text.substr(digits), &suffix)) {
@@ -68,10 +69,11 @@ absl::StatusOr<ScpiNode> ParseNode(absl::string_view text, absl::string_view com
 }  // namespace
 
 absl::StatusOr<std::vector<ScpiCommand>> ParseScpiLine(absl::string_view line) {
-  absl::StatusOr<std::vector<absl::string_view>> units = SplitOutsideQuotes(line, ';');
+  absl::StatusOr<Parts> units = SplitOutsideQuotes(line, ';');
   if (!units.ok()) return units.status();
   std::vector<ScpiCommand> commands;
-  std::vector<ScpiNode> current_path;  // §6.2: where a header without a leading ':' starts
+  commands.reserve(units->size());
+  ScpiNodes current_path;  // §6.2: where a header without a leading ':' starts
   for (size_t u = 0; u < units->size(); ++u) {
     const absl::string_view unit = absl::StripAsciiWhitespace((*units)[u]);
     if (unit.empty()) {
@@ -79,7 +81,7 @@ absl::StatusOr<std::vector<ScpiCommand>> ParseScpiLine(absl::string_view line) {
       return Unreadable(line, "an empty command");
     }
     ScpiCommand command;
-    command.text = std::string(unit);
+    command.text = unit;
     size_t header_end = 0;
     while (header_end < unit.size() &&
            !absl::ascii_isspace(static_cast<unsigned char>(unit[header_end]))) {
@@ -113,12 +115,12 @@ absl::StatusOr<std::vector<ScpiCommand>> ParseScpiLine(absl::string_view line) {
       current_path.assign(command.nodes.begin(), command.nodes.end() - 1);
     }
     if (!rest.empty()) {
-      absl::StatusOr<std::vector<absl::string_view>> parameters = SplitOutsideQuotes(rest, ',');
+      absl::StatusOr<Parts> parameters = SplitOutsideQuotes(rest, ',');
       if (!parameters.ok()) return parameters.status();
       for (absl::string_view parameter : *parameters) {
         parameter = absl::StripAsciiWhitespace(parameter);
         if (parameter.empty()) return Unreadable(unit, "an empty parameter");
-        command.parameters.emplace_back(parameter);
+        command.parameters.push_back(parameter);
       }
     }
     commands.push_back(std::move(command));

@@ -3,33 +3,43 @@
 // separated by ','. Headers are resolved to full paths by the rules of SCPI-99 Vol. 1 §6.2:
 // a command that does not start with ':' continues from the path of the command before it,
 // less that command's last node; a leading ':' starts again at the root; common commands
-// leave the path as it was. Mnemonics are compared without regard to case (upper-cased here).
+// leave the path as it was. Mnemonics are compared without regard to case. Everything parsed
+// is a view into the line: keep the line while the commands are used.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/string_view.h"
 
 namespace labgate::serial {
 
-// One node of a header: "SOUR1" is {"SOUR", 1}; "VOLT" is {"VOLT", nullopt}.
+// One node of a header: "SOUR1" is {"SOUR", 1}; "VOLT" is {"VOLT", nullopt}. The mnemonic is a
+// view into the parsed line, as written: compare it without regard to case.
 struct ScpiNode {
-  std::string mnemonic;  // upper case, without its numeric suffix
+  absl::string_view mnemonic;
   std::optional<int> suffix;
   bool operator==(const ScpiNode& other) const {
-    return mnemonic == other.mnemonic && suffix == other.suffix;
+    return absl::EqualsIgnoreCase(mnemonic, other.mnemonic) && suffix == other.suffix;
   }
 };
 
+// Headers are short: a path and a command's parameters stay off the heap (every written line
+// is read, so this is on the write path).
+using ScpiNodes = absl::InlinedVector<ScpiNode, 8>;
+
 struct ScpiCommand {
-  bool common = false;          // *IDN?, *RST: the one node holds the name without '*'
-  std::vector<ScpiNode> nodes;  // the full path, resolved (§6.2)
+  bool common = false;  // *IDN?, *RST: the one node holds the name without '*'
+  ScpiNodes nodes;      // the full path, resolved (§6.2)
   bool query = false;
-  std::vector<std::string> parameters;  // as written, surrounding spaces removed
-  std::string text;                     // the command as written, for messages
+  // Views into the parsed line, valid while it is: the parameters as written (surrounding
+  // spaces removed), and the command as written, for messages.
+  absl::InlinedVector<absl::string_view, 4> parameters;
+  absl::string_view text;
 };
 
 // Parses one line (without its terminator). INVALID_ARGUMENT says what could not be read and

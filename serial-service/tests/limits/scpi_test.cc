@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
 #include "serial-service/limits/scpi_header_pattern.h"
 #include "serial-service/limits/scpi_message.h"
@@ -17,7 +18,8 @@ namespace {
 std::string Header(const ScpiCommand& command) {
   std::vector<std::string> nodes;
   for (const ScpiNode& node : command.nodes) {
-    nodes.push_back(node.mnemonic + (node.suffix ? std::to_string(*node.suffix) : ""));
+    nodes.push_back(absl::AsciiStrToUpper(node.mnemonic) +
+                    (node.suffix ? std::to_string(*node.suffix) : ""));
   }
   return (command.common ? "*" : "") + absl::StrJoin(nodes, ":") + (command.query ? "?" : "");
 }
@@ -54,7 +56,9 @@ TEST(ScpiMessageTest, HeadersResolveByTheRulesOfScpi99Section6_2) {
     std::vector<std::string> headers;
     for (const ScpiCommand& command : *parsed) headers.push_back(Header(command));
     EXPECT_EQ(headers, c.headers) << c.line;
-    EXPECT_EQ(parsed->back().parameters, c.parameters) << c.line;
+    const std::vector<std::string> parameters(parsed->back().parameters.begin(),
+                                              parsed->back().parameters.end());
+    EXPECT_EQ(parameters, c.parameters) << c.line;
   }
 }
 
@@ -133,10 +137,12 @@ TEST(ScpiQuantityTest, AnythingElseIsRefusedNamingTheParameter) {
   EXPECT_EQ(FormatQuantity(0.5, "A"), "0.5 A");
 }
 
-std::vector<ScpiNode> Nodes(const std::string& line) {
+// The last command's nodes: views into `line`, which must outlive them (a temporary lives to
+// the end of the expression that uses them).
+ScpiNodes Nodes(const std::string& line) {
   absl::StatusOr<std::vector<ScpiCommand>> parsed = ParseScpiLine(line);
   EXPECT_TRUE(parsed.ok()) << line << ": " << parsed.status();
-  return parsed.ok() ? parsed->back().nodes : std::vector<ScpiNode>{};
+  return parsed.ok() ? parsed->back().nodes : ScpiNodes{};
 }
 
 TEST(ScpiHeaderPatternTest, ShortAndLongFormsOptionalNodesAndTheChannelSuffix) {

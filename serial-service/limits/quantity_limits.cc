@@ -1,0 +1,295 @@
+#include "serial-service/limits/quantity_limits.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "re2/re2.h"
+#include "serial-service/limits/scpi_message.h"
+
+namespace labgate::serial {
+namespace {
+
+// The digits of a regex's channel group: "1", "02".
+std::optional<int> ChannelIn(absl::string_view digits) {
+  int channel = 0;
+  if (digits.empty() || !absl::SimpleAtoi(digits, &channel)) return std::nullopt;
+  return channel;
+}
+
+std::string Where(absl::string_view where, int channel) {
+  return absl::StrCat(where, " channel ", channel);
+}
+
+// The values one write sets, read from its lines.
+class WriteReader {
+ public:
+  explicit WriteReader(const QuantityLimits& limits) : limits_(limits), spec_(limits.spec()) {}
+
+  absl::Status ReadLine(absl::string_view line, std::vector<QuantitySetting>* settings) const {
+    for (size_t index = 0; index < spec_.quantities.size(); ++index) {
+      if (spec_.quantities[index].pattern == nullptr) continue;
+      if (absl::Status read = ReadPattern(index, line, settings); !read.ok()) return read;
+    }
+    if (!SpeaksScpi()) return absl::OkStatus();
+    absl::StatusOr<std::vector<ScpiCommand>> commands = ParseScpiLine(line);
+    if (!commands.ok()) {
+      // Which header it touches cannot be known: refused if anything is limited at all.
+      std::vector<std::string> rules;
+      for (const LimitRule& rule : spec_.rules) rules.push_back(rule.name);
+      if (rules.empty()) return absl::OkStatus();
+      return absl::PermissionDeniedError(absl::StrCat("cannot verify '", line, "' against ",
+                                                      absl::StrJoin(rules, ", "), ": ",
+                                                      commands.status().message()));
+    }
+    for (const ScpiCommand& command : *commands) {
+      if (command.common || command.query) continue;
+      for (const ListSpec& list : spec_.lists) {
+        if (!list.header.Matches(command.nodes).has_value()) continue;
+        int channel = spec_.default_channel;
+        if (list.channel_parameter.has_value()) {
+          const size_t at = static_cast<size_t>(*list.channel_parameter);
+          const std::string given =
+              at < command.parameters.size() ? absl::AsciiStrToUpper(command.parameters[at]) : "";
+          auto named = list.channels.find(given);
+          if (named == list.channels.end()) {
+            if (command.parameters.empty()) continue;  // no values: nothing is set
+            for (const auto& [position, name] : list.quantities) {
+              const size_t index = static_cast<size_t>(limits_.QuantityIndex(name));
+              if (!limits_.Limited(index)) continue;
+              std::vector<std::string> names;
+              for (const auto& [channel_name, number] : list.channels)
+                names.push_back(channel_name);
+              return CannotVerify(
+                  command.text, index,
+                  absl::StrCat(given.empty() ? std::string("no channel given")
+                                             : absl::StrCat("'", given, "' is not a channel"),
+                               " (", list.header.text(), " takes ", absl::StrJoin(names, ", "),
+                               ")"));
+            }
+            continue;
+          }
+          channel = named->second;
+        }
+        for (const auto& [position, name] : list.quantities) {
+          if (static_cast<size_t>(position) >= command.parameters.size()) continue;
+          if (absl::Status read =
+                  ReadValue(static_cast<size_t>(limits_.QuantityIndex(name)), channel,
+                            command.parameters[position], command.text, settings);
+              !read.ok()) {
+            return read;
+          }
+        }
+      }
+      for (size_t index = 0; index < spec_.quantities.size(); ++index) {
+        const QuantitySpec& quantity = spec_.quantities[index];
+        for (const ScpiHeaderPattern& header : quantity.headers) {
+          std::optional<ScpiHeaderPattern::Match> match = header.Matches(command.nodes);
+          if (!match.has_value()) continue;
+          const size_t at = static_cast<size_t>(quantity.parameter);
+          if (at >= command.parameters.size()) break;  // no value: nothing is set
+          if (absl::Status read = ReadValue(index, match->channel.value_or(spec_.default_channel),
+                                            command.parameters[at], command.text, settings);
+              !read.ok()) {
+            return read;
+          }
+          break;
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  bool SpeaksScpi() const {
+    if (!spec_.lists.empty()) return true;
+    for (const QuantitySpec& quantity : spec_.quantities) {
+      if (!quantity.headers.empty()) return true;
+    }
+    return false;
+  }
+
+  absl::Status CannotVerify(absl::string_view text, size_t quantity, absl::string_view why) const {
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot verify '", text, "' against ", limits_.RulesOn(quantity), ": ", why));
+  }
+
+  absl::Status ReadValue(size_t index, int channel, absl::string_view parameter,
+                         absl::string_view text, std::vector<QuantitySetting>* settings) const {
+    const QuantitySpec& quantity = spec_.quantities[index];
+    absl::StatusOr<double> value = ParseQuantity(parameter, quantity.unit, quantity.range);
+    if (!value.ok()) {
+      if (!limits_.Limited(index)) return absl::OkStatus();
+      return CannotVerify(text, index, value.status().message());
+    }
+    settings->push_back({quantity.name, channel, *value, index});
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadPattern(size_t index, absl::string_view line,
+                           std::vector<QuantitySetting>* settings) const {
+    const re2::RE2& pattern = *spec_.quantities[index].pattern;
+    const std::map<std::string, int>& groups = pattern.NamedCapturingGroups();
+    std::vector<re2::StringPiece> captured(static_cast<size_t>(pattern.NumberOfCapturingGroups()) +
+                                           1);
+    if (!pattern.Match(re2::StringPiece(line.data(), line.size()), 0, line.size(),
+                       re2::RE2::UNANCHORED, captured.data(), static_cast<int>(captured.size()))) {
+      return absl::OkStatus();
+    }
+    auto group = [&](const char* name) -> std::optional<absl::string_view> {
+      auto found = groups.find(name);
+      if (found == groups.end() || captured[static_cast<size_t>(found->second)].data() == nullptr) {
+        return std::nullopt;
+      }
+      const re2::StringPiece piece = captured[static_cast<size_t>(found->second)];
+      return absl::string_view(piece.data(), piece.size());
+    };
+    int channel = spec_.default_channel;
+    if (std::optional<absl::string_view> given = group("channel")) {
+      std::optional<int> number = ChannelIn(*given);
+      if (!number.has_value()) {
+        if (!limits_.Limited(index)) return absl::OkStatus();
+        return CannotVerify(line, index, "its channel is not a number");
+      }
+      channel = *number;
+    }
+    std::optional<absl::string_view> value = group("value");
+    return ReadValue(index, channel, value.value_or(""), line, settings);
+  }
+
+  const QuantityLimits& limits_;
+  const LimitsSpec& spec_;
+};
+
+}  // namespace
+
+absl::StatusOr<QuantityLimits> QuantityLimits::Create(LimitsSpec spec) {
+  QuantityLimits limits(std::move(spec));
+  limits.rules_of_quantity_.resize(limits.spec_.quantities.size());
+  for (size_t r = 0; r < limits.spec_.rules.size(); ++r) {
+    const LimitRule& rule = limits.spec_.rules[r];
+    const int index = limits.QuantityIndex(rule.quantity);
+    if (index >= 0) limits.rules_of_quantity_[static_cast<size_t>(index)].push_back(r);
+    if (index < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("limit '", rule.name, "' is on the quantity '",
+                                                     rule.quantity,
+                                                     "', which the profile does not declare"));
+    }
+  }
+  for (const ListSpec& list : limits.spec_.lists) {
+    for (const auto& [position, name] : list.quantities) {
+      if (limits.QuantityIndex(name) < 0) {
+        return absl::InvalidArgumentError(absl::StrCat("the list '", list.header.text(),
+                                                       "' names the quantity '", name,
+                                                       "', which the profile does not declare"));
+      }
+    }
+  }
+  for (const QuantitySpec& quantity : limits.spec_.quantities) {
+    if (quantity.pattern != nullptr &&
+        quantity.pattern->NamedCapturingGroups().count("value") == 0) {
+      return absl::InvalidArgumentError(absl::StrCat("the pattern of '", quantity.name,
+                                                     "' has no group named value: (?P<value>...)"));
+    }
+  }
+  return limits;
+}
+
+std::string QuantityLimits::RulesOn(size_t index) const {
+  std::vector<std::string> names;
+  for (size_t rule : rules_of_quantity_[index]) names.push_back(spec_.rules[rule].name);
+  return absl::StrJoin(names, ", ");
+}
+
+int QuantityLimits::QuantityIndex(const std::string& name) const {
+  for (size_t index = 0; index < spec_.quantities.size(); ++index) {
+    if (spec_.quantities[index].name == name) return static_cast<int>(index);
+  }
+  return -1;
+}
+
+LimitVerdict QuantityLimits::Check(absl::string_view bytes, const LimitState& state,
+                                   std::chrono::steady_clock::time_point now,
+                                   absl::string_view where) const {
+  LimitVerdict verdict;
+  const WriteReader reader(*this);
+  verdict.settings.reserve(8);
+  for (absl::string_view line : absl::StrSplit(bytes, '\n')) {
+    line = absl::StripAsciiWhitespace(line);  // '\r' too
+    if (line.empty()) continue;
+    verdict.status = reader.ReadLine(line, &verdict.settings);
+    if (!verdict.status.ok()) return verdict;
+  }
+  // Values set earlier in the same write count as the last ones, at this very moment.
+  // (A handful per write: a short list, searched in order, costs less than a map.)
+  absl::InlinedVector<std::pair<std::pair<size_t, int>, double>, 8> earlier;
+  for (const QuantitySetting& setting : verdict.settings) {
+    const QuantitySpec& quantity = spec_.quantities[setting.quantity_index];
+    auto shown = [&](double value) { return FormatQuantity(value, quantity.unit); };
+    const std::pair<size_t, int> key{setting.quantity_index, setting.channel};
+    std::optional<LimitState::Last> last;
+    auto found = std::find_if(earlier.rbegin(), earlier.rend(),
+                              [&](const auto& entry) { return entry.first == key; });
+    if (found != earlier.rend()) {
+      last = LimitState::Last{found->second, now};
+    } else if (auto known = state.last.find({setting.quantity, setting.channel});
+               known != state.last.end()) {
+      last = known->second;
+    }
+    // Only refusals and questions spell out where.
+    auto at = [&] { return Where(where, setting.channel); };
+    for (size_t rule_index : rules_of_quantity_[setting.quantity_index]) {
+      const LimitRule& rule = spec_.rules[rule_index];
+      if (rule.channel.has_value() && *rule.channel != setting.channel) continue;
+      const double value = setting.value;
+      std::string refusal;
+      if (rule.max.has_value() && value > *rule.max) {
+        refusal = absl::StrCat(shown(value), " exceeds ", rule.name, " (", shown(*rule.max),
+                               ") on ", at());
+      } else if (rule.min.has_value() && value < *rule.min) {
+        refusal = absl::StrCat(shown(value), " is below ", rule.name, " (", shown(*rule.min),
+                               ") on ", at());
+      } else if (last.has_value() && rule.max_step.has_value() &&
+                 std::fabs(value - last->value) > *rule.max_step) {
+        refusal = absl::StrCat("a step of ", shown(std::fabs(value - last->value)), " (from ",
+                               shown(last->value), " to ", shown(value), ") exceeds ", rule.name,
+                               " (", shown(*rule.max_step), ") on ", at());
+      } else if (last.has_value() && rule.ramp_per_s.has_value()) {
+        const double change = std::fabs(value - last->value);
+        const double seconds = std::chrono::duration<double>(now - last->at).count();
+        if (change > 0 && (seconds <= 0 || change / seconds > *rule.ramp_per_s)) {
+          refusal = absl::StrCat("changing ", shown(change), " in ",
+                                 absl::StrFormat("%.3g", seconds), " s exceeds ", rule.name, " (",
+                                 shown(*rule.ramp_per_s), " per second) on ", at());
+        }
+      }
+      if (!refusal.empty()) {
+        verdict.status = absl::PermissionDeniedError(refusal);
+        return verdict;
+      }
+      if (rule.confirm_above.has_value() && value > *rule.confirm_above &&
+          !verdict.confirm_rule.has_value()) {
+        verdict.confirm_rule = rule.name;
+        verdict.confirm_reason = absl::StrCat(shown(value), " is above ", rule.name, " (",
+                                              shown(*rule.confirm_above), ") on ", at());
+      }
+    }
+    earlier.emplace_back(key, setting.value);
+  }
+  return verdict;
+}
+
+void QuantityLimits::Commit(const std::vector<QuantitySetting>& settings, LimitState* state,
+                            std::chrono::steady_clock::time_point now) {
+  for (const QuantitySetting& setting : settings) {
+    state->last[{setting.quantity, setting.channel}] = {setting.value, now};
+  }
+}
+
+}  // namespace labgate::serial

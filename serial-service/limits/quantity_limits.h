@@ -1,0 +1,119 @@
+// Limits in the quantities an instrument speaks of: "never above 5 V on channel 1", "at most
+// 0.5 V per step", "ask a person above 3 A". An instrument profile declares where each
+// quantity is set (SCPI headers, lists such as APPLy CH1,12,0.5, or a regex for devices that do
+// not speak SCPI) and the rules; QuantityLimits reads every line written and says whether it
+// may go. A command that touches a limited quantity but cannot be read is refused, never passed
+// through.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "common/byte_pattern.h"
+#include "serial-service/limits/scpi_header_pattern.h"
+#include "serial-service/limits/scpi_quantity.h"
+
+namespace labgate::serial {
+
+// Where a quantity is set.
+struct QuantitySpec {
+  std::string name;  // "voltage"
+  std::string unit;  // "V" (upper case, as ParseQuantity takes it)
+  QuantityRange range;
+  // SCPI commands that set it, the value being parameter `parameter` (0-based).
+  std::vector<ScpiHeaderPattern> headers;
+  int parameter = 0;
+  // Devices without SCPI: a pattern (RE2, on each line) whose group `value` holds the number
+  // (and its suffix, if any) and whose optional group `channel` holds the channel's digits.
+  CompiledPattern pattern;
+  std::string pattern_text;
+};
+
+// A command that sets several quantities at once: APPLy CH1,12,0.5.
+struct ListSpec {
+  ScpiHeaderPattern header;
+  // Where the channel is, and its names (upper case): {"CH1": 1, "CH2": 2}. A parameter there
+  // that is no channel name makes the list unreadable ("APPL 12,0.5" could mean anything).
+  std::optional<int> channel_parameter;
+  std::map<std::string, int> channels;
+  std::vector<std::pair<int, std::string>> quantities;  // parameter position -> quantity
+};
+
+struct LimitRule {
+  std::string name;            // named in refusals: "max-voltage"
+  std::string quantity;        // "voltage"
+  std::optional<int> channel;  // left out: every channel
+  std::optional<double> max, min, max_step, ramp_per_s, confirm_above;
+};
+
+struct LimitsSpec {
+  std::vector<QuantitySpec> quantities;
+  std::vector<ListSpec> lists;
+  std::vector<LimitRule> rules;
+  int default_channel = 1;  // a header without a channel suffix sets this channel
+};
+
+// The last value accepted per quantity and channel, and when: what max_step and ramp_per_s
+// compare with. Before any value was accepted on a channel, those two rules have nothing to
+// compare with and pass; max, min and confirm_above always apply.
+struct LimitState {
+  struct Last {
+    double value = 0;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::map<std::pair<std::string, int>, Last> last;
+};
+
+// One value a write sets.
+struct QuantitySetting {
+  std::string quantity;
+  int channel = 1;
+  double value = 0;
+  size_t quantity_index = 0;  // into spec().quantities
+};
+
+struct LimitVerdict {
+  // OK; PERMISSION_DENIED naming the rule, the value with its unit, the limit and where
+  // ("12 V exceeds max-voltage (5 V) on psu-2 channel 1"), or that a command touching a limited
+  // quantity cannot be verified.
+  absl::Status status;
+  std::optional<std::string> confirm_rule;  // allowed once a person approves (confirm_above)
+  std::string confirm_reason;               // "4 A is above confirm-current (3 A) on ..."
+  std::vector<QuantitySetting> settings;    // what the write sets, in order
+};
+
+class QuantityLimits {
+ public:
+  // INVALID_ARGUMENT for a rule on an unknown quantity, or a list naming one.
+  static absl::StatusOr<QuantityLimits> Create(LimitsSpec spec);
+
+  // Reads `bytes` (one write: lines split at '\n', '\r' dropped) for `where` ("psu-2").
+  LimitVerdict Check(absl::string_view bytes, const LimitState& state,
+                     std::chrono::steady_clock::time_point now, absl::string_view where) const;
+  // After the write went through: its settings become the last accepted values.
+  static void Commit(const std::vector<QuantitySetting>& settings, LimitState* state,
+                     std::chrono::steady_clock::time_point now);
+
+  const LimitsSpec& spec() const { return spec_; }
+  // The index of the quantity `name` in spec().quantities; -1 when there is none.
+  int QuantityIndex(const std::string& name) const;
+  // Whether any rule is on the quantity at `index`, and their names ("max-voltage, step-voltage").
+  bool Limited(size_t index) const { return !rules_of_quantity_[index].empty(); }
+  std::string RulesOn(size_t index) const;
+
+ private:
+  explicit QuantityLimits(LimitsSpec spec) : spec_(std::move(spec)) {}
+
+  LimitsSpec spec_;
+  std::vector<std::vector<size_t>> rules_of_quantity_;  // indices into spec_.rules, by quantity
+};
+
+}  // namespace labgate::serial

@@ -1,0 +1,233 @@
+// Quantity limits on a power supply's commands: every header form, suffixes, lists, ';'
+// chains, step and ramp rules against the last accepted value, confirmation above a level,
+// commands that cannot be verified, and a device that does not speak SCPI.
+#include "serial-service/limits/quantity_limits.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace labgate::serial {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+ScpiHeaderPattern Header(const char* text) {
+  absl::StatusOr<ScpiHeaderPattern> header = ScpiHeaderPattern::Parse(text);
+  EXPECT_TRUE(header.ok()) << header.status();
+  return *header;
+}
+
+LimitsSpec PowerSupply() {
+  LimitsSpec spec;
+  QuantitySpec voltage;
+  voltage.name = "voltage";
+  voltage.unit = "V";
+  voltage.range = {0, 30, 0};
+  voltage.headers.push_back(Header("[SOURce#:]VOLTage[:LEVel][:IMMediate][:AMPLitude]"));
+  QuantitySpec current;
+  current.name = "current";
+  current.unit = "A";
+  current.range = {0, 3, 0.1};
+  current.headers.push_back(Header("[SOURce#:]CURRent[:LEVel][:IMMediate][:AMPLitude]"));
+  spec.quantities = {voltage, current};
+  ListSpec apply{
+      Header("APPLy"), 0, {{"CH1", 1}, {"CH2", 2}, {"CH3", 3}}, {{1, "voltage"}, {2, "current"}}};
+  spec.lists.push_back(apply);
+  LimitRule max_voltage;
+  max_voltage.name = "max-voltage";
+  max_voltage.quantity = "voltage";
+  max_voltage.max = 5;
+  max_voltage.min = 0;
+  LimitRule step_voltage;
+  step_voltage.name = "step-voltage";
+  step_voltage.quantity = "voltage";
+  step_voltage.max_step = 1;
+  LimitRule max_current;
+  max_current.name = "max-current";
+  max_current.quantity = "current";
+  max_current.channel = 1;
+  max_current.max = 1;
+  max_current.confirm_above = 0.5;
+  spec.rules = {max_voltage, step_voltage, max_current};
+  return spec;
+}
+
+class QuantityLimitsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<QuantityLimits> limits = QuantityLimits::Create(PowerSupply());
+    ASSERT_TRUE(limits.ok()) << limits.status();
+    limits_ = std::make_unique<QuantityLimits>(*std::move(limits));
+  }
+  LimitVerdict Check(const std::string& line) {
+    return limits_->Check(line, state_, now_, "psu-2");
+  }
+  // Checks and, when allowed, commits, as a write that went through.
+  LimitVerdict Write(const std::string& line) {
+    LimitVerdict verdict = Check(line);
+    if (verdict.status.ok()) QuantityLimits::Commit(verdict.settings, &state_, now_);
+    return verdict;
+  }
+
+  std::unique_ptr<QuantityLimits> limits_;
+  LimitState state_;
+  Clock::time_point now_ = Clock::now();
+};
+
+TEST_F(QuantityLimitsTest, EveryWayOfSayingTwelveVoltsIsRefusedAndFourPointNinePasses) {
+  for (const char* line : {"VOLT 12", "volt 12000mV", "SOUR1:VOLT:LEV:IMM:AMPL 12", "VOLTage 12 V",
+                           "APPL CH1,12,0.5", "apply ch1, 12V, 0.5A", ":SOUR:VOLT 1.2E+1",
+                           "*CLS;VOLT 12", "OUTP OFF;SOUR:VOLT 12", "VOLT 0.012KV"}) {
+    LimitVerdict verdict = Check(line);
+    EXPECT_EQ(verdict.status.code(), absl::StatusCode::kPermissionDenied) << line;
+    EXPECT_EQ(verdict.status.message(), "12 V exceeds max-voltage (5 V) on psu-2 channel 1")
+        << line;
+  }
+  LimitVerdict ok = Write("VOLT 4.9");
+  EXPECT_TRUE(ok.status.ok()) << ok.status;
+  ASSERT_EQ(ok.settings.size(), 1u);
+  EXPECT_EQ(ok.settings[0].quantity, "voltage");
+  EXPECT_EQ(ok.settings[0].value, 4.9);
+  EXPECT_TRUE(Check("VOLT 5000mV").status.ok()) << "exactly 5 V is at the limit, not over";
+}
+
+TEST_F(QuantityLimitsTest, StepsCountFromTheLastValueAcceptedOnThatChannel) {
+  ASSERT_TRUE(Write("VOLT 1").status.ok());
+  LimitVerdict step = Check("VOLT 3");
+  EXPECT_EQ(step.status.message(),
+            "a step of 2 V (from 1 V to 3 V) exceeds step-voltage (1 V) on psu-2 channel 1");
+  EXPECT_TRUE(Check("VOLT 2").status.ok());
+  // Within one write, each value is a step from the one before it.
+  EXPECT_TRUE(Check("VOLT 2;VOLT 3").status.ok());
+  EXPECT_EQ(Check("VOLT 2;VOLT 4").status.code(), absl::StatusCode::kPermissionDenied);
+  // Another channel has its own last value: none yet, so only max and min apply there.
+  EXPECT_TRUE(Check("SOUR2:VOLT 4").status.ok());
+  EXPECT_EQ(Check("SOUR2:VOLT 6").status.message(),
+            "6 V exceeds max-voltage (5 V) on psu-2 channel 2");
+  EXPECT_EQ(Check("VOLT -1").status.message(),
+            "-1 V is below max-voltage (0 V) on psu-2 channel 1");
+}
+
+TEST_F(QuantityLimitsTest, MinMaxAndDefResolveThroughTheDeclaredRange) {
+  EXPECT_EQ(Check("VOLT MAX").status.message(),
+            "30 V exceeds max-voltage (5 V) on psu-2 channel 1");
+  EXPECT_TRUE(Check("VOLT MIN").status.ok());
+  EXPECT_TRUE(Check("CURR DEF").status.ok());
+}
+
+TEST_F(QuantityLimitsTest, AboveTheConfirmLevelAPersonDecides) {
+  LimitVerdict asked = Check("CURR 0.8");
+  EXPECT_TRUE(asked.status.ok());
+  ASSERT_TRUE(asked.confirm_rule.has_value());
+  EXPECT_EQ(*asked.confirm_rule, "max-current");
+  EXPECT_EQ(asked.confirm_reason, "0.8 A is above max-current (0.5 A) on psu-2 channel 1");
+  EXPECT_FALSE(Check("CURR 500mA").confirm_rule.has_value()) << "0.5 A is not above 0.5 A";
+  EXPECT_EQ(Check("CURR 2").status.message(), "2 A exceeds max-current (1 A) on psu-2 channel 1");
+  EXPECT_TRUE(Check("SOUR2:CURR 2").status.ok()) << "the current rule is on channel 1 only";
+  EXPECT_EQ(Check("APPL CH1,4,1.5").status.message(),
+            "1.5 A exceeds max-current (1 A) on psu-2 channel 1");
+}
+
+TEST_F(QuantityLimitsTest, ACommandThatTouchesALimitButCannotBeReadIsRefused) {
+  LimitVerdict word = Check("VOLT high");
+  EXPECT_EQ(word.status.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(word.status.message(),
+            "cannot verify 'VOLT high' against max-voltage, step-voltage: 'high' is not a "
+            "quantity in V: no number");
+  EXPECT_EQ(Check("VOLT 5 A").status.code(), absl::StatusCode::kPermissionDenied);
+  LimitVerdict list = Check("APPL 12,0.5");
+  EXPECT_EQ(list.status.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(list.status.message(),
+            "cannot verify 'APPL 12,0.5' against max-voltage, step-voltage: '12' is not a channel "
+            "(APPLy takes CH1, CH2, CH3)");
+  EXPECT_TRUE(Check("APPL").status.ok()) << "no values: nothing set";
+  EXPECT_TRUE(Check("APPL CH2,4").status.ok()) << "a list may stop early";
+  LimitVerdict garbled = Check("VOLT 'unclosed");
+  EXPECT_EQ(garbled.status.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_NE(garbled.status.message().find("cannot verify 'VOLT 'unclosed' against max-voltage"),
+            std::string::npos)
+      << garbled.status;
+  // Nothing limited is touched: queries, common commands, other headers.
+  for (const char* line : {"VOLT?", "MEAS:VOLT?", "*RST", "*IDN?", "OUTP ON", "SYST:BEEP",
+                           "VOLT:PROT 40", "DISP:TEXT 'VOLT 99'"}) {
+    LimitVerdict verdict = Check(line);
+    EXPECT_TRUE(verdict.status.ok()) << line << ": " << verdict.status;
+    EXPECT_TRUE(verdict.settings.empty()) << line;
+  }
+  // Every line of a write is read.
+  EXPECT_EQ(Check("VOLT 1\r\nVOLT 12\r\n").status.code(), absl::StatusCode::kPermissionDenied);
+}
+
+TEST_F(QuantityLimitsTest, ARampRuleComparesTheChangeWithTheTimeSinceTheLastValue) {
+  LimitsSpec spec = PowerSupply();
+  spec.rules.clear();
+  LimitRule ramp;
+  ramp.name = "ramp-voltage";
+  ramp.quantity = "voltage";
+  ramp.ramp_per_s = 1;
+  spec.rules.push_back(ramp);
+  absl::StatusOr<QuantityLimits> limits = QuantityLimits::Create(spec);
+  ASSERT_TRUE(limits.ok());
+  LimitState state;
+  const Clock::time_point start = Clock::now();
+  QuantityLimits::Commit({{"voltage", 1, 1.0}}, &state, start);
+  LimitVerdict fast = limits->Check("VOLT 2", state, start + std::chrono::milliseconds(500), "psu");
+  EXPECT_EQ(fast.status.message(),
+            "changing 1 V in 0.5 s exceeds ramp-voltage (1 V per second) on psu channel 1");
+  EXPECT_TRUE(limits->Check("VOLT 2", state, start + std::chrono::seconds(2), "psu").status.ok());
+  EXPECT_EQ(limits->Check("VOLT 1.5;VOLT 1.6", state, start + std::chrono::seconds(2), "psu")
+                .status.code(),
+            absl::StatusCode::kPermissionDenied)
+      << "the second change comes no time after the first";
+}
+
+TEST(QuantityLimitsPatternTest, ADeviceWithoutScpiIsReadThroughItsPattern) {
+  LimitsSpec spec;
+  QuantitySpec voltage;
+  voltage.name = "voltage";
+  voltage.unit = "V";
+  voltage.pattern_text = "^SET (?P<channel>\\d+) (?P<value>\\S+)$";
+  voltage.pattern = *CompilePattern(voltage.pattern_text, PatternInput::kUtf8, "test");
+  spec.quantities.push_back(voltage);
+  LimitRule max;
+  max.name = "max-voltage";
+  max.quantity = "voltage";
+  max.max = 5;
+  spec.rules.push_back(max);
+  absl::StatusOr<QuantityLimits> limits = QuantityLimits::Create(spec);
+  ASSERT_TRUE(limits.ok()) << limits.status();
+  LimitState state;
+  EXPECT_EQ(limits->Check("SET 2 12", state, Clock::now(), "bench-psu").status.message(),
+            "12 V exceeds max-voltage (5 V) on bench-psu channel 2");
+  EXPECT_TRUE(limits->Check("SET 1 4500mV", state, Clock::now(), "bench-psu").status.ok());
+  EXPECT_EQ(limits->Check("SET 1 lots", state, Clock::now(), "bench-psu").status.code(),
+            absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(limits->Check("STATUS", state, Clock::now(), "bench-psu").status.ok());
+  EXPECT_TRUE(limits->Check("VOLT 'x", state, Clock::now(), "bench-psu").status.ok())
+      << "no SCPI declared: lines are only matched against the pattern";
+}
+
+TEST(QuantityLimitsCreateTest, RulesAndListsMustNameDeclaredQuantities) {
+  LimitsSpec spec = PowerSupply();
+  LimitRule stray;
+  stray.name = "max-power";
+  stray.quantity = "power";
+  stray.max = 10;
+  spec.rules.push_back(stray);
+  absl::StatusOr<QuantityLimits> limits = QuantityLimits::Create(spec);
+  ASSERT_FALSE(limits.ok());
+  EXPECT_EQ(limits.status().message(),
+            "limit 'max-power' is on the quantity 'power', which the profile does not declare");
+  LimitsSpec no_group;
+  QuantitySpec voltage;
+  voltage.name = "voltage";
+  voltage.unit = "V";
+  voltage.pattern = *CompilePattern("^SET (\\d+)$", PatternInput::kUtf8, "test");
+  no_group.quantities.push_back(voltage);
+  EXPECT_FALSE(QuantityLimits::Create(no_group).ok());
+}
+
+}  // namespace
+}  // namespace labgate::serial
