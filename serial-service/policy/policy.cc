@@ -8,11 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "valijson/adapters/nlohmann_json_adapter.hpp"
-#include "valijson/schema.hpp"
-#include "valijson/schema_parser.hpp"
-#include "valijson/validation_results.hpp"
-#include "valijson/validator.hpp"
+#include "serial-service/policy/json_schema_check.h"
+#include "serial-service/ports/line_sequence_json.h"
 
 namespace labgate::serial {
 namespace {
@@ -87,38 +84,9 @@ constexpr char kSchema[] = R"json({
   }
 })json";
 
-std::string ContextPath(const std::vector<std::string>& context) {
-  std::string path;
-  for (const std::string& part : context) {
-    if (part == "<root>") continue;
-    path += part;
-  }
-  return path.empty() ? "(top level)" : path;
-}
-
 absl::Status Validate(const json& document) {
-  static const json* schema_json = new json(json::parse(kSchema));
-  valijson::Schema schema;
-  valijson::SchemaParser parser(valijson::SchemaParser::kDraft7);
-  valijson::adapters::NlohmannJsonAdapter schema_adapter(*schema_json);
-  parser.populateSchema(schema_adapter, schema);
-  valijson::Validator validator(valijson::Validator::kStrongTypes);
-  valijson::ValidationResults results;
-  if (validator.validate(schema, valijson::adapters::NlohmannJsonAdapter(document), &results)) {
-    return absl::OkStatus();
-  }
-  std::vector<std::string> problems, generic;
-  valijson::ValidationResults::Error error;
-  while (results.popError(error)) {
-    // The generic "failed against the schema of property X" lines add nothing, unless they
-    // are all there is (a property name the schema refuses).
-    const bool is_generic =
-        error.description.rfind("Failed to validate against schema associated", 0) == 0 ||
-        error.description.rfind("Failed to validate item", 0) == 0;
-    (is_generic ? generic : problems)
-        .push_back(absl::StrCat(ContextPath(error.context), ": ", error.description));
-  }
-  return absl::InvalidArgumentError(absl::StrJoin(problems.empty() ? generic : problems, "; "));
+  static const json* schema = new json(json::parse(kSchema));
+  return CheckAgainstSchema(*schema, document);
 }
 
 absl::StatusOr<std::vector<DataRule>> Rules(const json& port, const char* key, size_t index) {
@@ -145,39 +113,15 @@ SignalsRule ParseSignalsRule(const json& value) {
   return SignalsRule::kAllow;
 }
 
-absl::StatusOr<ScriptStepSpec> ParseStep(const json& entry, const std::string& where) {
-  ScriptStepSpec step;
-  if (entry.contains("send")) step.send = entry["send"].get<std::string>();
-  if (entry.contains("expect")) step.expect = entry["expect"].get<std::vector<std::string>>();
-  if (entry.contains("timeout_ms")) step.timeout_ms = entry["timeout_ms"].get<int64_t>();
-  if (entry.contains("delay_ms")) step.delay_ms = entry["delay_ms"].get<int64_t>();
-  if (entry.contains("signal")) step.signal_dtr = entry["signal"].get<std::string>() == "dtr";
-  if (entry.contains("level")) step.level = entry["level"].get<bool>();
-  if (entry.contains("ms")) step.ms = entry["ms"].get<int64_t>();
-  if (absl::Status valid = ValidateStep(step, where); !valid.ok()) return valid;
-  return step;
-}
-
 absl::StatusOr<std::vector<LineSequence>> Sequences(const json& port, size_t index) {
   std::vector<LineSequence> sequences;
   if (!port.contains("sequences")) return sequences;
   for (const auto& [name, entry] : port["sequences"].items()) {
-    if (absl::Status valid =
-            ValidateSequenceName(name, absl::StrCat("ports[", index, "].sequences"));
-        !valid.ok()) {
-      return valid;
-    }
-    LineSequence sequence;
-    sequence.name = name;
-    if (entry.contains("signals")) sequence.signals = ParseSignalsRule(entry["signals"]);
-    size_t step_index = 0;
-    for (const json& step : entry["steps"]) {
-      absl::StatusOr<ScriptStepSpec> parsed = ParseStep(
-          step, absl::StrCat("ports[", index, "].sequences.", name, ".steps[", step_index++, "]"));
-      if (!parsed.ok()) return parsed.status();
-      sequence.steps.push_back(*std::move(parsed));
-    }
-    sequences.push_back(std::move(sequence));
+    absl::StatusOr<LineSequence> sequence =
+        SequenceFromJson(name, entry, absl::StrCat("ports[", index, "].sequences"));
+    if (!sequence.ok()) return sequence.status();
+    if (entry.contains("signals")) sequence->signals = ParseSignalsRule(entry["signals"]);
+    sequences.push_back(*std::move(sequence));
   }
   return sequences;
 }
