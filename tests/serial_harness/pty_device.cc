@@ -14,11 +14,15 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "tests/serial_harness/modem_line_listener.h"
 
 #ifndef LABGATE_TIOCM_SHIM_PATH
@@ -272,6 +276,10 @@ void PtyDevice::HandleLine(std::string line) {
     HandleBoardLine(line);
     return;
   }
+  if (mode_ == InstrumentMode::kPowerSupply) {
+    HandleSupplyLine(line);
+    return;
+  }
   if (line == "*IDN?") {
     Reply(absl::StrCat(kInstrumentId, line_ending_));
   } else if (absl::StartsWith(line, "STALL ")) {
@@ -360,6 +368,96 @@ void PtyDevice::StreamIfDue() {
   next_reading_ms_ += stream_period_ms_;
   ++readings_;
   Reply(absl::StrFormat("READING %d %.4f V\n", readings_, 5.0 + 0.001 * (readings_ % 100)));
+}
+
+namespace {
+
+// "12", "12V", "500mA", "4.9 V" -> the value in volts or amps; false if it is none of those.
+bool SupplyNumber(std::string text, double* value) {
+  text = absl::AsciiStrToUpper(absl::StripAsciiWhitespace(text));
+  double scale = 1;
+  for (const char* unit : {"V", "A"}) {
+    if (absl::EndsWith(text, unit)) text.pop_back();
+  }
+  if (absl::EndsWith(text, "M")) {
+    text.pop_back();
+    scale = 0.001;
+  }
+  if (!absl::SimpleAtod(absl::StripAsciiWhitespace(text), value)) return false;
+  *value *= scale;
+  return true;
+}
+
+}  // namespace
+
+PtyDevice::SupplyChannel PtyDevice::Supply(int channel) const {
+  absl::MutexLock lock(&mu_);
+  return channel >= 1 && channel <= 3 ? supply_[channel] : SupplyChannel{};
+}
+
+bool PtyDevice::output_on() const {
+  absl::MutexLock lock(&mu_);
+  return output_on_;
+}
+
+std::vector<std::string> PtyDevice::Applied() const {
+  absl::MutexLock lock(&mu_);
+  return applied_;
+}
+
+void PtyDevice::set_serial(const std::string& serial) {
+  absl::MutexLock lock(&mu_);
+  serial_ = serial;
+}
+
+void PtyDevice::HandleSupplyLine(const std::string& line) {
+  for (absl::string_view part : absl::StrSplit(line, ';')) {
+    std::string command = absl::AsciiStrToUpper(absl::StripAsciiWhitespace(part));
+    if (command.empty()) continue;
+    if (command == "*IDN?") {
+      absl::MutexLock lock(&mu_);
+      Reply(absl::StrCat("LABGATE,SIM-PSU,", serial_, ",1.0", line_ending_));
+      continue;
+    }
+    int channel = 1;
+    if (command[0] == ':') command.erase(0, 1);
+    if (absl::StartsWith(command, "SOUR") && command.size() > 4 &&
+        absl::ascii_isdigit(static_cast<unsigned char>(command[4]))) {
+      channel = command[4] - '0';
+      command = command.substr(command.find(':') == std::string::npos ? command.size()
+                                                                      : command.find(':') + 1);
+    }
+    absl::StrReplaceAll({{":LEV", ""}}, &command);
+    const size_t space = command.find(' ');
+    const std::string header = command.substr(0, space);
+    const std::string argument = space == std::string::npos ? "" : command.substr(space + 1);
+    absl::MutexLock lock(&mu_);
+    if (channel < 1 || channel > 3) continue;
+    double value = 0;
+    if ((header == "VOLT" || header == "CURR") && SupplyNumber(argument, &value)) {
+      (header == "VOLT" ? supply_[channel].volts : supply_[channel].amps) = value;
+      applied_.push_back(absl::StrCat(header, " ", channel, " ", value));
+    } else if (header == "APPL") {
+      std::vector<std::string> fields = absl::StrSplit(argument, ',');
+      int target = 0;
+      if (fields.size() < 2 || !absl::StartsWith(fields[0], "CH") ||
+          !absl::SimpleAtoi(fields[0].substr(2), &target) || target < 1 || target > 3 ||
+          !SupplyNumber(fields[1], &value)) {
+        continue;
+      }
+      supply_[target].volts = value;
+      double amps = 0;
+      if (fields.size() > 2 && SupplyNumber(fields[2], &amps)) supply_[target].amps = amps;
+      applied_.push_back(absl::StrCat("APPL ", target, " ", value));
+    } else if (header == "OUTP") {
+      output_on_ = argument == "ON" || argument == "1";
+      applied_.push_back(absl::StrCat("OUTP ", output_on_ ? "ON" : "OFF"));
+    } else if (header == "VOLT?" || header == "MEAS:VOLT?") {
+      Reply(absl::StrCat(supply_[channel].volts, line_ending_));
+    } else if (header == "CURR?" || header == "MEAS:CURR?") {
+      Reply(absl::StrCat(supply_[channel].amps, line_ending_));
+    }
+  }
 }
 
 }  // namespace labgate::serial_harness

@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
@@ -58,6 +59,12 @@ enum class InstrumentMode {
   // otherwise); the shell answers `uname` with "Linux labgate-sim" and `exit` with the login
   // prompt. Input is lost while held in reset. Needs StartModemLineListener().
   kBoard,
+  // A three-channel power supply that keeps its state: `VOLT v`, `CURR a` (optionally
+  // `SOUR<n>:` first, `:LEV` after, and a V/mV or A/mA suffix), `APPL CH<n>,v[,a]`, `OUTP ON|OFF`,
+  // `VOLT?`/`CURR?`/`MEAS:VOLT?` (answered), `*IDN?` -> "LABGATE,SIM-PSU,<serial>,1.0"; several
+  // commands per line with ';'. Its own small reader, on purpose not labgate's: a test sees what
+  // reached the instrument (Supply(), Applied()) independently of what labgate decided.
+  kPowerSupply,
 };
 
 inline constexpr char kInstrumentId[] = "LABGATE,SIM-PTY,0001,1.0";
@@ -99,6 +106,15 @@ class PtyDevice {
   int modem_bits() const { return modem_bits_; }
   int boots() const { return boots_; }
 
+  // The power supply's state and every setting command it applied, in order.
+  struct SupplyChannel {
+    double volts = 0, amps = 0;
+  };
+  SupplyChannel Supply(int channel) const;
+  bool output_on() const;
+  std::vector<std::string> Applied() const;
+  void set_serial(const std::string& serial);
+
  private:
   explicit PtyDevice(std::string path, InstrumentMode mode);
   absl::Status Attach();
@@ -110,6 +126,7 @@ class PtyDevice {
   void OnModemLines(int bits);
   void Boot();
   void StreamIfDue();
+  void HandleSupplyLine(const std::string& line);
   void Reply(const std::string& bytes);
 
   const std::string path_;
@@ -137,6 +154,10 @@ class PtyDevice {
 
   mutable absl::Mutex mu_;
   std::string received_ ABSL_GUARDED_BY(mu_);
+  SupplyChannel supply_[4] ABSL_GUARDED_BY(mu_);  // channels 1..3
+  bool output_on_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::string> applied_ ABSL_GUARDED_BY(mu_);
+  std::string serial_ ABSL_GUARDED_BY(mu_) = "PSU0001";
   bool connected_ ABSL_GUARDED_BY(mu_) = false;
 };
 

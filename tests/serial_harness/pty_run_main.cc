@@ -3,7 +3,7 @@
 // and with tiocm_shim.so preloaded, so that the real libserialport (in
 // labgate-serial, the gateway, a benchmark...) can open them.
 //
-//   labgate-pty-run [--devices N] [--mode scpi|echo|board] [--reconnect-ms MS] -- COMMAND...
+//   labgate-pty-run [--devices N] [--mode scpi|echo|board|psu] [--reconnect-ms MS] -- COMMAND...
 //
 // The command gets LABGATE_PTY_DEVICES=/dev/ttyA,/dev/ttyB,... in its environment.
 // An instrument that was told "DROP" comes back after --reconnect-ms (0: never).
@@ -41,9 +41,10 @@ void ForwardSignal(int signal_number) {
 }
 
 int Usage() {
-  std::fprintf(stderr,
-               "usage: labgate-pty-run [--devices N] [--mode scpi|echo|board] [--reconnect-ms MS] "
-               "-- COMMAND [ARGS...]\n");
+  std::fprintf(
+      stderr,
+      "usage: labgate-pty-run [--devices N] [--mode scpi|echo|board|psu] [--reconnect-ms MS] "
+      "-- COMMAND [ARGS...]\n");
   return 2;
 }
 
@@ -73,6 +74,8 @@ int main(int argc, char** argv) {
         mode = InstrumentMode::kEcho;
       } else if (value == "board") {
         mode = InstrumentMode::kBoard;
+      } else if (value == "psu") {
+        mode = InstrumentMode::kPowerSupply;
       } else {
         return Usage();
       }

@@ -321,6 +321,26 @@ TEST_F(PtyWaitForTest, AWaitFindsItsReadingInAStreamAndLeavesTheRest) {
   ASSERT_TRUE(alice_->Write("", "STREAM 0", v1::ENCODING_TEXT, &wrote).ok());
 }
 
+// The harness's power supply over the real libserialport: settings change its state, queries
+// read it back, and it names itself with its serial number.
+TEST_F(PtyWaitForTest, ThePowerSupplySimulatorKeepsItsState) {
+  device_->set_mode(InstrumentMode::kPowerSupply);
+  device_->set_serial("PSU0042");
+  v1::QueryResponse reply;
+  ASSERT_TRUE(alice_->Query("", "*IDN?", 2000, &reply).ok());
+  EXPECT_EQ(reply.data(), "LABGATE,SIM-PSU,PSU0042,1.0");
+  v1::WriteResponse wrote;
+  ASSERT_TRUE(
+      alice_->Write("", "APPL CH1,4.9,0.5;SOUR2:VOLT:LEV 3300mV;OUTP ON", v1::ENCODING_TEXT, &wrote)
+          .ok());
+  ASSERT_TRUE(alice_->Query("", "SOUR2:VOLT?", 2000, &reply).ok());
+  EXPECT_EQ(reply.data(), "3.3");
+  EXPECT_EQ(device_->Supply(1).volts, 4.9);
+  EXPECT_EQ(device_->Supply(1).amps, 0.5);
+  EXPECT_TRUE(device_->output_on());
+  EXPECT_EQ(device_->Applied(), (std::vector<std::string>{"APPL 1 4.9", "VOLT 2 3.3", "OUTP ON"}));
+}
+
 // A wrong password: the script's last expect times out; every step ran, and the answer says
 // which one failed.
 TEST_F(PtyWaitForTest, AWrongPasswordFailsTheStepThatExpectedThePrompt) {
