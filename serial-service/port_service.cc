@@ -315,9 +315,10 @@ void PortService::WaitFor(ManagedPort& port, const WaitRequest& request,
   port.WaitFor(*std::move(params), std::move(done));
 }
 
-void PortService::SendExpect(const std::string& owner, ManagedPort& port, ScriptRequest request,
+void PortService::SendExpect(const std::string& owner, ManagedPort& port,
+                             const ScriptRequest& request,
                              std::function<void(absl::StatusOr<ScriptResult>)> done) {
-  StartScript(owner, port, std::move(request), nullptr, std::move(done));
+  StartScript(owner, port, request, nullptr, std::move(done));
 }
 
 void PortService::RunSequence(const std::string& owner, ManagedPort& port, const std::string& name,
@@ -345,14 +346,51 @@ void PortService::RunSequence(const std::string& owner, ManagedPort& port, const
   request.confirmation = std::move(confirmation);
   // The script holds a pointer to the sequence until it is checked; the worker gets steps only.
   auto held = std::make_shared<LineSequence>(*std::move(sequence));
-  StartScript(owner, port, std::move(request), held.get(),
+  StartScript(owner, port, request, held.get(),
               [held, done = std::move(done)](absl::StatusOr<ScriptResult> result) {
                 done(std::move(result));
               });
 }
 
-void PortService::StartScript(const std::string& owner, ManagedPort& port, ScriptRequest request,
-                              const LineSequence* sequence,
+absl::StatusOr<ScriptStep> PortService::ScriptStepFor(const ManagedPort& port,
+                                                      const ScriptRequest& request,
+                                                      int index) const {
+  const ScriptStepSpec& given = request.steps[static_cast<size_t>(index)];
+  const std::string where = absl::StrCat("steps[", index, "]");
+  // Patterns are compiled below, as the request's mode says (literal, text or bytes).
+  if (absl::Status valid = ValidateStep(given, where, /*check_patterns=*/false); !valid.ok()) {
+    return valid;
+  }
+  ScriptStep step;
+  if (given.send.has_value()) {
+    step.kind = ScriptStep::Kind::kSend;
+    step.bytes = *given.send;
+    step.text_mode = request.text_mode;
+  } else if (!given.expect.empty()) {
+    step.kind = ScriptStep::Kind::kExpect;
+    WaitRequest wait;
+    wait.patterns = given.expect;
+    wait.regex = request.regex;
+    wait.binary = !request.text_mode;
+    wait.timeout_ms = given.timeout_ms;
+    wait.max_bytes = request.max_bytes;
+    absl::StatusOr<WaitParams> expect = WaitParamsFor(port, wait, where + ".expect");
+    if (!expect.ok()) return expect.status();
+    step.expect = *std::move(expect);
+  } else if (given.delay_ms.has_value()) {
+    step.kind = ScriptStep::Kind::kDelay;
+    step.ms = *given.delay_ms;
+  } else if (given.signal_dtr.has_value() && given.level.has_value()) {
+    step.kind = ScriptStep::Kind::kSignal;
+    step.dtr = *given.signal_dtr;
+    step.level = *given.level;
+    step.ms = given.ms.value_or(0);
+  }
+  return step;
+}
+
+void PortService::StartScript(const std::string& owner, ManagedPort& port,
+                              const ScriptRequest& request, const LineSequence* sequence,
                               std::function<void(absl::StatusOr<ScriptResult>)> done) {
   const char* tool = sequence != nullptr ? "run_sequence" : "send_expect";
   const int count = static_cast<int>(request.steps.size());
@@ -367,59 +405,14 @@ void PortService::StartScript(const std::string& owner, ManagedPort& port, Scrip
   bool drives_lines = false;
   std::vector<int> needs_approval;
   for (int i = 0; i < count; ++i) {
-    const ScriptRequest::Step& given = request.steps[static_cast<size_t>(i)];
-    const std::string where = absl::StrCat("steps[", i, "]");
-    const int kinds = (given.send.has_value() ? 1 : 0) + (given.expect.empty() ? 0 : 1) +
-                      (given.delay_ms.has_value() ? 1 : 0) + (given.signal_dtr.has_value() ? 1 : 0);
-    if (kinds != 1) {
-      return done(absl::InvalidArgumentError(
-          absl::StrCat(where, " must be exactly one of send, expect, delay_ms and signal (it has ",
-                       kinds, ")")));
+    absl::StatusOr<ScriptStep> step = ScriptStepFor(port, request, i);
+    if (!step.ok()) return done(step.status());
+    if (step->kind == ScriptStep::Kind::kSend &&
+        policy_.ConfirmRuleFor(owner, port.name(), step->bytes).has_value()) {
+      needs_approval.push_back(i);
     }
-    ScriptStep step;
-    if (given.send.has_value()) {
-      step.kind = ScriptStep::Kind::kSend;
-      step.bytes = *given.send;
-      step.text_mode = request.text_mode;
-      if (step.bytes.empty()) {
-        return done(absl::InvalidArgumentError(where + ".send is empty"));
-      }
-      if (policy_.ConfirmRuleFor(owner, port.name(), step.bytes).has_value()) {
-        needs_approval.push_back(i);
-      }
-    } else if (!given.expect.empty()) {
-      step.kind = ScriptStep::Kind::kExpect;
-      WaitRequest wait;
-      wait.patterns = given.expect;
-      wait.regex = request.regex;
-      wait.binary = !request.text_mode;
-      wait.timeout_ms = given.timeout_ms;
-      wait.max_bytes = request.max_bytes;
-      absl::StatusOr<WaitParams> expect = WaitParamsFor(port, wait, where + ".expect");
-      if (!expect.ok()) return done(expect.status());
-      step.expect = *std::move(expect);
-    } else if (given.delay_ms.has_value()) {
-      step.kind = ScriptStep::Kind::kDelay;
-      step.ms = *given.delay_ms;
-      if (step.ms < 1 || step.ms > kMaxSignalMs) {
-        return done(absl::InvalidArgumentError(
-            absl::StrCat(where, ".delay_ms must be 1 to ", kMaxSignalMs, ", not ", step.ms)));
-      }
-    } else {
-      step.kind = ScriptStep::Kind::kSignal;
-      step.dtr = *given.signal_dtr;
-      if (!given.level.has_value()) {
-        return done(absl::InvalidArgumentError(where + ".level is required with signal"));
-      }
-      step.level = *given.level;
-      step.ms = given.ms.value_or(0);
-      if (step.ms < 0 || step.ms > kMaxSignalMs) {
-        return done(absl::InvalidArgumentError(
-            absl::StrCat(where, ".ms must be 0 (set) to ", kMaxSignalMs, ", not ", step.ms)));
-      }
-      drives_lines = true;
-    }
-    params.steps.push_back(std::move(step));
+    drives_lines = drives_lines || step->kind == ScriptStep::Kind::kSignal;
+    params.steps.push_back(*std::move(step));
   }
   // The policy sees the whole script before anything is sent: a refused step refuses it all,
   // and the one approval a person may give (for one send, or for the line changes) is asked

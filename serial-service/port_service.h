@@ -169,7 +169,7 @@ class PortService {
   // Checks the whole script first (steps, patterns, and every send and line change against the
   // policy), then runs it on the port. At most one send may need a person's approval: the
   // script is refused before anything runs until it has it.
-  void SendExpect(const std::string& owner, ManagedPort& port, ScriptRequest request,
+  void SendExpect(const std::string& owner, ManagedPort& port, const ScriptRequest& request,
                   std::function<void(absl::StatusOr<ScriptResult>)> done);
   // run_sequence: the policy's sequence `name` for the port, run as a send_expect script (text,
   // RE2, stopping at a time-out). Its own "signals" rule, when it has one, replaces the port's.
@@ -235,8 +235,11 @@ class PortService {
                             const std::string& action,
                             const std::optional<Confirmation>& confirmation,
                             const LineSequence* sequence = nullptr);
+  // Step `index` of a script, checked (ValidateStep) and its patterns compiled.
+  absl::StatusOr<ScriptStep> ScriptStepFor(const ManagedPort& port, const ScriptRequest& request,
+                                           int index) const;
   // send_expect and run_sequence: checks the script, then runs it (`sequence`: whose it is).
-  void StartScript(const std::string& owner, ManagedPort& port, ScriptRequest request,
+  void StartScript(const std::string& owner, ManagedPort& port, const ScriptRequest& request,
                    const LineSequence* sequence,
                    std::function<void(absl::StatusOr<ScriptResult>)> done);
   // wait_for's parameters (and a send_expect step's), the patterns compiled; `what` names them.

@@ -43,8 +43,11 @@ struct LineSequence {
 inline constexpr size_t kMaxSequenceSteps = 32;
 
 // INVALID_ARGUMENT, naming `where` (e.g. "ports[0].sequences.reset.steps[1]"), unless the step
-// is exactly one kind, has a level with its signal, ranges in bounds, and RE2 patterns.
-absl::Status ValidateStep(const ScriptStepSpec& step, const std::string& where);
+// is exactly one kind, has a level with its signal, and ranges in bounds; and, with
+// `check_patterns`, its expect patterns are RE2 (a caller that compiles them itself, as
+// literals or bytes, leaves that to itself).
+absl::Status ValidateStep(const ScriptStepSpec& step, const std::string& where,
+                          bool check_patterns = true);
 // A sequence's name: 1 to 64 letters, digits, '_', '.' and '-'.
 absl::Status ValidateSequenceName(const std::string& name, const std::string& where);
 

@@ -265,13 +265,13 @@ void PtyDevice::Handle(const std::string& chunk) {
     }
     std::string line = std::move(line_);
     line_.clear();
-    HandleLine(std::move(line));
+    HandleLine(line);
     line_ending_ = "\n";
     if (stop_) return;
   }
 }
 
-void PtyDevice::HandleLine(std::string line) {
+void PtyDevice::HandleLine(const std::string& line) {
   if (mode_ == InstrumentMode::kBoard) {
     HandleBoardLine(line);
     return;

@@ -121,7 +121,7 @@ class PtyDevice {
   void StopInstrument();
   void Run();
   void Handle(const std::string& chunk);
-  void HandleLine(std::string line);
+  void HandleLine(const std::string& line);
   void HandleBoardLine(const std::string& line);
   void OnModemLines(int bits);
   void Boot();

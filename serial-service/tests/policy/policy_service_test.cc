@@ -595,6 +595,7 @@ TEST(PolicyChildProcessTest, SighupReloadsThePolicy) {
                                    "--log-level",
                                    "warning"};
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
