@@ -50,7 +50,7 @@ absl::StatusOr<std::unique_ptr<ToolCatalog>> ToolCatalog::FromServices(
             absl::StrCat(method->full_name(), " has no compiled-in message types"));
       }
       binding.takes_port = method->input_type()->FindFieldByName("port_name") != nullptr;
-      if (catalog->index_.count(binding.name) != 0) {
+      if (catalog->index_.contains(binding.name)) {
         return absl::AlreadyExistsError(
             absl::StrCat("duplicate tool name '", binding.name, "' on ", method->full_name()));
       }

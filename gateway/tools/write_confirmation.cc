@@ -119,7 +119,7 @@ bool NeedsConfirmation(const absl::Status& status) {
 
 void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool, const json& arguments,
                      ToolInvoker* invoker, ToolInvoker::Options options,
-                     std::shared_ptr<RequestContext> context,
+                     const std::shared_ptr<RequestContext>& context,
                      std::function<void(absl::StatusOr<json>)> done) {
   const std::string rule = Payload(refusal, kRuleKey);
   const std::string id = Payload(refusal, kIdKey);
@@ -130,7 +130,7 @@ void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool, const
       "confirm_write", "elicitation/create", ElicitationParams(tool.name, rule, what, arguments),
       kConfirmationTimeout,
       [tool = &tool, arguments, invoker, options, context, rule, id, lines = !what.empty(),
-       done = std::move(done)](absl::StatusOr<json> answer) mutable {
+       done = std::move(done)](const absl::StatusOr<json>& answer) mutable {
         // Not asked yet: nothing is decided, so nothing is sent or recorded.
         if (IsInputRequired(answer.status())) return done(answer.status());
         const std::string decision = Decision(answer);
@@ -143,9 +143,10 @@ void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool, const
         // Sent anyway so that the service records the refusal in the port's session;
         // nothing is written.
         absl::Status not_approved = NotApproved(decision, rule, lines, answer);
-        invoker->Call(
-            *tool, arguments, options,
-            [not_approved, done = std::move(done)](absl::StatusOr<json>) { done(not_approved); });
+        invoker->Call(*tool, arguments, options,
+                      [not_approved, done = std::move(done)](const absl::StatusOr<json>&) {
+                        done(not_approved);
+                      });
       });
 }
 

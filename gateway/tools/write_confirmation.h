@@ -29,7 +29,7 @@ bool NeedsConfirmation(const absl::Status& status);
 // dismissed, no answer in time, or a client that cannot be asked).
 void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool,
                      const nlohmann::json& arguments, ToolInvoker* invoker,
-                     ToolInvoker::Options options, std::shared_ptr<RequestContext> context,
+                     ToolInvoker::Options options, const std::shared_ptr<RequestContext>& context,
                      std::function<void(absl::StatusOr<nlohmann::json>)> done);
 
 }  // namespace labgate::gateway

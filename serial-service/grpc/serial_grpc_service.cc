@@ -277,7 +277,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     if (request->has_max_bytes()) wait.max_bytes = request->max_bytes();
     wait.abandoned = [call] { return call->IsCancelled(); };
     ports_->WaitFor(
-        **port, std::move(wait),
+        **port, wait,
         FinishWith<WaitResult>(call, [response, encoding,
                                       name = (*port)->name()](const WaitResult& result) {
           response->set_port_name(name);
@@ -343,7 +343,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     if (request->has_max_bytes()) script.max_bytes = request->max_bytes();
     script.abandoned = [call] { return call->IsCancelled(); };
     script.confirmation = call->confirmation();
-    ports_->SendExpect(call->principal(), **port, std::move(script),
+    ports_->SendExpect(call->principal(), **port, script,
                        FinishWith<ScriptResult>(call, [response, encoding, name = (*port)->name()](
                                                           const ScriptResult& result) {
                          FillScriptResponse(result, name, encoding, response);

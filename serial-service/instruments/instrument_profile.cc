@@ -153,7 +153,7 @@ absl::StatusOr<CompiledPattern> Pattern(const std::string& pattern, const std::s
                                         const char* required_group) {
   absl::StatusOr<CompiledPattern> compiled = CompilePattern(pattern, PatternInput::kUtf8, where);
   if (!compiled.ok()) return compiled.status();
-  if (required_group != nullptr && (*compiled)->NamedCapturingGroups().count(required_group) == 0) {
+  if (required_group != nullptr && !(*compiled)->NamedCapturingGroups().contains(required_group)) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": the pattern has no group named ",
                                                    required_group, ": (?P<", required_group,
                                                    ">...)"));

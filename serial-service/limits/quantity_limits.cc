@@ -42,6 +42,7 @@ class WriteReader {
     if (!commands.ok()) {
       // Which header it touches cannot be known: refused if anything is limited at all.
       std::vector<std::string> rules;
+      rules.reserve(spec_.rules.size());
       for (const LimitRule& rule : spec_.rules) rules.push_back(rule.name);
       if (rules.empty()) return absl::OkStatus();
       return absl::PermissionDeniedError(absl::StrCat("cannot verify '", line, "' against ",
@@ -64,8 +65,10 @@ class WriteReader {
               const size_t index = static_cast<size_t>(limits_.QuantityIndex(name));
               if (!limits_.Limited(index)) continue;
               std::vector<std::string> names;
-              for (const auto& [channel_name, number] : list.channels)
+              names.reserve(list.channels.size());
+              for (const auto& [channel_name, number] : list.channels) {
                 names.push_back(channel_name);
+              }
               return CannotVerify(
                   command.text, index,
                   absl::StrCat(given.empty() ? std::string("no channel given")
@@ -193,7 +196,7 @@ absl::StatusOr<QuantityLimits> QuantityLimits::Create(LimitsSpec spec) {
   }
   for (const QuantitySpec& quantity : limits.spec_.quantities) {
     if (quantity.pattern != nullptr &&
-        quantity.pattern->NamedCapturingGroups().count("value") == 0) {
+        !quantity.pattern->NamedCapturingGroups().contains("value")) {
       return absl::InvalidArgumentError(absl::StrCat("the pattern of '", quantity.name,
                                                      "' has no group named value: (?P<value>...)"));
     }
@@ -230,59 +233,81 @@ LimitVerdict QuantityLimits::Check(absl::string_view bytes, const LimitState& st
   // (A handful per write: a short list, searched in order, costs less than a map.)
   absl::InlinedVector<std::pair<std::pair<size_t, int>, double>, 8> earlier;
   for (const QuantitySetting& setting : verdict.settings) {
-    const QuantitySpec& quantity = spec_.quantities[setting.quantity_index];
-    auto shown = [&](double value) { return FormatQuantity(value, quantity.unit); };
     const std::pair<size_t, int> key{setting.quantity_index, setting.channel};
-    std::optional<LimitState::Last> last;
+    LimitState::Last last;
+    bool known = false;
     auto found = std::find_if(earlier.rbegin(), earlier.rend(),
                               [&](const auto& entry) { return entry.first == key; });
     if (found != earlier.rend()) {
-      last = LimitState::Last{found->second, now};
-    } else if (auto known = state.last.find({setting.quantity, setting.channel});
-               known != state.last.end()) {
-      last = known->second;
+      last = {found->second, now};
+      known = true;
+    } else if (auto stored = state.last.find({setting.quantity, setting.channel});
+               stored != state.last.end()) {
+      last = stored->second;
+      known = true;
     }
-    // Only refusals and questions spell out where.
-    auto at = [&] { return Where(where, setting.channel); };
     for (size_t rule_index : rules_of_quantity_[setting.quantity_index]) {
       const LimitRule& rule = spec_.rules[rule_index];
       if (rule.channel.has_value() && *rule.channel != setting.channel) continue;
-      const double value = setting.value;
-      std::string refusal;
-      if (rule.max.has_value() && value > *rule.max) {
-        refusal = absl::StrCat(shown(value), " exceeds ", rule.name, " (", shown(*rule.max),
-                               ") on ", at());
-      } else if (rule.min.has_value() && value < *rule.min) {
-        refusal = absl::StrCat(shown(value), " is below ", rule.name, " (", shown(*rule.min),
-                               ") on ", at());
-      } else if (last.has_value() && rule.max_step.has_value() &&
-                 std::fabs(value - last->value) > *rule.max_step) {
-        refusal = absl::StrCat("a step of ", shown(std::fabs(value - last->value)), " (from ",
-                               shown(last->value), " to ", shown(value), ") exceeds ", rule.name,
-                               " (", shown(*rule.max_step), ") on ", at());
-      } else if (last.has_value() && rule.ramp_per_s.has_value()) {
-        const double change = std::fabs(value - last->value);
-        const double seconds = std::chrono::duration<double>(now - last->at).count();
-        if (change > 0 && (seconds <= 0 || change / seconds > *rule.ramp_per_s)) {
-          refusal = absl::StrCat("changing ", shown(change), " in ",
-                                 absl::StrFormat("%.3g", seconds), " s exceeds ", rule.name, " (",
-                                 shown(*rule.ramp_per_s), " per second) on ", at());
-        }
-      }
+      const std::string refusal = Refusal(rule, setting, known ? &last : nullptr, now, where);
       if (!refusal.empty()) {
         verdict.status = absl::PermissionDeniedError(refusal);
         return verdict;
       }
-      if (rule.confirm_above.has_value() && value > *rule.confirm_above &&
-          !verdict.confirm_rule.has_value()) {
-        verdict.confirm_rule = rule.name;
-        verdict.confirm_reason = absl::StrCat(shown(value), " is above ", rule.name, " (",
-                                              shown(*rule.confirm_above), ") on ", at());
+      if (!verdict.confirm_rule.has_value()) {
+        std::string question = Question(rule, setting, where);
+        if (!question.empty()) {
+          verdict.confirm_rule = rule.name;
+          verdict.confirm_reason = std::move(question);
+        }
       }
     }
     earlier.emplace_back(key, setting.value);
   }
   return verdict;
+}
+
+// Kept apart from Check, one rule at a time: clang-tidy's optional-access analysis of one
+// function holding every rule's optionals does not finish.
+std::string QuantityLimits::Refusal(const LimitRule& rule, const QuantitySetting& setting,
+                                    const LimitState::Last* last,
+                                    std::chrono::steady_clock::time_point now,
+                                    absl::string_view where) const {
+  const std::string& unit = spec_.quantities[setting.quantity_index].unit;
+  auto shown = [&](double value) { return FormatQuantity(value, unit); };
+  const std::string at = Where(where, setting.channel);
+  const double value = setting.value;
+  if (rule.max.has_value() && value > *rule.max) {
+    return absl::StrCat(shown(value), " exceeds ", rule.name, " (", shown(*rule.max), ") on ", at);
+  }
+  if (rule.min.has_value() && value < *rule.min) {
+    return absl::StrCat(shown(value), " is below ", rule.name, " (", shown(*rule.min), ") on ", at);
+  }
+  if (last == nullptr) return "";
+  const double change = std::fabs(value - last->value);
+  if (rule.max_step.has_value() && change > *rule.max_step) {
+    return absl::StrCat("a step of ", shown(change), " (from ", shown(last->value), " to ",
+                        shown(value), ") exceeds ", rule.name, " (", shown(*rule.max_step), ") on ",
+                        at);
+  }
+  if (rule.ramp_per_s.has_value() && change > 0) {
+    const double seconds = std::chrono::duration<double>(now - last->at).count();
+    if (seconds <= 0 || change / seconds > *rule.ramp_per_s) {
+      return absl::StrCat("changing ", shown(change), " in ", absl::StrFormat("%.3g", seconds),
+                          " s exceeds ", rule.name, " (", shown(*rule.ramp_per_s),
+                          " per second) on ", at);
+    }
+  }
+  return "";
+}
+
+std::string QuantityLimits::Question(const LimitRule& rule, const QuantitySetting& setting,
+                                     absl::string_view where) const {
+  if (!rule.confirm_above.has_value() || setting.value <= *rule.confirm_above) return "";
+  const std::string& unit = spec_.quantities[setting.quantity_index].unit;
+  return absl::StrCat(FormatQuantity(setting.value, unit), " is above ", rule.name, " (",
+                      FormatQuantity(*rule.confirm_above, unit), ") on ",
+                      Where(where, setting.channel));
 }
 
 void QuantityLimits::Commit(const std::vector<QuantitySetting>& settings, LimitState* state,

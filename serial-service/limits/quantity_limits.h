@@ -111,6 +111,12 @@ class QuantityLimits {
 
  private:
   explicit QuantityLimits(LimitsSpec spec) : spec_(std::move(spec)) {}
+  // What `rule` says of `setting`: a refusal's text, or a question's for a person; "" for none.
+  std::string Refusal(const LimitRule& rule, const QuantitySetting& setting,
+                      const LimitState::Last* last, std::chrono::steady_clock::time_point now,
+                      absl::string_view where) const;
+  std::string Question(const LimitRule& rule, const QuantitySetting& setting,
+                       absl::string_view where) const;
 
   LimitsSpec spec_;
   std::vector<std::vector<size_t>> rules_of_quantity_;  // indices into spec_.rules, by quantity

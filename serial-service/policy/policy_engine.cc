@@ -79,7 +79,7 @@ absl::Status PolicyEngine::CheckSignals(const std::string& owner, const std::str
         absl::StrCat("the policy does not let callers drive the control lines of ", port_name, " (",
                      whose, " says \"signals\": \"deny\")"));
   }
-  if (signals == SignalsRule::kAllow || policy.confirm_exempt.count(owner) != 0) {
+  if (signals == SignalsRule::kAllow || policy.confirm_exempt.contains(owner)) {
     return absl::OkStatus();
   }
   if (!approval.empty() && TakeApproval(approval, owner, port_name, action)) {
@@ -106,7 +106,7 @@ absl::Status PolicyEngine::CheckSignals(const std::string& owner, const std::str
 bool PolicyEngine::SignalsNeedApproval(const std::string& owner, const std::string& port_name,
                                        const LineSequence* sequence) const {
   absl::MutexLock lock(&mu_);
-  if (policy_ == nullptr || policy_->confirm_exempt.count(owner) != 0) return false;
+  if (policy_ == nullptr || policy_->confirm_exempt.contains(owner)) return false;
   const PortRule* rule = policy_->RuleFor(port_name);
   if (rule == nullptr || rule->read_only) return false;
   const bool own_rule = sequence != nullptr && sequence->signals.has_value();
@@ -163,7 +163,7 @@ std::optional<std::string> PolicyEngine::ConfirmRuleFor(const std::string& owner
                                                         const std::string& port_name,
                                                         const std::string& bytes) const {
   absl::MutexLock lock(&mu_);
-  if (policy_ == nullptr || policy_->confirm_exempt.count(owner) != 0) return std::nullopt;
+  if (policy_ == nullptr || policy_->confirm_exempt.contains(owner)) return std::nullopt;
   const PortRule* rule = policy_->RuleFor(port_name);
   if (rule == nullptr) return std::nullopt;
   for (const DataRule& confirm : rule->confirm) {
@@ -193,7 +193,7 @@ absl::Status PolicyEngine::CheckWrite(const std::string& owner, const std::strin
   const auto now = std::chrono::steady_clock::now();
   for (const DataRule& confirm : rule->confirm) {
     if (!PatternFound(*confirm.compiled, bytes)) continue;
-    if (policy.confirm_exempt.count(owner) != 0) break;
+    if (policy.confirm_exempt.contains(owner)) break;
     if (!approval.empty() && TakeApproval(approval, owner, port_name, bytes)) break;
     if (approvals_.size() >= kMaxPendingApprovals) approvals_.erase(approvals_.begin());
     const std::string id = NewApprovalId();

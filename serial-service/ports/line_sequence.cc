@@ -34,7 +34,8 @@ std::string DescribeSteps(const std::vector<ScriptStepSpec>& steps) {
     } else if (step.signal_dtr.has_value()) {
       parts.push_back(absl::StrCat(
           *step.signal_dtr ? "DTR " : "RTS ", step.level.value_or(false) ? "high" : "low",
-          step.ms.value_or(0) > 0 ? absl::StrCat(" for ", *step.ms, " ms") : std::string()));
+          step.ms.value_or(0) > 0 ? absl::StrCat(" for ", step.ms.value_or(0), " ms")
+                                  : std::string()));
     }
   }
   return absl::StrJoin(parts, "; ");

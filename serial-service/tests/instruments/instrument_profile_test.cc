@@ -50,14 +50,15 @@ TEST(InstrumentProfileTest, AWholeProfileParsesIntoWorkingLimits) {
   absl::StatusOr<InstrumentProfile> profile = ParseInstrumentProfile(kSupply, "dp832.json");
   ASSERT_TRUE(profile.ok()) << profile.status();
   EXPECT_EQ(profile->model, "DP832");
-  ASSERT_TRUE(profile->usb.has_value());
-  EXPECT_EQ(profile->usb->vid, "0x1ab1");
-  EXPECT_FALSE(profile->usb->manufacturer.has_value());
+  const InstrumentProfile::UsbMatch usb = profile->usb.value_or(InstrumentProfile::UsbMatch{});
+  EXPECT_EQ(usb.vid, "0x1ab1");
+  EXPECT_FALSE(usb.manufacturer.has_value());
   ASSERT_TRUE(profile->probe.has_value());
-  EXPECT_EQ(profile->probe->command, "*IDN?") << "the default probe";
+  const InstrumentProfile::Probe probe = profile->probe.value_or(InstrumentProfile::Probe{});
+  EXPECT_EQ(probe.command, "*IDN?") << "the default probe";
   std::string serial;
-  EXPECT_TRUE(re2::RE2::PartialMatch("RIGOL TECHNOLOGIES,DP832,DP8A123,00.01.14",
-                                     *profile->probe->compiled, &serial));
+  EXPECT_TRUE(re2::RE2::PartialMatch("RIGOL TECHNOLOGIES,DP832,DP8A123,00.01.14", *probe.compiled,
+                                     &serial));
   EXPECT_EQ(serial, "DP8A123");
   EXPECT_EQ(profile->settings.baud_rate, 9600);
   EXPECT_EQ(profile->settings.terminator, "\n");
