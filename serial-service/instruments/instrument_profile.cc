@@ -107,19 +107,6 @@ constexpr char kSchema[] = R"json({
                   "items": {"$ref": "#/definitions/step"}}
       }
     },
-    "step": {
-      "type": "object", "additionalProperties": false,
-      "properties": {
-        "send": {"type": "string", "minLength": 1},
-        "expect": {"type": "array", "minItems": 1, "maxItems": 16,
-                   "items": {"type": "string", "minLength": 1}},
-        "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000},
-        "delay_ms": {"type": "integer", "minimum": 1, "maximum": 10000},
-        "signal": {"enum": ["dtr", "rts"]},
-        "level": {"type": "boolean"},
-        "ms": {"type": "integer", "minimum": 0, "maximum": 10000}
-      }
-    },
     "reading": {
       "type": "object", "additionalProperties": false, "required": ["pattern", "unit"],
       "properties": {
@@ -251,7 +238,7 @@ absl::StatusOr<InstrumentProfile> ParseInstrumentProfile(const std::string& json
                                                          const std::string& source) {
   const json document = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (document.is_discarded()) return Bad(source, "not valid JSON");
-  static const json* schema = new json(json::parse(kSchema));
+  static const json* schema = new json(WithStepSchema(json::parse(kSchema)));
   if (absl::Status valid = CheckAgainstSchema(*schema, document); !valid.ok()) {
     return Bad(source, valid.message());
   }

@@ -66,26 +66,12 @@ constexpr char kSchema[] = R"json({
                   "items": {"$ref": "#/definitions/step"}},
         "signals": {"$ref": "#/definitions/signals"}
       }
-    },
-    "step": {
-      "type": "object",
-      "additionalProperties": false,
-      "properties": {
-        "send": {"type": "string", "minLength": 1},
-        "expect": {"type": "array", "minItems": 1, "maxItems": 16,
-                   "items": {"type": "string", "minLength": 1}},
-        "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000},
-        "delay_ms": {"type": "integer", "minimum": 1, "maximum": 10000},
-        "signal": {"enum": ["dtr", "rts"]},
-        "level": {"type": "boolean"},
-        "ms": {"type": "integer", "minimum": 0, "maximum": 10000}
-      }
     }
   }
 })json";
 
 absl::Status Validate(const json& document) {
-  static const json* schema = new json(json::parse(kSchema));
+  static const json* schema = new json(WithStepSchema(json::parse(kSchema)));
   return CheckAgainstSchema(*schema, document);
 }
 

@@ -6,6 +6,24 @@
 
 namespace labgate::serial {
 
+nlohmann::json WithStepSchema(nlohmann::json schema) {
+  schema["definitions"]["step"] = nlohmann::json::parse(R"json({
+    "type": "object",
+    "additionalProperties": false,
+    "properties": {
+      "send": {"type": "string", "minLength": 1},
+      "expect": {"type": "array", "minItems": 1, "maxItems": 16,
+                 "items": {"type": "string", "minLength": 1}},
+      "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000},
+      "delay_ms": {"type": "integer", "minimum": 1, "maximum": 10000},
+      "signal": {"enum": ["dtr", "rts"]},
+      "level": {"type": "boolean"},
+      "ms": {"type": "integer", "minimum": 0, "maximum": 10000}
+    }
+  })json");
+  return schema;
+}
+
 absl::StatusOr<LineSequence> SequenceFromJson(const std::string& name, const nlohmann::json& entry,
                                               const std::string& where) {
   if (absl::Status valid = ValidateSequenceName(name, where); !valid.ok()) return valid;

@@ -11,6 +11,10 @@
 
 namespace labgate::serial {
 
+// `schema` with definitions/step added: the JSON Schema of one step, which the schemas of the
+// policy and of instrument profiles refer to as {"$ref": "#/definitions/step"}.
+nlohmann::json WithStepSchema(nlohmann::json schema);
+
 // `entry` holds "steps" (and, in the policy, "signals", read by the caller). `where` prefixes
 // errors: "ports[0].sequences" gives "ports[0].sequences.reset.steps[1] must be ...".
 absl::StatusOr<LineSequence> SequenceFromJson(const std::string& name, const nlohmann::json& entry,
