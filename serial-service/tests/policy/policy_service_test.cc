@@ -494,6 +494,29 @@ TEST_F(PolicyServiceTest, APortsOwnSequencesRunUnderThePortsRule) {
   EXPECT_TRUE(
       absl::StrContains(two_kinds.error_message(), "sequences[1].steps[0] must be exactly one"))
       << two_kinds.error_message();
+  bad.clear_sequences();
+  for (int i = 0; i < 17; ++i) {
+    v1::NamedSequence* many = bad.add_sequences();
+    many->set_name(absl::StrCat("s", i));
+    many->add_steps()->set_delay_ms(1);
+  }
+  grpc::Status too_many = alice_->Open(bad);
+  EXPECT_EQ(too_many.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(
+      absl::StrContains(too_many.error_message(), "sequences holds 17; a port takes at most 16"))
+      << too_many.error_message();
+  bad.mutable_sequences()->DeleteSubrange(1, 16);
+  bad.mutable_sequences(0)->clear_steps();
+  grpc::Status no_steps = alice_->Open(bad);
+  EXPECT_EQ(no_steps.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(no_steps.error_message(), "takes 1 to 32 steps, not 0"))
+      << no_steps.error_message();
+  // run_sequence without a name says so; the port keeps serving.
+  grpc::Status nameless = SequenceWith(*alice_, port, "", "");
+  EXPECT_EQ(nameless.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(nameless.error_message(), "name is required"))
+      << nameless.error_message();
+  EXPECT_TRUE(SequenceWith(*alice_, port, "ping", "").ok());
 }
 
 TEST_F(PolicyServiceTest, AConfirmExemptOwnerWritesDirectly) {
