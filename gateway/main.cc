@@ -12,6 +12,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "common/cli.h"
 #include "common/flag_names.h"
 #include "common/log.h"
@@ -21,6 +22,7 @@
 #include "gateway/app/application.h"
 #include "gateway/app/check_config.h"
 #include "gateway/http/http_flags.h"
+#include "serial-service/instruments/instrument_catalog.h"
 #include "serial-service/policy/policy.h"
 #include "serial-service/serial_service.h"
 
@@ -56,6 +58,12 @@ ABSL_FLAG(int64_t, tools_page_size, 100, "Items per tools/resources/prompts list
 ABSL_FLAG(std::string, policy, "",
           "Safety policy (JSON) of the embedded serial service; SIGHUP reloads it (a remote "
           "labgate-serial takes its own --policy)");
+ABSL_FLAG(std::string, profiles, "",
+          "Instrument profiles (a directory of JSON files) of the embedded serial service; SIGHUP "
+          "reloads them");
+ABSL_FLAG(std::string, instruments, "",
+          "Named instruments (JSON) of the embedded serial service; needs --profiles; SIGHUP "
+          "reloads it");
 ABSL_FLAG(std::string, state_key_file, "",
           "File with the secret (32 bytes or more) that signs 2026-era requestState; gateway "
           "replicas behind one load balancer must share it (default: random per process)");
@@ -116,6 +124,8 @@ int main(int argc, char** argv) {
   backend_options.serial_addr = absl::GetFlag(FLAGS_serial_addr);
   backend_options.serial_addrs = labgate::FlagValues(argc, argv, "serial-addr");
   backend_options.policy_file = absl::GetFlag(FLAGS_policy);
+  backend_options.profiles_dir = absl::GetFlag(FLAGS_profiles);
+  backend_options.instruments_file = absl::GetFlag(FLAGS_instruments);
   backend_options.query_reply_spin = std::chrono::microseconds(absl::GetFlag(FLAGS_query_spin_us));
   backend_options.capture.buffer_bytes =
       static_cast<size_t>(std::max<int64_t>(0, absl::GetFlag(FLAGS_capture_buffer_bytes)));
@@ -134,6 +144,22 @@ int main(int argc, char** argv) {
       config.status = loaded.status();
     } else {
       config.lines.push_back("safety policy: " + backend_options.policy_file);
+    }
+  }
+  if ((!backend_options.profiles_dir.empty() || !backend_options.instruments_file.empty()) &&
+      config.status.ok()) {
+    if (!backend_options.serial_addr.empty()) {
+      config.status = absl::InvalidArgumentError(
+          "--profiles and --instruments apply to the embedded serial service; give them to the "
+          "remote labgate-serial");
+    } else if (auto loaded = labgate::serial::LoadInstrumentCatalog(
+                   backend_options.profiles_dir, backend_options.instruments_file);
+               !loaded.ok()) {
+      config.status = loaded.status();
+    } else {
+      config.lines.push_back(absl::StrCat("instruments: ", (*loaded)->profiles.size(),
+                                          " profile(s), ", (*loaded)->instruments.size(),
+                                          " named instrument(s)"));
     }
   }
   if (absl::Status capture = labgate::serial::ValidateCaptureOptions(backend_options.capture);

@@ -20,6 +20,7 @@
 #include "common/service_bootstrap.h"
 #include "common/service_host.h"
 #include "common/tls_flags.h"
+#include "serial-service/instruments/instrument_catalog.h"
 #include "serial-service/policy/policy.h"
 #include "serial-service/serial_service.h"
 
@@ -27,6 +28,12 @@ ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "HOST:PORT to serve gRPC on (p
 ABSL_FLAG(std::string, session_addr, "",
           "HOST:PORT of labgate-session, where ports opened with a session_id are recorded");
 ABSL_FLAG(std::string, policy, "", "Safety policy (JSON) for ports and writes; SIGHUP reloads it");
+ABSL_FLAG(std::string, profiles, "",
+          "Directory of instrument profiles (one JSON file per model: identity probe, settings, "
+          "limits, sequences); SIGHUP reloads them");
+ABSL_FLAG(std::string, instruments, "",
+          "Named instruments (JSON): each a name, its profile and how to find it (usb_serial, "
+          "by_path, idn_serial or port_name); needs --profiles; SIGHUP reloads it");
 ABSL_FLAG(std::string, confirm_secret_file, "",
           "File whose first line is the secret the gateway presents with a person's approval "
           "(the gateway reads the same file from LABGATE_CONFIRM_SECRET_FILE)");
@@ -105,6 +112,18 @@ int main(int argc, char** argv) {
       config.status = loaded.status();
     }
   }
+  if (const std::string profiles = absl::GetFlag(FLAGS_profiles),
+      instruments = absl::GetFlag(FLAGS_instruments);
+      (!profiles.empty() || !instruments.empty()) && config.status.ok()) {
+    auto loaded = labgate::serial::LoadInstrumentCatalog(profiles, instruments);
+    if (loaded.ok()) {
+      config.lines.push_back(absl::StrCat("instruments: ", (*loaded)->profiles.size(),
+                                          " profile(s), ", (*loaded)->instruments.size(),
+                                          " named instrument(s)"));
+    } else {
+      config.status = loaded.status();
+    }
+  }
   absl::StatusOr<labgate::CallerAuthOptions> caller_auth = CallerAuthFromFlags(&config.lines);
   if (!caller_auth.ok() && config.status.ok()) config.status = caller_auth.status();
   labgate::serial::CaptureOptions capture;
@@ -152,6 +171,8 @@ int main(int argc, char** argv) {
   options.query_reply_spin = std::chrono::microseconds(absl::GetFlag(FLAGS_query_spin_us));
   options.capture = capture;
   options.policy_file = absl::GetFlag(FLAGS_policy);
+  options.profiles_dir = absl::GetFlag(FLAGS_profiles);
+  options.instruments_file = absl::GetFlag(FLAGS_instruments);
   options.caller_auth = *caller_auth;
   if (!options.caller_auth.AuthenticatesAnyone()) {
     LG_LOG(kInfo) << "labgate-serial: every caller is anonymous and may not name an owner; a "
@@ -175,7 +196,7 @@ int main(int argc, char** argv) {
   }
   (*host)->SetServing(kServiceName, true);
   auto reload_on_hup = std::make_unique<labgate::ReloadWatcher>([service = service->get()] {
-    LG_LOG(kInfo) << "SIGHUP: reloading the policy";
+    LG_LOG(kInfo) << "SIGHUP: reloading the policy and the instruments";
     service->ReloadPolicy().IgnoreError();  // logged; the old policy stays
   });
 

@@ -50,6 +50,10 @@ absl::StatusOr<std::unique_ptr<PortService>> PortService::Create(
   SerialMetrics::Get();  // listed from the first scrape on
   std::unique_ptr<PortService> service(new PortService(options));
   if (absl::Status loaded = service->ReloadPolicy(); !loaded.ok()) return loaded;
+  if (absl::Status loaded = service->ReloadInstruments(); !loaded.ok()) return loaded;
+  if (!options.profiles_dir.empty() || !options.instruments_file.empty()) {
+    service->watcher_ = std::thread([watching = service.get()] { watching->WatchInstruments(); });
+  }
   return service;
 }
 
@@ -60,6 +64,10 @@ PortService::PortService(const PortServiceOptions& options)
       registry_(options.port_factory ? options.port_factory : PortFactory(DefaultPortFactory),
                 clock_, &hub_, options.poll_period_ms, recorder_.get(), options.query_reply_spin,
                 options.capture),
+      instruments_(options.profiles_dir, options.instruments_file),
+      port_lister_(options.port_lister ? options.port_lister
+                                       : PortLister(&LibSerialPortBackend::ListPorts)),
+      instrument_watch_period_(options.instrument_watch_period),
       misc_worker_(std::make_unique<PortWorker>("serial-misc", nullptr)) {}
 
 PortService::~PortService() { StopPorts(); }
@@ -83,22 +91,34 @@ absl::Status PortService::ReloadPolicy() {
 
 bool PortService::StopPorts() {
   if (stopped_.exchange(true)) return false;
+  {
+    absl::MutexLock lock(&watch_mu_);
+    watch_stop_ = true;
+  }
+  if (watcher_.joinable()) watcher_.join();
   registry_.CloseAll("service stopping", absl::Seconds(5));
   return true;
 }
 
 void PortService::DrainRecords(std::chrono::milliseconds grace) { recorder_->Drain(grace); }
 
-void PortService::ListPorts(std::function<void(absl::StatusOr<std::vector<std::string>>)> done) {
+void PortService::ListPorts(std::function<void(absl::StatusOr<std::vector<ListedPort>>)> done) {
   OnMiscWorker([this, done = std::move(done)] {
-    absl::StatusOr<std::vector<PortDetails>> ports = LibSerialPortBackend::ListPorts();
+    absl::StatusOr<std::vector<PortDetails>> ports = port_lister_();
     if (!ports.ok()) return done(ports.status());
-    std::set<std::string> names;
-    for (const PortDetails& port : *ports) names.insert(port.port_name);
-    for (const std::string& name : registry_.OpenPortNames()) names.insert(name);
-    std::vector<std::string> listed;
-    for (const std::string& name : names) {
-      if (policy_.Listed(name)) listed.push_back(name);
+    std::map<std::string, std::optional<std::string>> names;  // path -> instrument
+    for (const PortDetails& port : *ports) names[port.port_name];
+    for (const std::string& name : registry_.OpenPortNames()) {
+      std::shared_ptr<ManagedPort> port = registry_.Find(name);
+      if (port == nullptr || port->instrument().empty()) {
+        names[name];
+      } else {
+        names[port->device_path()] = port->instrument();
+      }
+    }
+    std::vector<ListedPort> listed;
+    for (const auto& [name, instrument] : names) {
+      if (policy_.Listed(name)) listed.push_back({name, instrument});
     }
     done(std::move(listed));
   });
@@ -107,7 +127,7 @@ void PortService::ListPorts(std::function<void(absl::StatusOr<std::vector<std::s
 void PortService::ListPortsExtended(
     std::function<void(absl::StatusOr<std::vector<PortDetails>>)> done) {
   OnMiscWorker([this, done = std::move(done)] {
-    absl::StatusOr<std::vector<PortDetails>> ports = LibSerialPortBackend::ListPorts();
+    absl::StatusOr<std::vector<PortDetails>> ports = port_lister_();
     if (!ports.ok()) return done(ports.status());
     std::vector<PortDetails> listed;
     std::set<std::string> found;
@@ -115,7 +135,9 @@ void PortService::ListPortsExtended(
       found.insert(port.port_name);
       if (policy_.Listed(port.port_name)) listed.push_back(port);
     }
-    for (const std::string& name : registry_.OpenPortNames()) {
+    for (const std::string& open_name : registry_.OpenPortNames()) {
+      std::shared_ptr<ManagedPort> port = registry_.Find(open_name);
+      const std::string name = port != nullptr ? port->device_path() : open_name;
       if (found.contains(name) || !policy_.Listed(name)) continue;
       if (IsLoopbackName(name)) {
         listed.push_back(LoopbackDetails(name));
@@ -215,7 +237,8 @@ std::shared_ptr<ManagedPort> PortService::FindPort(const std::string& name) cons
 void PortService::Reconfigure(ManagedPort& port, const PortSettings& settings,
                               std::function<void(absl::StatusOr<PortSettings>)> done) {
   if (absl::Status can = CheckCanRecord(settings.session_id); !can.ok()) return done(can);
-  if (absl::Status allowed = policy_.CheckOpen(port.name(), settings.baud_rate); !allowed.ok()) {
+  if (absl::Status allowed = policy_.CheckOpen(PolicyName(port), settings.baud_rate);
+      !allowed.ok()) {
     SerialMetrics::Get().policy_refusals.With({"reconfigure"}).Increment();
     port.RecordEvent(absl::StrCat("reconfigure refused by policy: ", allowed.message()));
     return done(allowed);
@@ -240,7 +263,7 @@ absl::Status PortService::CheckSignals(const std::string& owner, ManagedPort& po
     }
     approval = confirmation->id;
   }
-  absl::Status allowed = policy_.CheckSignals(owner, port.name(), action, approval, sequence);
+  absl::Status allowed = policy_.CheckSignals(owner, PolicyName(port), action, approval, sequence);
   if (allowed.ok()) {
     if (!approval.empty()) {
       SerialMetrics::Get().policy_confirmations.With({"approved"}).Increment();
@@ -326,7 +349,7 @@ void PortService::RunSequence(const std::string& owner, ManagedPort& port, const
                               std::function<bool()> abandoned,
                               std::function<void(absl::StatusOr<ScriptResult>)> done) {
   // The operator's sequence of that name wins over the port's own.
-  absl::StatusOr<LineSequence> sequence = policy_.SequenceFor(port.name(), name);
+  absl::StatusOr<LineSequence> sequence = policy_.SequenceFor(PolicyName(port), name);
   if (absl::IsNotFound(sequence.status())) {
     const PortSettings settings = port.Snapshot().settings;
     std::vector<std::string> own;
@@ -404,12 +427,22 @@ void PortService::StartScript(const std::string& owner, ManagedPort& port,
   params.abandoned = request.abandoned;
   bool drives_lines = false;
   std::vector<int> needs_approval;
+  // The instrument's limits judge the sends in order, each against what the earlier ones set.
+  std::vector<LimitVerdict> limits(static_cast<size_t>(count));
+  LimitState scratch = LimitStateOf(port);
   for (int i = 0; i < count; ++i) {
     absl::StatusOr<ScriptStep> step = ScriptStepFor(port, request, i);
     if (!step.ok()) return done(step.status());
-    if (step->kind == ScriptStep::Kind::kSend &&
-        policy_.ConfirmRuleFor(owner, port.name(), step->bytes).has_value()) {
-      needs_approval.push_back(i);
+    if (step->kind == ScriptStep::Kind::kSend) {
+      LimitVerdict& verdict = limits[static_cast<size_t>(i)];
+      verdict = CheckLimits(port, step->bytes, &scratch);
+      if (!verdict.status.ok()) {
+        return done(CheckWrite(owner, port, step->bytes, std::nullopt, tool, &verdict));
+      }
+      if (verdict.confirm_rule.has_value() ||
+          policy_.ConfirmRuleFor(owner, PolicyName(port), step->bytes).has_value()) {
+        needs_approval.push_back(i);
+      }
     }
     drives_lines = drives_lines || step->kind == ScriptStep::Kind::kSignal;
     params.steps.push_back(*std::move(step));
@@ -419,7 +452,7 @@ void PortService::StartScript(const std::string& owner, ManagedPort& port,
   // for first. A named sequence's own rule covers it even without line changes.
   const bool lines_checked = drives_lines || (sequence != nullptr && sequence->signals.has_value());
   const bool lines_need_approval =
-      lines_checked && policy_.SignalsNeedApproval(owner, port.name(), sequence);
+      lines_checked && policy_.SignalsNeedApproval(owner, PolicyName(port), sequence);
   if (needs_approval.size() + (lines_need_approval ? 1 : 0) > 1) {
     return done(absl::FailedPreconditionError(
         absl::StrCat(lines_need_approval ? "the line changes and " : "", "steps ",
@@ -440,8 +473,9 @@ void PortService::StartScript(const std::string& owner, ManagedPort& port,
   // The send that needs approval first, so that a script held for a person counts nothing
   // toward the rate limit until it runs.
   if (!needs_approval.empty()) {
-    const ScriptStep& held = params.steps[static_cast<size_t>(needs_approval[0])];
-    if (absl::Status allowed = CheckWrite(owner, port, held.bytes, request.confirmation, tool);
+    const auto held = static_cast<size_t>(needs_approval[0]);
+    if (absl::Status allowed = CheckWrite(owner, port, params.steps[held].bytes,
+                                          request.confirmation, tool, &limits[held]);
         !allowed.ok()) {
       return done(allowed);
     }
@@ -450,12 +484,23 @@ void PortService::StartScript(const std::string& owner, ManagedPort& port,
     const ScriptStep& step = params.steps[static_cast<size_t>(i)];
     if (step.kind != ScriptStep::Kind::kSend) continue;
     if (!needs_approval.empty() && needs_approval[0] == i) continue;
-    if (absl::Status allowed = CheckWrite(owner, port, step.bytes, std::nullopt, tool);
+    if (absl::Status allowed = CheckWrite(owner, port, step.bytes, std::nullopt, tool,
+                                          &limits[static_cast<size_t>(i)]);
         !allowed.ok()) {
       return done(allowed);
     }
   }
-  port.RunScript(std::move(params), std::move(done));
+  port.RunScript(std::move(params),
+                 [this, port = port.shared_from_this(), limits = std::move(limits),
+                  done = std::move(done)](absl::StatusOr<ScriptResult> result) {
+                   // What the sends that ran set becomes the instrument's last values.
+                   if (result.ok()) {
+                     for (size_t i = 0; i < result->steps.size() && i < limits.size(); ++i) {
+                       CommitLimits(*port, limits[i].settings);
+                     }
+                   }
+                   done(std::move(result));
+                 });
 }
 
 void PortService::GetSignals(ManagedPort& port,
@@ -505,16 +550,60 @@ void PortService::SendBreak(const std::string& owner, ManagedPort& port, int64_t
   port.SendBreak(ms, std::move(done));
 }
 
+LimitVerdict PortService::CheckLimits(const ManagedPort& port, const std::string& bytes,
+                                      LimitState* scratch) {
+  if (port.instrument().empty()) return {};
+  InstrumentRegistry::Limits limits = instruments_.LimitsOf(port.instrument());
+  if (limits.limits == nullptr) return {};
+  const auto now = std::chrono::steady_clock::now();
+  if (scratch != nullptr) {
+    LimitVerdict verdict = limits.limits->Check(bytes, *scratch, now, port.instrument());
+    if (verdict.status.ok()) QuantityLimits::Commit(verdict.settings, scratch, now);
+    return verdict;
+  }
+  absl::MutexLock lock(&limits.state->mu);
+  return limits.limits->Check(bytes, limits.state->state, now, port.instrument());
+}
+
+LimitState PortService::LimitStateOf(const ManagedPort& port) {
+  if (port.instrument().empty()) return {};
+  InstrumentRegistry::Limits limits = instruments_.LimitsOf(port.instrument());
+  absl::MutexLock lock(&limits.state->mu);
+  return limits.state->state;
+}
+
+void PortService::CommitLimits(const ManagedPort& port,
+                               const std::vector<QuantitySetting>& accepted) {
+  if (accepted.empty()) return;
+  InstrumentRegistry::Limits limits = instruments_.LimitsOf(port.instrument());
+  absl::MutexLock lock(&limits.state->mu);
+  QuantityLimits::Commit(accepted, &limits.state->state, std::chrono::steady_clock::now());
+}
+
 absl::Status PortService::CheckWrite(const std::string& owner, ManagedPort& port,
                                      const std::string& bytes,
                                      const std::optional<Confirmation>& confirmation,
-                                     const char* what) {
+                                     const char* what, const LimitVerdict* limits,
+                                     std::vector<QuantitySetting>* accepted) {
   if (static_cast<int64_t>(bytes.size()) > kMaxTransferBytes) {
     return absl::InvalidArgumentError(absl::StrCat("data is ", bytes.size(), " bytes; ", what,
                                                    " takes at most ", kMaxTransferBytes,
                                                    " bytes per call"));
   }
   const std::string shown = Shown(bytes);
+  // The instrument's limits first: a value it must never be given is refused before anyone is
+  // asked about it, and nothing of it is written.
+  LimitVerdict own_verdict;
+  if (limits == nullptr) {
+    own_verdict = CheckLimits(port, bytes);
+    limits = &own_verdict;
+  }
+  if (!limits->status.ok()) {
+    SerialMetrics::Get().policy_refusals.With({"limit"}).Increment();
+    port.RecordEvent(absl::StrCat(
+        what, " refused by the instrument's limits: ", limits->status.message(), " (", shown, ")"));
+    return limits->status;
+  }
   std::string approval;
   if (confirmation.has_value()) {
     if (confirmation->decision != "accept") {
@@ -527,8 +616,14 @@ absl::Status PortService::CheckWrite(const std::string& owner, ManagedPort& port
     }
     approval = confirmation->id;
   }
-  absl::Status status = policy_.CheckWrite(owner, port.name(), bytes, approval);
+  std::optional<PolicyEngine::LimitQuestion> question;
+  if (limits->confirm_rule.has_value()) {
+    question = PolicyEngine::LimitQuestion{*limits->confirm_rule, limits->confirm_reason};
+  }
+  absl::Status status = policy_.CheckWrite(owner, PolicyName(port), bytes, approval,
+                                           question.has_value() ? &*question : nullptr);
   if (status.ok()) {
+    if (accepted != nullptr) *accepted = limits->settings;
     if (!approval.empty()) {
       SerialMetrics::Get().policy_confirmations.With({"approved"}).Increment();
       port.RecordEvent(absl::StrCat("write approved by a person: ", shown));
@@ -550,7 +645,9 @@ absl::Status PortService::CheckWrite(const std::string& owner, ManagedPort& port
 void PortService::Write(const std::string& owner, ManagedPort& port, std::string bytes,
                         const TransferOptions& options,
                         std::function<void(absl::StatusOr<WriteResult>)> done) {
-  if (absl::Status allowed = CheckWrite(owner, port, bytes, options.confirmation, "write");
+  std::vector<QuantitySetting> accepted;
+  if (absl::Status allowed =
+          CheckWrite(owner, port, bytes, options.confirmation, "write", nullptr, &accepted);
       !allowed.ok()) {
     return done(allowed);
   }
@@ -560,6 +657,14 @@ void PortService::Write(const std::string& owner, ManagedPort& port, std::string
       return done(status);
     }
     timeout_ms = *options.timeout_ms;
+  }
+  if (!accepted.empty()) {
+    // The values become the instrument's last ones once they were sent.
+    done = [this, port = port.shared_from_this(), accepted = std::move(accepted),
+            done = std::move(done)](absl::StatusOr<WriteResult> wrote) {
+      if (wrote.ok()) CommitLimits(*port, accepted);
+      done(std::move(wrote));
+    };
   }
   port.Write(std::move(bytes), options.text_mode, timeout_ms, std::move(done));
 }
@@ -591,12 +696,23 @@ void PortService::Query(const std::string& owner, ManagedPort& port, std::string
   if (bytes.empty()) {
     return done(absl::InvalidArgumentError("data is required: the command to send"));
   }
-  if (absl::Status allowed = CheckWrite(owner, port, bytes, options.confirmation, "query");
+  std::vector<QuantitySetting> accepted;
+  if (absl::Status allowed =
+          CheckWrite(owner, port, bytes, options.confirmation, "query", nullptr, &accepted);
       !allowed.ok()) {
     return done(allowed);
   }
   absl::StatusOr<ReadParams> params = ReadParamsFor(port, options);
   if (!params.ok()) return done(params.status());
+  if (!accepted.empty()) {
+    done = [this, port = port.shared_from_this(), accepted = std::move(accepted),
+            size = bytes.size(), done = std::move(done)](absl::StatusOr<QueryResult> result) {
+      if (result.ok() && result->wrote.bytes_written >= static_cast<int64_t>(size)) {
+        CommitLimits(*port, accepted);
+      }
+      done(std::move(result));
+    };
+  }
   port.Query(std::move(bytes), options.text_mode, *std::move(params), std::move(done));
 }
 

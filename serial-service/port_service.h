@@ -16,13 +16,18 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "common/call_context.h"
 #include "serial-service/backends/serial_port.h"
+#include "serial-service/instruments/instrument_catalog.h"
+#include "serial-service/instruments/instrument_registry.h"
+#include "serial-service/limits/quantity_limits.h"
 #include "serial-service/policy/policy_engine.h"
 #include "serial-service/ports/clock.h"
 #include "serial-service/ports/event_hub.h"
@@ -32,6 +37,9 @@
 #include "serial-service/recording/session_recorder.h"
 
 namespace labgate::serial {
+
+// The serial ports the host has (libserialport's sp_list_ports, or recorded answers).
+using PortLister = std::function<absl::StatusOr<std::vector<PortDetails>>()>;
 
 struct PortServiceOptions {
   // Time for idle auto-close and the metrics' durations; null means SystemClock().
@@ -48,6 +56,39 @@ struct PortServiceOptions {
   size_t record_queue_limit = 10000;
   // The safety policy (JSON); empty: no policy, everything is allowed.
   std::string policy_file;
+  // Instrument profiles (a directory of JSON files) and named instruments (a JSON file);
+  // empty: none. SIGHUP reloads them with the policy.
+  std::string profiles_dir;
+  std::string instruments_file;
+  // What the host lists (libserialport's enumeration when empty). Tests give recorded answers:
+  // no USB device exists on the machines they run on.
+  PortLister port_lister;
+  // How often a lost instrument's port looks for its device to come back.
+  std::chrono::milliseconds instrument_watch_period{100};
+};
+
+// A port as list_ports shows it: its path, and the named instrument there.
+struct ListedPort {
+  std::string port_name;
+  std::optional<std::string> instrument;
+};
+
+// A named instrument as list_instruments shows it.
+struct InstrumentListing {
+  NamedInstrument named;
+  std::shared_ptr<const InstrumentProfile> profile;
+  bool present = false;
+  std::optional<std::string> path;  // where it is now
+  std::string absent_reason;
+  bool open = false;
+  std::string owner;  // who has it open
+};
+
+// What open_port {instrument} did.
+struct OpenedInstrument {
+  PortSettings settings;
+  std::string device_path;
+  std::string identity;  // the probe's reply; empty without a probe
 };
 
 // A person's answer to a confirmation request, as a confirming gateway relays it.
@@ -98,8 +139,9 @@ class PortService {
   bool stopped() const { return stopped_.load(); }
   static absl::Status ShuttingDownError();
 
-  // Every port the host has plus the open ones, sorted, as far as the policy lists them.
-  void ListPorts(std::function<void(absl::StatusOr<std::vector<std::string>>)> done);
+  // Every port the host has plus the open ones, sorted, as far as the policy lists them; an
+  // instrument's port under its device path, with its name.
+  void ListPorts(std::function<void(absl::StatusOr<std::vector<ListedPort>>)> done);
   // The same with what is known of each.
   void ListPortsExtended(std::function<void(absl::StatusOr<std::vector<PortDetails>>)> done);
   // One port, open or not; NOT_FOUND-like errors for a name that is no port at all.
@@ -110,6 +152,21 @@ class PortService {
   // settings bind a session and there is no session service to record to.
   void OpenPort(const std::string& owner, const std::string& name, const PortSettings& settings,
                 std::function<void(absl::StatusOr<PortSettings>)> done);
+
+  // Named instruments (port_service_instruments.cc). Reloads the profiles and the instruments
+  // file; files that do not load leave the previous ones in force, and the error is returned.
+  absl::Status ReloadInstruments();
+  std::shared_ptr<const InstrumentCatalog> instruments() const { return instruments_.catalog(); }
+  // Every named instrument, where it is, and who has it. Nothing is written to find one: an
+  // idn_serial instrument shows where a probe last found it.
+  void ListInstruments(std::function<void(absl::StatusOr<std::vector<InstrumentListing>>)> done);
+  // Opens the instrument wherever it is now, as a port called by its name, with `settings`
+  // (the caller merged its profile's). When the profile has a probe, it is sent and the reply
+  // checked before anything else is written: another instrument there is FAILED_PRECONDITION
+  // naming what was expected and what answered, and the port is closed again.
+  void OpenInstrument(const std::string& owner, const std::string& instrument,
+                      const PortSettings& settings,
+                      std::function<void(absl::StatusOr<OpenedInstrument>)> done);
 
   // The port a reconfigure, write, read or query addresses: named, or the caller's only
   // open one. FAILED_PRECONDITION when it is not open or another owner holds it.
@@ -225,10 +282,30 @@ class PortService {
   static absl::Status CheckOwner(const ManagedPort& port, const std::string& owner);
   // A port may be bound to a session only when there is a session service to record to.
   absl::Status CheckCanRecord(const std::string& session_id) const;
-  // The size limit and the policy's verdict on a write or query of `bytes`, recorded in
-  // the port's session.
+  // The size limit, the instrument's limits and the policy's verdict on a write or query of
+  // `bytes`, recorded in the port's session. `limits` is the limits' verdict when the caller
+  // has it (a script's sends are judged in order); otherwise it is found here. What the write
+  // sets goes to `accepted`, for CommitLimits once it went through.
   absl::Status CheckWrite(const std::string& owner, ManagedPort& port, const std::string& bytes,
-                          const std::optional<Confirmation>& confirmation, const char* what);
+                          const std::optional<Confirmation>& confirmation, const char* what,
+                          const LimitVerdict* limits = nullptr,
+                          std::vector<QuantitySetting>* accepted = nullptr);
+  // The instrument's limits on `bytes` (OK, setting nothing, for a port without limits).
+  // With `scratch`, judged against it, and what passes is committed there.
+  LimitVerdict CheckLimits(const ManagedPort& port, const std::string& bytes,
+                           LimitState* scratch = nullptr);
+  void CommitLimits(const ManagedPort& port, const std::vector<QuantitySetting>& accepted);
+  // A copy of the instrument's accepted values (empty for a port that is no instrument).
+  LimitState LimitStateOf(const ManagedPort& port);
+  // The name the policy knows the port by: its device path.
+  static std::string PolicyName(const ManagedPort& port) { return port.device_path(); }
+  // Where a named instrument is now; idn_serial ones are probed (ports not open only).
+  absl::StatusOr<std::string> LocateForOpen(const NamedInstrument& named,
+                                            const InstrumentProfile& profile,
+                                            const PortSettings& settings);
+  // The re-enumeration watcher: reopens lost instrument ports whose device is back.
+  void WatchInstruments();
+  void ReattachLost(const std::shared_ptr<ManagedPort>& port);
   // The policy's verdict on `tool` driving `port`'s control lines as `action` says, recorded
   // (refusals, requests, approvals and declines).
   absl::Status CheckSignals(const std::string& owner, ManagedPort& port, const char* tool,
@@ -256,6 +333,12 @@ class PortService {
   EventHub hub_;
   PortRegistry registry_;
   PolicyEngine policy_;
+  InstrumentRegistry instruments_;
+  const PortLister port_lister_;
+  const std::chrono::milliseconds instrument_watch_period_;
+  absl::Mutex watch_mu_;
+  bool watch_stop_ ABSL_GUARDED_BY(watch_mu_) = false;
+  std::thread watcher_;  // started when instruments are configured
   // Last: destroyed first, so the listings still queued run while the rest is there.
   std::unique_ptr<PortWorker> misc_worker_;
 };

@@ -11,7 +11,9 @@
 #include <grpcpp/channel.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "common/caller_auth.h"
@@ -48,6 +50,12 @@ struct SerialServiceOptions {
   size_t record_queue_limit = 10000;
   // The safety policy (JSON); empty: no policy, everything is allowed.
   std::string policy_file;
+  // Instrument profiles (a directory of JSON files) and named instruments (a JSON file); empty:
+  // none. ReloadPolicy reloads them too.
+  std::string profiles_dir;
+  std::string instruments_file;
+  // What the host lists; empty: libserialport's enumeration (see PortServiceOptions).
+  std::function<absl::StatusOr<std::vector<PortDetails>>()> port_lister;
   // Who gRPC callers are, and whom they may speak for. By default every caller may name an
   // owner, as the embedded gateway's in-process server needs; labgate-serial sets it from its
   // flags.
@@ -63,8 +71,8 @@ class SerialGrpcService : public v1::SerialService::CallbackService {
   // The session service's channel, for recording (embedded mode knows it only once
   // the in-process server runs). Call before ports are bound.
   virtual void SetSessionChannel(std::shared_ptr<grpc::Channel> channel) = 0;
-  // Reads policy_file again. A file that does not load leaves the current policy in
-  // force, and the error is returned.
+  // Reads policy_file, and the profiles and instruments, again. Files that do not load leave
+  // what was in force, and the error is returned.
   virtual absl::Status ReloadPolicy() = 0;
   // Registers every unary method for in-process calls.
   virtual void AddLocalMethods(LocalMethods* methods) = 0;

@@ -215,11 +215,13 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
         StdioDialects{&p.server, p.action_tools.get(), p.stateless.get(), p.loaf.get()}, p.io,
         stdio_options);
   }
-  if (!options.backend.policy_file.empty() && options.backend.serial_addr.empty() &&
-      options.backend.serial_addrs.empty()) {
+  const bool reloadable = !options.backend.policy_file.empty() ||
+                          !options.backend.profiles_dir.empty() ||
+                          !options.backend.instruments_file.empty();
+  if (reloadable && options.backend.serial_addr.empty() && options.backend.serial_addrs.empty()) {
     Backends* backends_ptr = p.backends.get();
     p.reload_on_hup = std::make_unique<ReloadWatcher>([backends_ptr] {
-      LG_LOG(kInfo) << "SIGHUP: reloading the policy";
+      LG_LOG(kInfo) << "SIGHUP: reloading the policy and the instruments";
       backends_ptr->ReloadPolicy().IgnoreError();  // logged; the old policy stays
     });
   }

@@ -123,6 +123,8 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
   if (options.serial_addr.empty()) {
     labgate::serial::SerialServiceOptions serial_options;
     serial_options.policy_file = options.policy_file;
+    serial_options.profiles_dir = options.profiles_dir;
+    serial_options.instruments_file = options.instruments_file;
     serial_options.query_reply_spin = options.query_reply_spin;
     serial_options.capture = options.capture;
     auto serial = labgate::serial::CreateSerialService(serial_options);

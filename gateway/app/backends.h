@@ -31,6 +31,9 @@ struct BackendOptions {
   std::string gateway_token;
   // The embedded serial service's safety policy (JSON); empty: none.
   std::string policy_file;
+  // The embedded serial service's instrument profiles and named instruments; empty: none.
+  std::string profiles_dir;
+  std::string instruments_file;
   // How long the embedded serial service's query polls for the reply before it sleeps.
   std::chrono::microseconds query_reply_spin{serial::kDefaultQueryReplySpinUs};
   // The embedded serial service's capture buffer and record coalescing.

@@ -12,6 +12,7 @@
 #include "common/grpc_status.h"
 #include "common/grpc_unary_call.h"
 #include "common/local_methods.h"
+#include "serial-service/grpc/instrument_messages.h"
 #include "serial-service/grpc/stream_reactors.h"
 #include "serial-service/policy/port_policy_proto.h"
 #include "serial-service/port_service.h"
@@ -141,7 +142,11 @@ class SerialServiceImpl final : public SerialGrpcService {
 
   ~SerialServiceImpl() override { Shutdown(); }
 
-  absl::Status ReloadPolicy() override { return ports_->ReloadPolicy(); }
+  absl::Status ReloadPolicy() override {
+    absl::Status policy = ports_->ReloadPolicy();
+    absl::Status instruments = ports_->ReloadInstruments();
+    return policy.ok() ? instruments : policy;
+  }
 
   void SetSessionChannel(std::shared_ptr<grpc::Channel> channel) override {
     ports_->recorder().SetChannel(std::move(channel));
@@ -156,9 +161,24 @@ class SerialServiceImpl final : public SerialGrpcService {
   void ServeListPorts(CallContext* call, const v1::ListPortsRequest*,
                       v1::ListPortsResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
-    ports_->ListPorts(FinishWith<std::vector<std::string>>(
-        call, [response](const std::vector<std::string>& names) {
-          for (const std::string& name : names) response->add_ports()->set_port_name(name);
+    ports_->ListPorts(
+        FinishWith<std::vector<ListedPort>>(call, [response](const std::vector<ListedPort>& ports) {
+          for (const ListedPort& port : ports) {
+            v1::PortInfo* info = response->add_ports();
+            info->set_port_name(port.port_name);
+            if (port.instrument.has_value()) info->set_instrument(*port.instrument);
+          }
+        }));
+  }
+
+  void ServeListInstruments(CallContext* call, const v1::ListInstrumentsRequest*,
+                            v1::ListInstrumentsResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
+    ports_->ListInstruments(FinishWith<std::vector<InstrumentListing>>(
+        call, [response](const std::vector<InstrumentListing>& instruments) {
+          for (const InstrumentListing& listing : instruments) {
+            InstrumentListingToProto(listing, response->add_instruments());
+          }
         }));
   }
 
@@ -192,6 +212,7 @@ class SerialServiceImpl final : public SerialGrpcService {
   void ServeOpenPort(CallContext* call, const v1::OpenPortRequest* request,
                      v1::OpenPortResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
+    if (request->has_instrument()) return OpenInstrument(call, request, response);
     absl::StatusOr<PortSettings> settings = SettingsFromOpenRequest(*request);
     if (!settings.ok()) return Reply(call, settings.status());
     ports_->OpenPort(
@@ -200,6 +221,36 @@ class SerialServiceImpl final : public SerialGrpcService {
           response->set_status("opened");
           response->set_port_name(request->port_name());
           SettingsToProto(opened, response->mutable_settings());
+        }));
+  }
+
+  void OpenInstrument(CallContext* call, const v1::OpenPortRequest* request,
+                      v1::OpenPortResponse* response) {
+    if (!request->port_name().empty()) {
+      return Reply(call, absl::InvalidArgumentError(
+                             "give port_name or instrument, not both: an instrument is opened "
+                             "wherever it is now"));
+    }
+    std::shared_ptr<const InstrumentCatalog> catalog = ports_->instruments();
+    const NamedInstrument* named = catalog->Find(request->instrument());
+    const InstrumentProfile* profile =
+        named != nullptr ? catalog->ProfileFor(named->profile) : nullptr;
+    if (profile == nullptr) {
+      // PortService names the instruments there are.
+      ports_->OpenInstrument(call->principal(), request->instrument(), PortSettings(),
+                             FinishWith<OpenedInstrument>(call, [](const OpenedInstrument&) {}));
+      return;
+    }
+    absl::StatusOr<PortSettings> settings = InstrumentSettingsFromOpenRequest(*request, *profile);
+    if (!settings.ok()) return Reply(call, settings.status());
+    ports_->OpenInstrument(
+        call->principal(), request->instrument(), *settings,
+        FinishWith<OpenedInstrument>(call, [request, response](const OpenedInstrument& opened) {
+          response->set_status("opened");
+          response->set_port_name(request->instrument());
+          SettingsToProto(opened.settings, response->mutable_settings());
+          response->set_device_path(opened.device_path);
+          if (!opened.identity.empty()) response->set_identity(opened.identity);
         }));
   }
 
@@ -461,7 +512,8 @@ class SerialServiceImpl final : public SerialGrpcService {
     if (!port.ok()) return Reply(call, port.status());
     for (const std::string& name : ports_->OpenPortNames()) response->add_open_ports(name);
     response->set_port_name(request->port_name());
-    const std::string policy_port = *port != nullptr ? (*port)->name() : request->port_name();
+    const std::string policy_port =
+        *port != nullptr ? (*port)->device_path() : request->port_name();
     if (std::shared_ptr<const Policy> policy = ports_->policy();
         policy != nullptr && !policy_port.empty()) {
       PortPolicyToProto(*policy, policy_port, response->mutable_policy());
@@ -477,6 +529,10 @@ class SerialServiceImpl final : public SerialGrpcService {
       SettingsToProto(snapshot.settings, response->mutable_settings());
     }
     response->set_owned_by_caller((*port)->owner() == owner);
+    if (!(*port)->instrument().empty()) {
+      response->set_instrument((*port)->instrument());
+      response->set_device_path((*port)->device_path());
+    }
     if (snapshot.state != PortState::kClosed) response->set_owner((*port)->owner());
     const SessionRecorder::PortCounts records = ports_->RecordCounts((*port)->name());
     response->set_records_pending(records.pending);
@@ -579,6 +635,12 @@ class SerialServiceImpl final : public SerialGrpcService {
                                       const v1::ListPortsRequest* request,
                                       v1::ListPortsResponse* response) override {
     return ServeCallback(this, &SerialServiceImpl::ServeListPorts, auth_, context, request,
+                         response);
+  }
+  grpc::ServerUnaryReactor* ListInstruments(grpc::CallbackServerContext* context,
+                                            const v1::ListInstrumentsRequest* request,
+                                            v1::ListInstrumentsResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::ServeListInstruments, auth_, context, request,
                          response);
   }
   grpc::ServerUnaryReactor* ListPortsExtended(grpc::CallbackServerContext* context,
@@ -691,6 +753,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     methods->Add(service, "ListPorts", this, &SerialServiceImpl::ServeListPorts);
     methods->Add(service, "ListPortsExtended", this, &SerialServiceImpl::ServeListPortsExtended);
     methods->Add(service, "DescribePort", this, &SerialServiceImpl::ServeDescribePort);
+    methods->Add(service, "ListInstruments", this, &SerialServiceImpl::ServeListInstruments);
     methods->Add(service, "OpenPort", this, &SerialServiceImpl::ServeOpenPort);
     methods->Add(service, "ReconfigurePort", this, &SerialServiceImpl::ServeReconfigurePort);
     methods->Add(service, "Write", this, &SerialServiceImpl::ServeWrite);
@@ -758,6 +821,9 @@ absl::StatusOr<std::unique_ptr<SerialGrpcService>> CreateSerialService(
   port_options.capture = options.capture;
   port_options.record_queue_limit = options.record_queue_limit;
   port_options.policy_file = options.policy_file;
+  port_options.profiles_dir = options.profiles_dir;
+  port_options.instruments_file = options.instruments_file;
+  port_options.port_lister = options.port_lister;
   absl::StatusOr<std::unique_ptr<PortService>> ports = PortService::Create(port_options);
   if (!ports.ok()) return ports.status();
   if (options.session_channel) (*ports)->recorder().SetChannel(options.session_channel);

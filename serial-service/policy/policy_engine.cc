@@ -173,42 +173,70 @@ std::optional<std::string> PolicyEngine::ConfirmRuleFor(const std::string& owner
 }
 
 absl::Status PolicyEngine::CheckWrite(const std::string& owner, const std::string& port_name,
-                                      const std::string& bytes, const std::string& approval) {
+                                      const std::string& bytes, const std::string& approval,
+                                      const LimitQuestion* limit) {
   absl::MutexLock lock(&mu_);
-  if (policy_ == nullptr) return absl::OkStatus();
-  const Policy& policy = *policy_;
-  const PortRule* rule = policy.RuleFor(port_name);
-  if (rule == nullptr) return absl::PermissionDeniedError(NoRule(policy, port_name));
-  if (rule->read_only) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "port ", port_name, " is read-only by the policy (rule '", rule->match, "'); reads only"));
+  if (policy_ == nullptr && limit == nullptr) return absl::OkStatus();
+  const Policy* policy = policy_.get();
+  const PortRule* rule = nullptr;
+  if (policy != nullptr) {
+    rule = policy->RuleFor(port_name);
+    if (rule == nullptr) return absl::PermissionDeniedError(NoRule(*policy, port_name));
+    if (rule->read_only) {
+      return absl::PermissionDeniedError(absl::StrCat("port ", port_name,
+                                                      " is read-only by the policy (rule '",
+                                                      rule->match, "'); reads only"));
+    }
+    for (const DataRule& deny : rule->deny) {
+      if (PatternFound(*deny.compiled, bytes)) {
+        return absl::PermissionDeniedError(absl::StrCat("write to ", port_name,
+                                                        " refused by the policy's deny rule '",
+                                                        deny.name, "' (/", deny.pattern, "/)"));
+      }
+    }
   }
-  for (const DataRule& deny : rule->deny) {
-    if (PatternFound(*deny.compiled, bytes)) {
-      return absl::PermissionDeniedError(absl::StrCat("write to ", port_name,
-                                                      " refused by the policy's deny rule '",
-                                                      deny.name, "' (/", deny.pattern, "/)"));
+  // Who asks a person: the policy's first matching confirm rule, else the instrument's limit.
+  const DataRule* confirm = nullptr;
+  if (rule != nullptr && !policy->confirm_exempt.contains(owner)) {
+    for (const DataRule& candidate : rule->confirm) {
+      if (PatternFound(*candidate.compiled, bytes)) {
+        confirm = &candidate;
+        break;
+      }
     }
   }
   const auto now = std::chrono::steady_clock::now();
-  for (const DataRule& confirm : rule->confirm) {
-    if (!PatternFound(*confirm.compiled, bytes)) continue;
-    if (policy.confirm_exempt.contains(owner)) break;
-    if (!approval.empty() && TakeApproval(approval, owner, port_name, bytes)) break;
+  if ((confirm != nullptr || limit != nullptr) &&
+      (approval.empty() || !TakeApproval(approval, owner, port_name, bytes))) {
+    const std::string rule_name = confirm != nullptr ? confirm->name : limit->rule;
     if (approvals_.size() >= kMaxPendingApprovals) approvals_.erase(approvals_.begin());
     const std::string id = NewApprovalId();
-    approvals_[id] = {owner, port_name, bytes, confirm.name, now + kApprovalLifetime};
-    absl::Status status = absl::FailedPreconditionError(absl::StrCat(
-        "confirmation required: the policy's confirm rule '", confirm.name, "' (/", confirm.pattern,
-        "/) matches this write to ", port_name,
-        "; a person must approve it through an MCP client that supports elicitation, or the "
-        "policy must list owner '",
-        owner, "' in confirm_exempt"));
-    status.SetPayload(kConfirmRulePayload, absl::Cord(confirm.name));
+    approvals_[id] = {owner, port_name, bytes, rule_name, now + kApprovalLifetime};
+    const std::string why =
+        confirm != nullptr ? absl::StrCat("the policy's confirm rule '", confirm->name, "' (/",
+                                          confirm->pattern, "/) matches this write to ", port_name)
+                           : limit->reason;
+    const std::string unless =
+        confirm != nullptr
+            ? absl::StrCat(", or the policy must list owner '", owner, "' in confirm_exempt")
+            : std::string();
+    absl::Status status = absl::FailedPreconditionError(
+        absl::StrCat("confirmation required: ", why,
+                     "; a person must approve it through an MCP client that supports "
+                     "elicitation",
+                     unless));
+    status.SetPayload(kConfirmRulePayload, absl::Cord(rule_name));
     status.SetPayload(kConfirmIdPayload, absl::Cord(id));
+    if (confirm == nullptr) {
+      // The person sees why and what: the limit's reason and the command.
+      std::string shown = bytes.substr(0, 200);
+      while (!shown.empty() && (shown.back() == '\n' || shown.back() == '\r')) shown.pop_back();
+      status.SetPayload(kConfirmWhatPayload,
+                        absl::Cord(absl::StrCat(shown, "  (", limit->reason, ")")));
+    }
     return status;
   }
-  if (rule->max_writes_per_s.has_value()) {
+  if (rule != nullptr && rule->max_writes_per_s.has_value()) {
     std::deque<std::chrono::steady_clock::time_point>& recent = writes_[port_name];
     while (!recent.empty() && now - recent.front() >= std::chrono::seconds(1)) recent.pop_front();
     if (static_cast<double>(recent.size()) + 1 > *rule->max_writes_per_s) {

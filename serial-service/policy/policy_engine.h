@@ -60,8 +60,16 @@ class PolicyEngine {
   //   FAILED_PRECONDITION a confirm rule matched (payloads: rule and a fresh confirm id);
   //   RESOURCE_EXHAUSTED  max_writes_per_s.
   // An allowed write counts toward the rate limit.
+  // `limit` is an instrument limit's question (confirm_above): the write needs a person's
+  // approval for it too, whatever the policy says, confirm_exempt owners included, since the
+  // limit belongs to the instrument. One approval answers both.
+  struct LimitQuestion {
+    std::string rule;    // "confirm-current"
+    std::string reason;  // "4 A is above confirm-current (3 A) on psu-2 channel 1"
+  };
   absl::Status CheckWrite(const std::string& owner, const std::string& port_name,
-                          const std::string& bytes, const std::string& approval);
+                          const std::string& bytes, const std::string& approval,
+                          const LimitQuestion* limit = nullptr);
   // The confirm rule a write of `bytes` by `owner` would need a person's approval for, if any;
   // changes nothing (no request is made, nothing counts toward the rate limit).
   std::optional<std::string> ConfirmRuleFor(const std::string& owner, const std::string& port_name,

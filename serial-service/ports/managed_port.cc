@@ -14,18 +14,22 @@ namespace labgate::serial {
 
 std::shared_ptr<ManagedPort> ManagedPort::Create(std::string name, std::string owner,
                                                  std::unique_ptr<SerialPort> backend,
-                                                 PortSettings settings, PortEnvironment env) {
-  return std::shared_ptr<ManagedPort>(new ManagedPort(
-      std::move(name), std::move(owner), std::move(backend), std::move(settings), std::move(env)));
+                                                 PortSettings settings, PortEnvironment env,
+                                                 PortIdentity identity) {
+  return std::shared_ptr<ManagedPort>(new ManagedPort(std::move(name), std::move(owner),
+                                                      std::move(backend), std::move(settings),
+                                                      std::move(env), std::move(identity)));
 }
 
 ManagedPort::ManagedPort(std::string name, std::string owner, std::unique_ptr<SerialPort> backend,
-                         PortSettings settings, PortEnvironment env)
+                         PortSettings settings, PortEnvironment env, PortIdentity identity)
     : name_(std::move(name)),
       owner_(std::move(owner)),
+      instrument_(std::move(identity.instrument)),
       env_(std::move(env)),
       backend_(std::move(backend)),
       settings_(std::move(settings)),
+      device_path_(identity.device_path.empty() ? name_ : std::move(identity.device_path)),
       // The idle hook may use `this`: worker_ is destroyed (and joined) before any other
       // member.
       worker_("serial-port", [this] {
@@ -68,6 +72,52 @@ void ManagedPort::Open(std::function<void(absl::Status)> done) {
     self->worker_.AssertInPlace();
     done(self->DoOpen());
   });
+}
+
+std::string ManagedPort::device_path() const {
+  absl::MutexLock lock(&mu_);
+  return device_path_;
+}
+
+void ManagedPort::Reattach(std::unique_ptr<SerialPort> backend, std::string device_path,
+                           std::function<void(absl::Status)> done) {
+  // The worker owns the backend; a shared pointer carries the new one there.
+  auto carried = std::make_shared<std::unique_ptr<SerialPort>>(std::move(backend));
+  worker_.Post([self = shared_from_this(), carried, device_path = std::move(device_path),
+                done = std::move(done)] {
+    self->worker_.AssertInPlace();
+    done(self->DoReattach(std::move(*carried), device_path));
+  });
+}
+
+absl::Status ManagedPort::DoReattach(std::unique_ptr<SerialPort> backend,
+                                     const std::string& device_path) {
+  PortSettings settings;
+  {
+    absl::MutexLock lock(&mu_);
+    if (state_ != PortState::kError) {
+      backend->Close();
+      return absl::FailedPreconditionError(absl::StrCat("port ", name_, " is not lost"));
+    }
+    settings = settings_;
+  }
+  if (absl::Status configured = backend->Configure(settings); !configured.ok()) {
+    backend->Close();
+    return configured;
+  }
+  backend_ = std::move(backend);
+  {
+    absl::MutexLock lock(&mu_);
+    state_ = PortState::kOpen;
+    SerialMetrics::Get().open_ports.Get().Increment();
+    backend_name_ = backend_->backend_name();
+    device_path_ = device_path;
+    last_activity_at_ms_ = env_.clock->NowMs();
+  }
+  opened_at_ = std::chrono::steady_clock::now();
+  LG_LOG(kInfo) << "port " << name_ << ": device back at " << device_path;
+  Publish(PortEventRecord::Type::kOpened, "", "device back at " + device_path);
+  return absl::OkStatus();
 }
 
 void ManagedPort::Reconfigure(PortSettings settings,
@@ -641,7 +691,10 @@ void ManagedPort::Publish(PortEventRecord::Type type, std::string data, std::str
         absl::MutexLock lock(&mu_);
         settings = settings_;
       }
-      Record("event", absl::StrCat("opened at ", settings.baud_rate, " baud for ", owner_));
+      // A device that came back says where; a first open, how it was opened.
+      Record("event", !event.reason.empty()
+                          ? event.reason
+                          : absl::StrCat("opened at ", settings.baud_rate, " baud for ", owner_));
       break;
     }
     case PortEventRecord::Type::kClosed:

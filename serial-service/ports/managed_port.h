@@ -165,6 +165,14 @@ struct PortEnvironment {
   std::chrono::microseconds query_reply_spin{0};
 };
 
+// Which device a port is: its path, and the named instrument it is opened as (empty: none).
+// An instrument's port is called by the instrument's name, and its path may change when the
+// device comes back under another name (Reattach).
+struct PortIdentity {
+  std::string device_path;  // empty: the port's name is its path
+  std::string instrument;
+};
+
 class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
  public:
   // A blocked read checks this often whether the port is being closed.
@@ -175,11 +183,14 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
 
   static std::shared_ptr<ManagedPort> Create(std::string name, std::string owner,
                                              std::unique_ptr<SerialPort> backend,
-                                             PortSettings settings, PortEnvironment env);
+                                             PortSettings settings, PortEnvironment env,
+                                             PortIdentity identity = {});
   ~ManagedPort();
 
   const std::string& name() const { return name_; }
   const std::string& owner() const { return owner_; }
+  const std::string& instrument() const { return instrument_; }
+  std::string device_path() const ABSL_LOCKS_EXCLUDED(mu_);
   PortSnapshot Snapshot() const;
   PortState state() const;
 
@@ -219,10 +230,18 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   // `done` gets "closed" or "already closed". A read in progress on the port ends
   // with ABORTED within kReadSliceMs instead of running out its timeout.
   void Close(std::string reason, std::function<void(std::string)> done);
+  // A lost port (kError) takes `backend`, already open on the device that came back at
+  // `device_path`, configures it with the port's settings, and is open again with its owner,
+  // session binding and capture buffer as they were; "device back at PATH" is recorded.
+  // FAILED_PRECONDITION when the port is not lost (e.g. it was closed meanwhile).
+  void Reattach(std::unique_ptr<SerialPort> backend, std::string device_path,
+                std::function<void(absl::Status)> done);
 
  private:
   ManagedPort(std::string name, std::string owner, std::unique_ptr<SerialPort> backend,
-              PortSettings settings, PortEnvironment env);
+              PortSettings settings, PortEnvironment env, PortIdentity identity);
+  absl::Status DoReattach(std::unique_ptr<SerialPort> backend, const std::string& device_path)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
 
   // The Do* methods, and everything that touches the device or pending_, run in the
   // worker's place (a task, the idle hook, or an inline attempt).
@@ -310,6 +329,7 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
 
   const std::string name_;
   const std::string owner_;
+  const std::string instrument_;
   const PortEnvironment env_;
   std::unique_ptr<SerialPort> backend_ ABSL_GUARDED_BY(worker_);
   std::string pending_ ABSL_GUARDED_BY(worker_);  // the capture buffer: received, not yet read
@@ -348,6 +368,7 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   int64_t buffered_bytes_ ABSL_GUARDED_BY(mu_) = 0;  // pending_.size(), for snapshots
   int64_t dropped_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   std::string backend_name_ ABSL_GUARDED_BY(mu_);
+  std::string device_path_ ABSL_GUARDED_BY(mu_);
 
   // Last member: destroyed first, so its thread has stopped before the rest goes; and
   // constructed last, so its thread (whose idle hook uses the members) starts after them.

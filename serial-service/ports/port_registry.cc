@@ -26,14 +26,26 @@ absl::Status PortInUseError(const std::string& name, const std::string& holder) 
 }
 
 void PortRegistry::Open(const std::string& owner, const std::string& name,
-                        const PortSettings& settings, std::function<void(absl::Status)> done) {
+                        const PortSettings& settings, std::function<void(absl::Status)> done,
+                        const PortIdentity& identity) {
   std::shared_ptr<ManagedPort> port;
   std::shared_ptr<ManagedPort> replaced;
   absl::Status refused;
+  const std::string& device = identity.device_path.empty() ? name : identity.device_path;
   {
     absl::MutexLock lock(&mu_);
     auto it = ports_.find(name);
-    if (it != ports_.end()) {
+    // The same device under another name: an instrument's port and its path are one device.
+    for (const auto& [other_name, other] : ports_) {
+      if (other_name == name || other->device_path() != device) continue;
+      refused = other->owner() != owner
+                    ? PortInUseError(name, other->owner())
+                    : absl::AlreadyExistsError(absl::StrCat("Port is already open: ", device,
+                                                            " is open as ", other_name));
+    }
+    if (!refused.ok()) {
+      // Reported below.
+    } else if (it != ports_.end()) {
       if (it->second->owner() != owner) {
         refused = PortInUseError(name, it->second->owner());
       } else if (it->second->state() != PortState::kError) {
@@ -43,7 +55,7 @@ void PortRegistry::Open(const std::string& owner, const std::string& name,
         ports_.erase(it);
       }
     }
-    std::unique_ptr<SerialPort> backend = refused.ok() ? factory_(name) : nullptr;
+    std::unique_ptr<SerialPort> backend = refused.ok() ? factory_(device) : nullptr;
     if (refused.ok() && backend == nullptr) {
       refused = absl::InternalError(absl::StrCat("no backend for port ", name));
     }
@@ -61,7 +73,8 @@ void PortRegistry::Open(const std::string& owner, const std::string& name,
       env.recorder = recorder_;
       env.query_reply_spin = query_reply_spin_;
       env.capture = capture_;
-      port = ManagedPort::Create(name, owner, std::move(backend), settings, std::move(env));
+      port =
+          ManagedPort::Create(name, owner, std::move(backend), settings, std::move(env), identity);
       ports_[name] = port;
     }
   }
@@ -105,6 +118,14 @@ absl::StatusOr<std::shared_ptr<ManagedPort>> PortRegistry::Select(
                      absl::StrJoin(mine, ", ")));
   }
   return only;
+}
+
+std::shared_ptr<ManagedPort> PortRegistry::FindByDevice(const std::string& path) const {
+  absl::MutexLock lock(&mu_);
+  for (const auto& [name, port] : ports_) {
+    if (port->device_path() == path) return port;
+  }
+  return nullptr;
 }
 
 std::shared_ptr<ManagedPort> PortRegistry::Find(const std::string& name) const {

@@ -40,8 +40,14 @@ class PortRegistry {
   // conflict). ALREADY_EXISTS "Port is already open" for the owner's own open port,
   // FAILED_PRECONDITION "port X is in use by another client (held by OWNER)" for another's. A port
   // in the error state is replaced.
+  // An instrument's port (`identity`) is called `name` (the instrument's) and opens the device
+  // at identity.device_path. A device that another port already has open is refused.
   void Open(const std::string& owner, const std::string& name, const PortSettings& settings,
-            std::function<void(absl::Status)> done);
+            std::function<void(absl::Status)> done, const PortIdentity& identity = {});
+  // A backend for the device at `path`, as opens make them.
+  std::unique_ptr<SerialPort> MakeBackend(const std::string& path) const { return factory_(path); }
+  // The open (or lost) port whose device is at `path`, whatever it is called; null: none.
+  std::shared_ptr<ManagedPort> FindByDevice(const std::string& path) const;
 
   // The port a call addresses. With no name: the owner's only open port, else
   // FAILED_PRECONDITION (none open) or INVALID_ARGUMENT listing the open ports.

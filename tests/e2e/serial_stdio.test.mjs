@@ -20,7 +20,11 @@ test('tools/list carries the seed serial tools with their schemas', async () => 
     const names = tools.map((t) => t.name);
     for (const name of SERIAL_TOOLS) assert.ok(names.includes(name), `tools/list lacks ${name}`);
     const open = tools.find((t) => t.name === 'open_port');
-    assert.deepEqual([...open.inputSchema.required].sort(), ['baud_rate', 'port_name']);
+    // port_name and baud_rate are required unless an instrument gives them, so the schema
+    // cannot require them; the service refuses a call without them (below).
+    assert.deepEqual(open.inputSchema.required ?? [], []);
+    assert.match(open.inputSchema.properties.port_name.description, /required unless instrument/);
+    assert.equal(open.inputSchema.properties.instrument.type, 'string');
     assert.equal(open.inputSchema.properties.baud_rate.maximum, 4000000);
     assert.ok(open.outputSchema, 'open_port has an outputSchema');
     const read = tools.find((t) => t.name === 'read');
@@ -28,6 +32,13 @@ test('tools/list carries the seed serial tools with their schemas', async () => 
     assert.equal(read.annotations?.readOnlyHint ?? false, false);
     assert.equal(tools.find((t) => t.name === 'status').annotations.readOnlyHint, true);
     assert.equal(tools.find((t) => t.name === 'close').annotations.destructiveHint, true);
+    // Without an instrument, port_name and baud_rate are still required, as the seed's were.
+    assert.match(await callError(gateway.client, 'open_port', { baud_rate: 9600 }),
+      /port_name is required/);
+    assert.match(await callError(gateway.client, 'open_port', { port_name: 'loop://x' }),
+      /baud_rate is required/);
+    assert.match(await callError(gateway.client, 'open_port', { instrument: 'psu-2' }),
+      /no instrument named 'psu-2'; none are configured/);
   } finally {
     await gateway.close();
   }

@@ -85,7 +85,7 @@ TEST_F(CatalogToolsTest, ListsTheAnnotatedMethods) {
   for (const json& tool : tools_->ListTools()) names.push_back(tool["name"]);
   EXPECT_EQ(names,
             (std::vector<std::string>{
-                "list_ports", "list_ports_extended", "describe_port", "open_port",
+                "list_ports", "list_ports_extended", "describe_port", "list_instruments", "open_port",
                 "reconfigure_port", "write", "read", "query", "wait_for", "send_expect",
                 "run_sequence", "close", "get_signals", "set_signals", "pulse_signal",
                 "send_break", "status", "metrics"}));

@@ -1,0 +1,257 @@
+// PortService's named instruments: listing them, opening one wherever it is with its identity
+// checked, and reopening a lost one when its device comes back (re-enumeration).
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "common/log.h"
+#include "serial-service/backends/libserialport_backend.h"
+#include "serial-service/instruments/identity_probe.h"
+#include "serial-service/instruments/instrument_locator.h"
+#include "serial-service/port_service.h"
+#include "serial-service/serial_metrics.h"
+
+namespace labgate::serial {
+namespace {
+
+bool NeedsListing(const NamedInstrument& named) {
+  return named.match.kind == InstrumentMatch::Kind::kUsbSerial ||
+         named.match.kind == InstrumentMatch::Kind::kIdnSerial;
+}
+
+// Whether `reply` comes from the instrument that answered `first` when it was opened: the same
+// serial number, or without one in the profile's pattern, the same reply.
+bool SameInstrument(const InstrumentProfile& profile, const std::optional<std::string>& first,
+                    const std::string& reply) {
+  if (!first.has_value()) return true;
+  const std::optional<std::string> serial = SerialInProbeReply(profile, *first);
+  if (serial.has_value()) return SerialInProbeReply(profile, reply) == serial;
+  return reply == *first;
+}
+
+std::string MatchText(const NamedInstrument& named) {
+  return absl::StrCat(MatchKindName(named.match.kind), " ", named.match.value);
+}
+
+}  // namespace
+
+absl::Status PortService::ReloadInstruments() { return instruments_.Load(); }
+
+void PortService::ListInstruments(
+    std::function<void(absl::StatusOr<std::vector<InstrumentListing>>)> done) {
+  OnMiscWorker([this, done = std::move(done)] {
+    std::shared_ptr<const InstrumentCatalog> catalog = instruments_.catalog();
+    std::vector<PortDetails> listed;
+    const bool any_listing = std::any_of(catalog->instruments.begin(), catalog->instruments.end(),
+                                         [](const NamedInstrument& i) { return NeedsListing(i); });
+    if (any_listing) {
+      absl::StatusOr<std::vector<PortDetails>> ports = port_lister_();
+      if (!ports.ok()) return done(ports.status());
+      listed = *std::move(ports);
+    }
+    std::vector<InstrumentListing> instruments;
+    instruments.reserve(catalog->instruments.size());
+    for (const NamedInstrument& named : catalog->instruments) {
+      InstrumentListing listing;
+      listing.named = named;
+      for (const auto& profile : catalog->profiles) {
+        if (profile->model == named.profile) listing.profile = profile;
+      }
+      if (std::shared_ptr<ManagedPort> port = registry_.Find(named.name); port != nullptr) {
+        listing.open = true;
+        listing.owner = port->owner();
+        listing.path = port->device_path();
+        listing.present = port->state() == PortState::kOpen;
+        if (!listing.present) listing.absent_reason = "lost; waiting for the device to come back";
+      } else if (listing.profile != nullptr) {
+        InstrumentLocation location = LocateInstrument(named, *listing.profile, listed);
+        if (named.match.kind == InstrumentMatch::Kind::kIdnSerial) {
+          // Probing writes to ports; a listing only reports where a probe found it last.
+          location.path = instruments_.LastFoundAt(named.name);
+          if (location.path.has_value() &&
+              std::find(location.probe_candidates.begin(), location.probe_candidates.end(),
+                        *location.path) == location.probe_candidates.end()) {
+            location.path.reset();
+          }
+          if (!location.path.has_value()) {
+            location.absent_reason = "not known until open_port probes for it";
+          }
+        }
+        listing.present = location.path.has_value();
+        listing.path = location.path;
+        listing.absent_reason = location.absent_reason;
+      }
+      instruments.push_back(std::move(listing));
+    }
+    done(std::move(instruments));
+  });
+}
+
+absl::StatusOr<std::string> PortService::LocateForOpen(const NamedInstrument& named,
+                                                       const InstrumentProfile& profile,
+                                                       const PortSettings& settings) {
+  std::vector<PortDetails> listed;
+  if (NeedsListing(named)) {
+    absl::StatusOr<std::vector<PortDetails>> ports = port_lister_();
+    if (!ports.ok()) return ports.status();
+    listed = *std::move(ports);
+  }
+  InstrumentLocation location = LocateInstrument(named, profile, listed);
+  if (location.path.has_value()) return *location.path;
+  if (named.match.kind != InstrumentMatch::Kind::kIdnSerial || !profile.probe.has_value()) {
+    return absl::NotFoundError(absl::StrCat("instrument ", named.name, " (", MatchText(named),
+                                            ") is not present: ", location.absent_reason));
+  }
+  // Only ports nobody has open are probed: a probe must not cut into someone's conversation.
+  std::vector<std::string> tried;
+  for (const std::string& candidate : location.probe_candidates) {
+    if (std::shared_ptr<ManagedPort> holder = registry_.FindByDevice(candidate);
+        holder != nullptr && holder->state() != PortState::kError) {
+      continue;
+    }
+    std::unique_ptr<SerialPort> backend = registry_.MakeBackend(candidate);
+    if (backend == nullptr || !backend->Open().ok()) continue;
+    absl::StatusOr<std::string> reply = absl::UnknownError("not probed");
+    if (absl::Status configured = backend->Configure(settings); configured.ok()) {
+      reply =
+          ProbeBackend(*backend, profile.probe->command, settings.terminator, settings.timeout_ms);
+    }
+    backend->Close();
+    if (reply.ok() && CheckIdentity(named, profile, *reply, candidate).ok()) {
+      instruments_.NoteFoundAt(named.name, candidate);
+      return candidate;
+    }
+    tried.push_back(
+        absl::StrCat(candidate, " (", reply.ok() ? "'" + *reply + "'" : "no answer", ")"));
+  }
+  return absl::NotFoundError(
+      absl::StrCat("instrument ", named.name, " (", MatchText(named), ") is not present: ",
+                   tried.empty() ? "no port to probe" : "probed " + absl::StrJoin(tried, ", ")));
+}
+
+void PortService::OpenInstrument(const std::string& owner, const std::string& instrument,
+                                 const PortSettings& settings,
+                                 std::function<void(absl::StatusOr<OpenedInstrument>)> done) {
+  if (absl::Status can = CheckCanRecord(settings.session_id); !can.ok()) return done(can);
+  OnMiscWorker([this, owner, instrument, settings, done = std::move(done)]() mutable {
+    std::shared_ptr<const InstrumentCatalog> catalog = instruments_.catalog();
+    const NamedInstrument* named = catalog->Find(instrument);
+    if (named == nullptr) {
+      std::vector<std::string> names;
+      for (const NamedInstrument& known : catalog->instruments) names.push_back(known.name);
+      return done(absl::NotFoundError(
+          absl::StrCat("no instrument named '", instrument, "'; ",
+                       names.empty() ? "none are configured (labgate-serial --instruments FILE)"
+                                     : "instruments: " + absl::StrJoin(names, ", "))));
+    }
+    const InstrumentProfile* profile = catalog->ProfileFor(named->profile);
+    if (profile == nullptr) {
+      return done(absl::InternalError("instrument without its profile: " + instrument));
+    }
+    // An instrument already open is refused by the registry before anything is probed.
+    if (std::shared_ptr<ManagedPort> open = registry_.Find(instrument);
+        open != nullptr && open->state() != PortState::kError) {
+      registry_.Open(owner, instrument, settings, [done](const absl::Status& status) {
+        done(status.ok() ? absl::InternalError("opened twice") : status);
+      });
+      return;
+    }
+    absl::StatusOr<std::string> path = LocateForOpen(*named, *profile, settings);
+    if (!path.ok()) return done(path.status());
+    if (absl::Status allowed = policy_.CheckOpen(*path, settings.baud_rate); !allowed.ok()) {
+      SerialMetrics::Get().policy_refusals.With({"open"}).Increment();
+      return done(allowed);
+    }
+    std::optional<InstrumentProfile::Probe> probe = profile->probe;
+    NamedInstrument expected = *named;
+    registry_.Open(
+        owner, instrument, settings,
+        [this, owner, instrument, settings, path = *path, probe, expected, catalog,
+         done = std::move(done)](const absl::Status& opened) mutable {
+          if (!opened.ok()) return done(opened);
+          OpenedInstrument result{settings, path, ""};
+          std::shared_ptr<ManagedPort> port = registry_.Find(instrument);
+          if (!probe.has_value() || port == nullptr) return done(result);
+          ReadParams params;
+          params.timeout_ms = settings.timeout_ms;
+          params.max_bytes = 1024;
+          port->Query(probe->command, /*text_mode=*/true, params,
+                      [this, port, expected, catalog, path, result,
+                       done = std::move(done)](absl::StatusOr<QueryResult> answered) mutable {
+                        const InstrumentProfile* profile = catalog->ProfileFor(expected.profile);
+                        const std::string reply =
+                            answered.ok() ? TrimmedReply(answered->reply.data) : std::string();
+                        absl::Status identity = CheckIdentity(expected, *profile, reply, path);
+                        if (identity.ok()) {
+                          result.identity = reply;
+                          instruments_.NoteIdentity(expected.name, reply);
+                          port->RecordEvent(absl::StrCat("instrument ", expected.name, " at ", path,
+                                                         " identified: ", reply));
+                          return done(std::move(result));
+                        }
+                        LG_LOG(kWarning) << std::string(identity.message());
+                        port->RecordEvent(std::string(identity.message()));
+                        port->Close("not the instrument expected",
+                                    [identity, done = std::move(done)](const std::string&) {
+                                      done(identity);
+                                    });
+                      });
+        },
+        PortIdentity{*path, instrument});
+  });
+}
+
+void PortService::WatchInstruments() {
+  while (true) {
+    {
+      absl::MutexLock lock(&watch_mu_);
+      if (watch_mu_.AwaitWithTimeout(absl::Condition(&watch_stop_),
+                                     absl::FromChrono(instrument_watch_period_))) {
+        return;
+      }
+    }
+    for (const std::string& name : registry_.OpenPortNames()) {
+      std::shared_ptr<ManagedPort> port = registry_.Find(name);
+      if (port == nullptr || port->instrument().empty() || port->state() != PortState::kError) {
+        continue;
+      }
+      ReattachLost(port);
+    }
+  }
+}
+
+void PortService::ReattachLost(const std::shared_ptr<ManagedPort>& port) {
+  std::shared_ptr<const InstrumentCatalog> catalog = instruments_.catalog();
+  const NamedInstrument* named = catalog->Find(port->instrument());
+  if (named == nullptr) return;  // removed by a reload: it stays lost until closed
+  const InstrumentProfile* profile = catalog->ProfileFor(named->profile);
+  if (profile == nullptr) return;
+  const PortSettings settings = port->Snapshot().settings;
+  absl::StatusOr<std::string> path = LocateForOpen(*named, *profile, settings);
+  if (!path.ok()) return;
+  std::unique_ptr<SerialPort> backend = registry_.MakeBackend(*path);
+  if (backend == nullptr || !backend->Open().ok()) return;
+  if (profile->probe.has_value()) {
+    // Only the instrument it was may take its place.
+    absl::StatusOr<std::string> reply = absl::UnknownError("not probed");
+    if (backend->Configure(settings).ok()) {
+      reply =
+          ProbeBackend(*backend, profile->probe->command, settings.terminator, settings.timeout_ms);
+    }
+    if (!reply.ok() || !CheckIdentity(*named, *profile, *reply, *path).ok() ||
+        !SameInstrument(*profile, instruments_.IdentityOf(named->name), *reply)) {
+      backend->Close();
+      return;
+    }
+  }
+  absl::Notification reattached;
+  port->Reattach(std::move(backend), *path, [&reattached](const absl::Status& status) {
+    if (!status.ok()) LG_LOG(kWarning) << "reattach: " << std::string(status.message());
+    reattached.Notify();
+  });
+  reattached.WaitForNotification();
+}
+
+}  // namespace labgate::serial

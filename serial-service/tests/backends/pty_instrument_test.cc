@@ -1,0 +1,428 @@
+// Named instruments over the real libserialport on ptys, through the gRPC service: a simulated
+// power supply whose profile caps voltage and current, found by path, by its probe reply and by
+// a USB serial number; the wrong instrument on the expected path; a device that comes back
+// under another name; and instrument files that do not load.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "common/service_host.h"
+#include "serial-service/serial_service.h"
+#include "serial-service/tests/serial_test_client.h"
+#include "tests/serial_harness/pty_device.h"
+
+namespace labgate::serial {
+namespace {
+
+using serial_harness::InstrumentMode;
+using serial_harness::PtyDevice;
+using std::chrono::milliseconds;
+using testing::SerialClient;
+
+// The harness's supply: 30 V and 3 A at most, capped here at 5 V, 1 V per step, and 1 A, with a
+// person asked above 0.5 A.
+constexpr char kSupplyProfile[] = R"json({
+  "model": "SIM-PSU",
+  "match": {"probe": {"command": "*IDN?", "reply": "^LABGATE,SIM-PSU,(?P<serial>[^,]+),"}},
+  "settings": {"baud_rate": 115200, "terminator": "\n", "timeout_ms": 2000},
+  "tags": ["psu"],
+  "quantities": {
+    "voltage": {"unit": "V", "min": 0, "max": 30, "default": 0,
+                "headers": ["[SOURce#:]VOLTage[:LEVel][:IMMediate][:AMPLitude]"]},
+    "current": {"unit": "A", "min": 0, "max": 3,
+                "headers": ["[SOURce#:]CURRent[:LEVel][:IMMediate][:AMPLitude]"]}
+  },
+  "lists": [{"header": "APPLy", "channel_parameter": 0,
+             "channels": {"CH1": 1, "CH2": 2, "CH3": 3},
+             "quantities": {"1": "voltage", "2": "current"}}],
+  "limits": [
+    {"name": "max-voltage", "quantity": "voltage", "max": 5},
+    {"name": "step-voltage", "quantity": "voltage", "max_step": 1},
+    {"name": "max-current", "quantity": "current", "max": 1, "confirm_above": 0.5}
+  ],
+  "sequences": {"safe": {"steps": [{"send": "OUTP OFF"}]}}
+})json";
+
+// A meter nothing here simulates: the harness's plain SCPI instrument is not one.
+constexpr char kMeterProfile[] = R"json({
+  "model": "SIM-DMM",
+  "match": {"probe": {"reply": "^LABGATE,SIM-DMM,"}},
+  "settings": {"baud_rate": 115200, "terminator": "\n", "timeout_ms": 1000}
+})json";
+
+void WriteFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+}
+
+class PtyInstrumentTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(serial_harness::ShimLoaded()) << "tiocm_shim.so is not preloaded";
+    char pattern[] = "/tmp/labgate-instruments-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    std::filesystem::create_directory(dir_ + "/profiles");
+    WriteFile(dir_ + "/profiles/sim-psu.json", kSupplyProfile);
+    WriteFile(dir_ + "/profiles/sim-dmm.json", kMeterProfile);
+    supply_ = Device(InstrumentMode::kPowerSupply, "PSU0042");
+    ASSERT_NE(supply_, nullptr);
+  }
+  void TearDown() override {
+    if (service_) service_->Shutdown();
+    if (host_) host_->Shutdown(std::chrono::seconds(2));
+    std::filesystem::remove_all(dir_);
+  }
+
+  static std::unique_ptr<PtyDevice> Device(InstrumentMode mode, const std::string& serial = "") {
+    auto device = PtyDevice::Create(mode);
+    EXPECT_TRUE(device.ok()) << "pty harness: " << device.status();
+    if (!device.ok()) return nullptr;
+    if (!serial.empty()) (*device)->set_serial(serial);
+    return std::move(*device);
+  }
+
+  // Starts the service with the profiles and `instruments` (the file's JSON). `listed` is what
+  // the host lists in place of libserialport's enumeration.
+  void Start(const std::string& instruments, std::vector<PortDetails> listed = {}) {
+    WriteFile(dir_ + "/instruments.json", instruments);
+    SerialServiceOptions options;
+    options.profiles_dir = dir_ + "/profiles";
+    options.instruments_file = dir_ + "/instruments.json";
+    options.port_lister = [listed] { return listed; };
+    auto service = CreateSerialService(options);
+    ASSERT_TRUE(service.ok()) << service.status();
+    service_ = std::move(*service);
+    auto host = ServiceHost::Start("", {service_.get()});
+    ASSERT_TRUE(host.ok()) << host.status();
+    host_ = std::move(*host);
+    alice_ = std::make_unique<SerialClient>(host_->InProcessChannel(), "alice");
+  }
+  // The supply as psu-2, found at its path.
+  void StartWithSupplyAtItsPath() {
+    Start(absl::StrCat(R"({"instruments": [{"name": "psu-2", "profile": "SIM-PSU",
+        "match": {"port_name": ")",
+                       supply_->path(), R"("}, "bench": "bench-2", "tags": ["supply"]}]})"));
+  }
+
+  grpc::Status OpenInstrument(const std::string& name, v1::OpenPortResponse* opened = nullptr) {
+    v1::OpenPortRequest request;
+    request.set_instrument(name);
+    return alice_->Open(request, opened);
+  }
+  v1::ListInstrumentsResponse Instruments() {
+    v1::ListInstrumentsResponse listed;
+    grpc::Status status = alice_->stub()->ListInstruments(alice_->Context().get(),
+                                                          v1::ListInstrumentsRequest(), &listed);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return listed;
+  }
+  v1::GetStatusResponse Status(const std::string& port) {
+    v1::GetStatusResponse status;
+    EXPECT_TRUE(alice_->Status(port, &status).ok());
+    return status;
+  }
+  // Waits (up to 5 s) until the port's state is `state`.
+  bool AwaitState(const std::string& port, v1::PortState state) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (Status(port).status() == state) return true;
+      std::this_thread::sleep_for(milliseconds(20));
+    }
+    return false;
+  }
+
+  std::string dir_;
+  std::unique_ptr<PtyDevice> supply_;
+  std::unique_ptr<SerialGrpcService> service_;
+  std::unique_ptr<ServiceHost> host_;
+  std::unique_ptr<SerialClient> alice_;
+};
+
+TEST_F(PtyInstrumentTest, LimitsRefuseOverLimitValuesAndNothingRefusedReachesTheSupply) {
+  StartWithSupplyAtItsPath();
+  v1::OpenPortResponse opened;
+  grpc::Status open = OpenInstrument("psu-2", &opened);
+  ASSERT_TRUE(open.ok()) << open.error_message();
+  EXPECT_EQ(opened.port_name(), "psu-2");
+  EXPECT_EQ(opened.device_path(), supply_->path());
+  EXPECT_EQ(opened.identity(), "LABGATE,SIM-PSU,PSU0042,1.0");
+  EXPECT_EQ(opened.settings().baud_rate(), 115200) << "the profile's settings";
+  EXPECT_EQ(opened.settings().terminator(), "\n");
+
+  grpc::Status refused = alice_->Write("psu-2", "VOLT 12");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(refused.error_message(), "12 V exceeds max-voltage (5 V) on psu-2 channel 1");
+
+  ASSERT_TRUE(alice_->Write("psu-2", "VOLT 4.9").ok());
+  refused = alice_->Write("psu-2", "VOLT 2.9");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(absl::StrContains(refused.error_message(), "step-voltage"))
+      << refused.error_message();
+  EXPECT_TRUE(absl::StrContains(refused.error_message(), "2 V")) << refused.error_message();
+
+  refused = alice_->Write("psu-2", "volt 12000mV");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(absl::StrContains(refused.error_message(), "12 V exceeds max-voltage"))
+      << refused.error_message();
+
+  v1::QueryResponse reply;
+  refused = alice_->Query("psu-2", "APPL CH1,12,0.5;VOLT?", 2000, &reply);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(refused.error_message(), "12 V exceeds max-voltage (5 V) on psu-2 channel 1");
+
+  // send_expect and the profile's own sequences are bound by the same rules.
+  v1::SendExpectRequest script;
+  script.set_port_name("psu-2");
+  script.add_steps()->set_send("VOLT 4.5");
+  script.add_steps()->set_send("SOUR1:VOLT:LEV 6");
+  v1::SendExpectResponse ran;
+  refused = alice_->stub()->SendExpect(alice_->Context().get(), script, &ran);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(refused.error_message(), "6 V exceeds max-voltage (5 V) on psu-2 channel 1");
+
+  // Above confirm_above a person must approve; a direct caller cannot.
+  refused = alice_->Write("psu-2", "CURR 0.8");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_TRUE(absl::StrContains(refused.error_message(),
+                                "confirmation required: 0.8 A is above max-current (0.5 A)"))
+      << refused.error_message();
+  ASSERT_TRUE(alice_->Write("psu-2", "CURR 0.4").ok());
+
+  ASSERT_TRUE(alice_->Query("psu-2", "VOLT?", 2000, &reply).ok());
+  EXPECT_EQ(reply.data(), "4.9");
+  EXPECT_EQ(supply_->Supply(1).volts, 4.9);
+  EXPECT_EQ(supply_->Supply(1).amps, 0.4);
+  EXPECT_EQ(supply_->Applied(), (std::vector<std::string>{"VOLT 1 4.9", "CURR 1 0.4"}))
+      << "nothing refused reached the supply";
+  EXPECT_EQ(supply_->Received(), "*IDN?\nVOLT 4.9\nCURR 0.4\nVOLT?\n");
+}
+
+TEST_F(PtyInstrumentTest, ListInstrumentsShowsWhereEachIsWhoHasItAndItsLimits) {
+  StartWithSupplyAtItsPath();
+  v1::ListInstrumentsResponse listed = Instruments();
+  ASSERT_EQ(listed.instruments_size(), 1);
+  const v1::InstrumentInfo& psu = listed.instruments(0);
+  EXPECT_EQ(psu.name(), "psu-2");
+  EXPECT_EQ(psu.model(), "SIM-PSU");
+  EXPECT_TRUE(psu.present());
+  EXPECT_EQ(psu.port(), supply_->path());
+  EXPECT_EQ(psu.bench(), "bench-2");
+  EXPECT_EQ(psu.owner(), "");
+  EXPECT_EQ(psu.match(), "port_name " + supply_->path());
+  ASSERT_EQ(psu.tags_size(), 1);
+  EXPECT_EQ(psu.tags(0), "supply");
+  ASSERT_EQ(psu.limits_size(), 3);
+  EXPECT_EQ(psu.limits(0).name(), "max-voltage");
+  EXPECT_EQ(psu.limits(0).unit(), "V");
+  EXPECT_EQ(psu.limits(0).max(), 5);
+  EXPECT_EQ(psu.limits(2).confirm_above(), 0.5);
+
+  ASSERT_TRUE(OpenInstrument("psu-2").ok());
+  listed = Instruments();
+  EXPECT_EQ(listed.instruments(0).owner(), "alice");
+  EXPECT_TRUE(listed.instruments(0).open());
+  // list_ports shows the instrument's name beside its path; status says both.
+  v1::ListPortsResponse ports;
+  ASSERT_TRUE(
+      alice_->stub()->ListPorts(alice_->Context().get(), v1::ListPortsRequest(), &ports).ok());
+  bool shown = false;
+  for (const v1::PortInfo& port : ports.ports()) {
+    if (port.port_name() == supply_->path()) shown = port.instrument() == "psu-2";
+  }
+  EXPECT_TRUE(shown) << ports.DebugString();
+  const v1::GetStatusResponse status = Status("psu-2");
+  EXPECT_EQ(status.instrument(), "psu-2");
+  EXPECT_EQ(status.device_path(), supply_->path());
+  // Its path is the same device: opening it directly is refused, not a second handle.
+  grpc::Status again = alice_->Open(supply_->path(), 115200, "\n");
+  EXPECT_EQ(again.error_code(), grpc::StatusCode::ALREADY_EXISTS) << again.error_message();
+  // The profile's sequence runs under the instrument's name.
+  v1::RunSequenceRequest safe;
+  safe.set_port_name("psu-2");
+  safe.set_name("safe");
+  v1::SendExpectResponse ran;
+  ASSERT_TRUE(alice_->stub()->RunSequence(alice_->Context().get(), safe, &ran).ok());
+  EXPECT_TRUE(ran.completed());
+}
+
+TEST_F(PtyInstrumentTest, TheWrongInstrumentOnTheExpectedPathIsRefusedAndOnlyTheProbeWasWritten) {
+  std::unique_ptr<PtyDevice> other = Device(InstrumentMode::kScpi);
+  ASSERT_NE(other, nullptr);
+  Start(absl::StrCat(R"({"instruments": [{"name": "dmm-1", "profile": "SIM-DMM",
+      "match": {"port_name": ")",
+                     other->path(), R"("}}]})"));
+  grpc::Status refused = OpenInstrument("dmm-1");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(refused.error_message(),
+            absl::StrCat("the instrument at ", other->path(),
+                         " is not dmm-1: expected a SIM-DMM (a reply to '*IDN?' matching "
+                         "/^LABGATE,SIM-DMM,/), but it answered 'LABGATE,SIM-PTY,0001,1.0'"));
+  EXPECT_EQ(other->Received(), "*IDN?\n") << "nothing but the probe was written";
+  EXPECT_EQ(Status("dmm-1").status(), v1::PORT_STATE_CLOSED) << "the port was closed again";
+}
+
+// No USB device exists here: the host's listing is recorded libserialport answers (an FTDI
+// adapter), and the instrument's device is the pty the listing names.
+TEST_F(PtyInstrumentTest, AUsbSerialNumberFindsTheInstrumentWhereverTheListingPutsIt) {
+  PortDetails ftdi;
+  ftdi.port_name = supply_->path();
+  ftdi.transport = Transport::kUsb;
+  ftdi.usb_vid = 0x0403;
+  ftdi.usb_pid = 0x6001;
+  ftdi.serial_number = "A10K1234";
+  ftdi.manufacturer = "FTDI";
+  ftdi.product = "FT232R USB UART";
+  PortDetails onboard;
+  onboard.port_name = "/dev/ttyS0";
+  Start(R"({"instruments": [
+      {"name": "psu-2", "profile": "SIM-PSU", "match": {"usb_serial": "A10K1234"}},
+      {"name": "psu-9", "profile": "SIM-PSU", "match": {"usb_serial": "B99"}}]})",
+        {onboard, ftdi});
+  v1::OpenPortResponse opened;
+  ASSERT_TRUE(OpenInstrument("psu-2", &opened).ok());
+  EXPECT_EQ(opened.device_path(), supply_->path());
+  grpc::Status absent = OpenInstrument("psu-9");
+  EXPECT_EQ(absent.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_TRUE(absl::StrContains(absent.error_message(), "psu-9 (usb_serial B99) is not present"))
+      << absent.error_message();
+  const v1::ListInstrumentsResponse listed = Instruments();
+  ASSERT_EQ(listed.instruments_size(), 2);
+  EXPECT_TRUE(listed.instruments(0).present());
+  EXPECT_FALSE(listed.instruments(1).present());
+  EXPECT_FALSE(listed.instruments(1).absent_reason().empty());
+}
+
+TEST_F(PtyInstrumentTest, AnInstrumentIsFoundByItsProbeReplyAmongTheListedPorts) {
+  std::unique_ptr<PtyDevice> meter = Device(InstrumentMode::kScpi);
+  ASSERT_NE(meter, nullptr);
+  PortDetails first;
+  first.port_name = meter->path();
+  PortDetails second;
+  second.port_name = supply_->path();
+  Start(R"({"instruments": [
+      {"name": "psu-2", "profile": "SIM-PSU", "match": {"idn_serial": "PSU0042"}},
+      {"name": "psu-7", "profile": "SIM-PSU", "match": {"idn_serial": "PSU0007"}}]})",
+        {first, second});
+  EXPECT_FALSE(Instruments().instruments(0).present()) << "listing probes nothing";
+  v1::OpenPortResponse opened;
+  grpc::Status open = OpenInstrument("psu-2", &opened);
+  ASSERT_TRUE(open.ok()) << open.error_message();
+  EXPECT_EQ(opened.device_path(), supply_->path());
+  EXPECT_EQ(meter->Received(), "*IDN?\n") << "the other port got the probe only";
+  EXPECT_EQ(Instruments().instruments(0).port(), supply_->path());
+  grpc::Status absent = OpenInstrument("psu-7");
+  EXPECT_EQ(absent.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_TRUE(absl::StrContains(absent.error_message(), "LABGATE,SIM-PTY,0001,1.0"))
+      << "the answers are named: " << absent.error_message();
+}
+
+TEST_F(PtyInstrumentTest, ADeviceBackUnderANewNameIsReopenedWithItsOwnerSettingsAndCapture) {
+  const std::string link = dir_ + "/by-id-psu";
+  std::filesystem::create_symlink(supply_->path(), link);
+  Start(absl::StrCat(R"({"instruments": [{"name": "psu-2", "profile": "SIM-PSU",
+      "match": {"by_path": ")",
+                     link, R"("}}]})"));
+  ASSERT_TRUE(OpenInstrument("psu-2").ok());
+  supply_->Send("unread before the replug\n");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (Status("psu-2").capture_buffered_bytes() < 25 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  supply_->Disconnect();
+  ASSERT_TRUE(AwaitState("psu-2", v1::PORT_STATE_ERROR));
+
+  // Another supply appears where the link points: not this one, so it is not taken.
+  std::unique_ptr<PtyDevice> stranger = Device(InstrumentMode::kPowerSupply, "PSU0099");
+  ASSERT_NE(stranger, nullptr);
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink(stranger->path(), link);
+  std::this_thread::sleep_for(milliseconds(400));
+  EXPECT_EQ(Status("psu-2").status(), v1::PORT_STATE_ERROR);
+
+  // The right one, under yet another name.
+  std::unique_ptr<PtyDevice> back = Device(InstrumentMode::kPowerSupply, "PSU0042");
+  ASSERT_NE(back, nullptr);
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink(back->path(), link);
+  ASSERT_TRUE(AwaitState("psu-2", v1::PORT_STATE_OPEN));
+  const v1::GetStatusResponse status = Status("psu-2");
+  EXPECT_EQ(status.device_path(), back->path());
+  EXPECT_EQ(status.owner(), "alice");
+  EXPECT_EQ(status.settings().terminator(), "\n");
+  v1::ReadResponse read;
+  ASSERT_TRUE(alice_->Read("psu-2", 1000, &read).ok());
+  EXPECT_EQ(read.data(), "unread before the replug") << "the capture was kept";
+  ASSERT_TRUE(alice_->Write("psu-2", "VOLT 3").ok());
+  v1::QueryResponse reply;
+  ASSERT_TRUE(alice_->Query("psu-2", "VOLT?", 2000, &reply).ok());
+  EXPECT_EQ(reply.data(), "3");
+  EXPECT_EQ(back->Supply(1).volts, 3);
+  EXPECT_EQ(stranger->Applied(), std::vector<std::string>{}) << "the stranger got the probe only";
+}
+
+TEST_F(PtyInstrumentTest, BadFilesAreRefusedAtStartAndOnReloadTheOldOnesStayInForce) {
+  StartWithSupplyAtItsPath();
+  const std::string good = absl::StrCat(R"({"instruments": [{"name": "psu-2",
+      "profile": "SIM-PSU", "match": {"port_name": ")",
+                                        supply_->path(), R"("}}]})");
+  struct Case {
+    std::string instruments;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {R"({"instruments": [{"name": "psu-2", "profile": "SIM-PSU", "match": {"port_name": "/dev/x"},
+          "colour": "red"}]})",
+       "colour"},
+      {R"({"instruments": [{"name": "a", "profile": "SIM-PSU", "match": {"usb_serial": "X1"}},
+                           {"name": "b", "profile": "SIM-PSU", "match": {"usb_serial": "X1"}}]})",
+       "a and b both match usb_serial 'X1'"},
+      {R"({"instruments": [{"name": "a", "profile": "NOPE", "match": {"usb_serial": "X1"}}]})",
+       "NOPE"},
+  };
+  for (const Case& bad : cases) {
+    WriteFile(dir_ + "/instruments.json", bad.instruments);
+    absl::Status reloaded = service_->ReloadPolicy();
+    EXPECT_FALSE(reloaded.ok()) << bad.error;
+    EXPECT_TRUE(absl::StrContains(reloaded.message(), dir_ + "/instruments.json"))
+        << reloaded.message();
+    EXPECT_TRUE(absl::StrContains(reloaded.message(), bad.error)) << reloaded.message();
+    ASSERT_EQ(Instruments().instruments_size(), 1) << "the old instruments stay";
+    EXPECT_EQ(Instruments().instruments(0).name(), "psu-2");
+
+    SerialServiceOptions options;
+    options.profiles_dir = dir_ + "/profiles";
+    options.instruments_file = dir_ + "/instruments.json";
+    absl::StatusOr<std::unique_ptr<SerialGrpcService>> fresh = CreateSerialService(options);
+    EXPECT_FALSE(fresh.ok()) << "refused at start too: " << bad.error;
+  }
+  // A profile with a bad regex.
+  WriteFile(dir_ + "/instruments.json", good);
+  WriteFile(dir_ + "/profiles/broken.json",
+            R"({"model": "BROKEN", "match": {"probe": {"reply": "(unclosed"}}})");
+  absl::Status reloaded = service_->ReloadPolicy();
+  EXPECT_TRUE(absl::StrContains(reloaded.message(), "broken.json")) << reloaded.message();
+  ASSERT_TRUE(OpenInstrument("psu-2").ok()) << "the limits in force still apply";
+  EXPECT_EQ(alice_->Write("psu-2", "VOLT 12").error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  // Fixed files load, and the new limit applies to the open port at once.
+  std::filesystem::remove(dir_ + "/profiles/broken.json");
+  WriteFile(dir_ + "/profiles/sim-psu.json",
+            absl::StrReplaceAll(kSupplyProfile, {{R"("max": 5})", R"("max": 3})"}}));
+  ASSERT_TRUE(service_->ReloadPolicy().ok());
+  EXPECT_EQ(alice_->Write("psu-2", "VOLT 4").error_message(),
+            "4 V exceeds max-voltage (3 V) on psu-2 channel 1");
+}
+
+}  // namespace
+}  // namespace labgate::serial
