@@ -36,6 +36,7 @@ json PortJson(const Bench& bench, const std::string& local_name,
       {"state",
        EnumValueJsonName(serial_v1::PortState_descriptor()->FindValueByNumber(status.status()))},
       {"owner", status.owner()},
+      {"instrument", status.has_instrument() ? json(status.instrument()) : json(nullptr)},
       {"session_id", nullptr},
       {"settings", nullptr},
       {"policy", nullptr}};

@@ -11,6 +11,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "serial-service/backends/serial_port.h"
 #include "serial-service/policy/json_schema_check.h"
 
 namespace labgate::serial {
@@ -84,9 +85,12 @@ absl::StatusOr<InstrumentMatch> MatchFromJson(const json& match, const std::stri
         where, ": match must have exactly one of usb_serial, by_path, idn_serial, port_name; ",
         given.empty() ? "it has none" : absl::StrCat("it has ", absl::StrJoin(given, " and "))));
   }
+  // A loopback (loop://name) may stand in for an instrument, e.g. to rehearse with its limits.
+  const bool loopback =
+      parsed.kind == InstrumentMatch::Kind::kPortName && IsLoopbackName(parsed.value);
   if ((parsed.kind == InstrumentMatch::Kind::kByPath ||
        parsed.kind == InstrumentMatch::Kind::kPortName) &&
-      parsed.value.front() != '/') {
+      parsed.value.front() != '/' && !loopback) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": match.", MatchKindName(parsed.kind),
                                                    " '", parsed.value,
                                                    "' is not an absolute path (one starting /)"));

@@ -95,6 +95,7 @@ InstrumentLocation ByPath(const std::string& path) {
 }
 
 InstrumentLocation ByPortName(const std::string& path) {
+  if (IsLoopbackName(path)) return Found(path);
   std::error_code error;
   if (std::filesystem::exists(path, error)) return Found(path);
   if (error)

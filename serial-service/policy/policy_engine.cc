@@ -236,14 +236,16 @@ absl::Status PolicyEngine::CheckWrite(const std::string& owner, const std::strin
     }
     return status;
   }
-  if (rule != nullptr && rule->max_writes_per_s.has_value()) {
+  const std::optional<double> max_writes_per_s =
+      rule != nullptr ? rule->max_writes_per_s : std::nullopt;
+  if (max_writes_per_s.has_value()) {
     std::deque<std::chrono::steady_clock::time_point>& recent = writes_[port_name];
     while (!recent.empty() && now - recent.front() >= std::chrono::seconds(1)) recent.pop_front();
-    if (static_cast<double>(recent.size()) + 1 > *rule->max_writes_per_s) {
+    if (static_cast<double>(recent.size()) + 1 > *max_writes_per_s) {
       const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(
           recent.front() + std::chrono::seconds(1) - now);
       return absl::ResourceExhaustedError(absl::StrCat(
-          "write to ", port_name, " refused: the policy allows ", *rule->max_writes_per_s,
+          "write to ", port_name, " refused: the policy allows ", *max_writes_per_s,
           " writes per second (rule '", rule->match, "'); retry in ", wait.count(), " ms"));
     }
     recent.push_back(now);

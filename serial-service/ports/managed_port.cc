@@ -29,7 +29,7 @@ ManagedPort::ManagedPort(std::string name, std::string owner, std::unique_ptr<Se
       env_(std::move(env)),
       backend_(std::move(backend)),
       settings_(std::move(settings)),
-      device_path_(identity.device_path.empty() ? name_ : std::move(identity.device_path)),
+      device_path_(identity.device_path.empty() ? name_ : identity.device_path),
       // The idle hook may use `this`: worker_ is destroyed (and joined) before any other
       // member.
       worker_("serial-port", [this] {

@@ -96,11 +96,11 @@ absl::StatusOr<std::shared_ptr<ManagedPort>> PortRegistry::Select(
     const std::string& owner, const std::optional<std::string>& name) const {
   absl::MutexLock lock(&mu_);
   if (name.has_value()) {
-    auto it = ports_.find(*name);
-    if (it == ports_.end()) {
+    std::shared_ptr<ManagedPort> port = FindLocked(*name);
+    if (port == nullptr) {
       return absl::FailedPreconditionError(absl::StrCat("port ", *name, " is not open"));
     }
-    return it->second;
+    return port;
   }
   std::vector<std::string> mine;
   std::shared_ptr<ManagedPort> only;
@@ -130,8 +130,18 @@ std::shared_ptr<ManagedPort> PortRegistry::FindByDevice(const std::string& path)
 
 std::shared_ptr<ManagedPort> PortRegistry::Find(const std::string& name) const {
   absl::MutexLock lock(&mu_);
+  return FindLocked(name);
+}
+
+std::shared_ptr<ManagedPort> PortRegistry::FindLocked(const std::string& name) const {
   auto it = ports_.find(name);
-  return it == ports_.end() ? nullptr : it->second;
+  if (it != ports_.end()) return it->second;
+  // An instrument's port answers to its device path too, so its limits bind whatever name a
+  // caller uses for it.
+  for (const auto& [port_name, port] : ports_) {
+    if (!port->instrument().empty() && port->device_path() == name) return port;
+  }
+  return nullptr;
 }
 
 std::vector<std::string> PortRegistry::OpenPortNames() const {

@@ -3,7 +3,7 @@
 // and benches. The MCP SDK client does the lab work the console then shows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
@@ -318,5 +318,49 @@ test('with benches, ports are listed per bench and a bench that is down is named
     await gw.stop();
     await bench1.stop();
     await bench2.stop();
+  }
+});
+
+test('a named instrument shows beside its path, and its limits bind writes by either name', async () => {
+  const dir = tempDir();
+  mkdirSync(join(dir, 'profiles'));
+  // A loopback stands in for the supply: no probe, the limits only.
+  writeFileSync(join(dir, 'profiles', 'psu.json'), JSON.stringify({
+    model: 'LOOP-PSU',
+    settings: { baud_rate: 9600, terminator: '\n' },
+    quantities: { voltage: { unit: 'V', headers: ['[SOURce#:]VOLTage[:LEVel]'] } },
+    limits: [{ name: 'max-voltage', quantity: 'voltage', max: 5 }],
+  }));
+  writeFileSync(join(dir, 'instruments.json'), JSON.stringify({
+    instruments: [{ name: 'loop-psu', profile: 'LOOP-PSU', match: { port_name: 'loop://psu' } }],
+  }));
+  const gw = await startHttpGateway(['--profiles', join(dir, 'profiles'), '--instruments', join(dir, 'instruments.json')]);
+  const base = `http://127.0.0.1:${gw.port}`;
+  const { client } = await connectHttp(gw.url);
+  try {
+    const opened = await callOk(client, 'open_port', { instrument: 'loop-psu' });
+    assert.equal(opened.port_name, 'loop-psu');
+    assert.equal(opened.device_path, 'loop://psu');
+    const ports = await getJson(base, '/console/api/ports');
+    const port = ports.json.ports.find((p) => p.local_name === 'loop://psu');
+    assert.ok(port, JSON.stringify(ports.json));
+    assert.equal(port.instrument, 'loop-psu');
+    assert.equal(port.state, 'open');
+    assert.equal(port.owner, 'http:local');
+    const { ports: listed } = await callOk(client, 'list_ports', {});
+    assert.deepEqual(listed.find((p) => p.port_name === 'loop://psu'), { port_name: 'loop://psu', instrument: 'loop-psu' });
+
+    for (const name of ['loop-psu', 'loop://psu']) {
+      const refused = await client.callTool({ name: 'write', arguments: { port_name: name, data: 'VOLT 12' } });
+      assert.equal(refused.isError, true);
+      assert.match(refused.content[0].text, /12 V exceeds max-voltage \(5 V\) on loop-psu channel 1/);
+    }
+    await callOk(client, 'write', { port_name: 'loop://psu', data: 'VOLT 4' });
+    const page = await (await fetch(`${base}/console`)).text();
+    assert.match(page, /port\.instrument/, 'the page shows the instrument beside the path');
+  } finally {
+    await client.close();
+    await gw.stop();
+    removeDir(dir);
   }
 });

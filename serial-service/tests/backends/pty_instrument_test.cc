@@ -94,7 +94,7 @@ class PtyInstrumentTest : public ::testing::Test {
 
   // Starts the service with the profiles and `instruments` (the file's JSON). `listed` is what
   // the host lists in place of libserialport's enumeration.
-  void Start(const std::string& instruments, std::vector<PortDetails> listed = {}) {
+  void Start(const std::string& instruments, const std::vector<PortDetails>& listed = {}) {
     WriteFile(dir_ + "/instruments.json", instruments);
     SerialServiceOptions options;
     options.profiles_dir = dir_ + "/profiles";

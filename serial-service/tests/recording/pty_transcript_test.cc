@@ -104,6 +104,8 @@ class PtyTranscriptTest : public ::testing::Test {
     options.session_channel = QuickReconnectChannel(session_address);
     options.record_queue_limit = queue_limit;
     options.capture = capture;
+    options.profiles_dir = profiles_dir_;
+    options.instruments_file = instruments_file_;
     auto service = CreateSerialService(options);
     ASSERT_TRUE(service.ok()) << service.status();
     service_ = std::move(*service);
@@ -194,6 +196,7 @@ class PtyTranscriptTest : public ::testing::Test {
   }
 
   std::string data_dir_;
+  std::string profiles_dir_, instruments_file_;  // set before StartSerial for instruments
   std::unique_ptr<SessionChild> session_;
   std::unique_ptr<SerialGrpcService> service_;
   std::unique_ptr<ServiceHost> host_;
@@ -736,6 +739,79 @@ TEST_F(PtyTranscriptTest, KillingTheSerialServiceWhileItCapturesKeepsWhatWasAckn
   }
   // The session service goes on serving.
   EXPECT_FALSE(CreateSession().empty());
+}
+
+// A named supply bound to a session: its identification, a refusal by its limits, its loss and
+// its return under another path are all in the transcript, between the I/O around them.
+TEST_F(PtyTranscriptTest, AnInstrumentsRefusalLossAndReturnUnderANewPathAreRecorded) {
+  std::unique_ptr<PtyDevice> supply = Device(InstrumentMode::kPowerSupply);
+  ASSERT_NE(supply, nullptr);
+  supply->set_serial("PSU0042");
+  profiles_dir_ = data_dir_ + "/profiles";
+  std::filesystem::create_directory(profiles_dir_);
+  std::ofstream(profiles_dir_ + "/sim-psu.json") << R"json({
+    "model": "SIM-PSU",
+    "match": {"probe": {"reply": "^LABGATE,SIM-PSU,(?P<serial>[^,]+),"}},
+    "settings": {"baud_rate": 115200, "terminator": "\n"},
+    "quantities": {"voltage": {"unit": "V", "headers": ["[SOURce#:]VOLTage[:LEVel]"]}},
+    "limits": [{"name": "max-voltage", "quantity": "voltage", "max": 5}]})json";
+  const std::string link = data_dir_ + "/by-id-psu";
+  std::filesystem::create_symlink(supply->path(), link);
+  instruments_file_ = data_dir_ + "/instruments.json";
+  std::ofstream(instruments_file_) << R"({"instruments": [{"name": "psu-2", "profile": "SIM-PSU",
+      "match": {"by_path": ")" << link
+                                   << R"("}}]})";
+  ASSERT_NE(session_->Start(), 0) << "labgate-session did not start";
+  StartSerial(session_->address());
+  const std::string session_id = CreateSession();
+  v1::OpenPortRequest open;
+  open.set_instrument("psu-2");
+  open.set_session_id(session_id);
+  ASSERT_TRUE(client_->Open(open).ok());
+  EXPECT_EQ(client_->Write("psu-2", "VOLT 12").error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  ASSERT_TRUE(client_->Write("psu-2", "VOLT 4").ok());
+
+  supply->Disconnect();
+  const auto lost_by = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (Status("psu-2").status() != v1::PORT_STATE_ERROR &&
+         std::chrono::steady_clock::now() < lost_by) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  std::unique_ptr<PtyDevice> back = Device(InstrumentMode::kPowerSupply);
+  ASSERT_NE(back, nullptr);
+  back->set_serial("PSU0042");
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink(back->path(), link);
+  const auto back_by = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (Status("psu-2").status() != v1::PORT_STATE_OPEN &&
+         std::chrono::steady_clock::now() < back_by) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  v1::QueryResponse reply;
+  ASSERT_TRUE(client_->Query("psu-2", "VOLT?", 2000, &reply).ok());
+  EXPECT_EQ(reply.data(), "0") << "a fresh supply: the query reached the one that came back";
+  ASSERT_TRUE(WaitDelivered("psu-2"));
+
+  std::vector<Line> lines;
+  for (const session_v1::Message& message : Transcript(session_id)) {
+    lines.push_back({message.direction(), message.content()});
+  }
+  const std::vector<Line> expected = {
+      {"event", absl::StrCat("opened at 115200 baud for alice")},
+      {"tx", "*IDN?\n"},
+      {"rx", "LABGATE,SIM-PSU,PSU0042,1.0\n"},
+      {"event", absl::StrCat("instrument psu-2 at ", supply->path(),
+                             " identified: LABGATE,SIM-PSU,PSU0042,1.0")},
+      {"event",
+       "write refused by the instrument's limits: 12 V exceeds max-voltage (5 V) on "
+       "psu-2 channel 1 (VOLT 12)"},
+      {"tx", "VOLT 4\n"},
+      {"event", "device lost: device disconnected"},
+      {"event", absl::StrCat("device back at ", back->path())},
+      {"tx", "VOLT?\n"},
+      {"rx", "0\n"},
+  };
+  EXPECT_EQ(lines, expected);
 }
 
 }  // namespace
