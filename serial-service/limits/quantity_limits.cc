@@ -275,27 +275,30 @@ std::string QuantityLimits::Refusal(const LimitRule& rule, const QuantitySetting
                                     absl::string_view where) const {
   const std::string& unit = spec_.quantities[setting.quantity_index].unit;
   auto shown = [&](double value) { return FormatQuantity(value, unit); };
-  const std::string at = Where(where, setting.channel);
+  // Formatted only for a refusal: most lines pass every rule.
+  auto at = [&] { return Where(where, setting.channel); };
   const double value = setting.value;
   if (rule.max.has_value() && value > *rule.max) {
-    return absl::StrCat(shown(value), " exceeds ", rule.name, " (", shown(*rule.max), ") on ", at);
+    return absl::StrCat(shown(value), " exceeds ", rule.name, " (", shown(*rule.max), ") on ",
+                        at());
   }
   if (rule.min.has_value() && value < *rule.min) {
-    return absl::StrCat(shown(value), " is below ", rule.name, " (", shown(*rule.min), ") on ", at);
+    return absl::StrCat(shown(value), " is below ", rule.name, " (", shown(*rule.min), ") on ",
+                        at());
   }
   if (last == nullptr) return "";
   const double change = std::fabs(value - last->value);
   if (rule.max_step.has_value() && change > *rule.max_step) {
     return absl::StrCat("a step of ", shown(change), " (from ", shown(last->value), " to ",
                         shown(value), ") exceeds ", rule.name, " (", shown(*rule.max_step), ") on ",
-                        at);
+                        at());
   }
   if (rule.ramp_per_s.has_value() && change > 0) {
     const double seconds = std::chrono::duration<double>(now - last->at).count();
     if (seconds <= 0 || change / seconds > *rule.ramp_per_s) {
       return absl::StrCat("changing ", shown(change), " in ", absl::StrFormat("%.3g", seconds),
                           " s exceeds ", rule.name, " (", shown(*rule.ramp_per_s),
-                          " per second) on ", at);
+                          " per second) on ", at());
     }
   }
   return "";
