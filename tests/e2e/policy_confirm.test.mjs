@@ -5,7 +5,7 @@
 // assertions are the same.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { BIN, SPLIT, startService, connectStdio, callOk, tempDir, removeDir } from './lib/harness.mjs';
@@ -30,7 +30,15 @@ const POLICY = {
   ],
 };
 
-let dir; let policyFile; let secretFile; let session; let serial;
+// A supply whose current above 0.5 A needs a person, on a loopback standing in for it.
+const SUPPLY = {
+  model: 'LOOP-PSU',
+  settings: { baud_rate: 9600, terminator: '\n', timeout_ms: 200 },
+  quantities: { current: { unit: 'A', headers: ['[SOURce#:]CURRent[:LEVel]'] } },
+  limits: [{ name: 'max-current', quantity: 'current', max: 1, confirm_above: 0.5 }],
+};
+
+let dir; let policyFile; let secretFile; let session; let serial; let instrumentArgs;
 
 before(async () => {
   dir = tempDir('labgate-policy-e2e-');
@@ -38,10 +46,16 @@ before(async () => {
   secretFile = join(dir, 'secret');
   writeFileSync(policyFile, JSON.stringify(POLICY));
   writeFileSync(secretFile, 'e2e-confirmation-secret\n');
+  mkdirSync(join(dir, 'profiles'));
+  writeFileSync(join(dir, 'profiles', 'psu.json'), JSON.stringify(SUPPLY));
+  writeFileSync(join(dir, 'instruments.json'), JSON.stringify({
+    instruments: [{ name: 'psu-9', profile: 'LOOP-PSU', match: { port_name: 'loop://psu-9' } }],
+  }));
+  instrumentArgs = ['--profiles', join(dir, 'profiles'), '--instruments', join(dir, 'instruments.json')];
   if (!SPLIT) return;
   session = await startService(BIN.session, ['--data-dir', join(dir, 'data')]);
   serial = await startService(BIN.serial, ['--policy', policyFile, '--confirm-secret-file', secretFile,
-    '--session-addr', session.address]);
+    '--session-addr', session.address, ...instrumentArgs]);
 });
 
 after(async () => {
@@ -63,7 +77,7 @@ async function gateway(answer) {
     });
   }
   const args = SPLIT ? ['--serial-addr', serial.address, '--session-addr', session.address]
-    : ['--policy', policyFile, '--data-dir', join(dir, 'data')];
+    : ['--policy', policyFile, '--data-dir', join(dir, 'data'), ...instrumentArgs];
   const connection = await connectStdio(args, options);
   return { ...connection, asked };
 }
@@ -115,6 +129,37 @@ test('accept: the person approves, the write goes through, and the record says s
     ]);
   } finally {
     await client.close();
+  }
+});
+
+test("an instrument's confirm_above asks the person with the value and the command; a decline sends nothing", async () => {
+  for (const [answer, sent] of [[{ action: 'accept', content: { approve: true } }, true], [{ action: 'decline' }, false]]) {
+    const { client, asked } = await gateway(answer);
+    try {
+      const opened = await callOk(client, 'open_port', { instrument: 'psu-9' });
+      assert.equal(opened.device_path, 'loop://psu-9');
+      await callOk(client, 'write', { port_name: 'psu-9', data: 'CURR 0.4' });
+      assert.equal(asked.length, 0, 'within the limit nobody is asked');
+      assert.equal(await written(client, 'psu-9'), 'CURR 0.4');
+      if (sent) {
+        await callOk(client, 'write', { port_name: 'psu-9', data: 'CURR 0.8' });
+        assert.equal(await written(client, 'psu-9'), 'CURR 0.8');
+      } else {
+        assert.match(await callError(client, 'write', { port_name: 'psu-9', data: 'CURR 0.8' }),
+          /rule 'max-current' needs a person's approval, and the person declined it/);
+        assert.equal(await written(client, 'psu-9'), '', 'nothing was sent');
+      }
+      assert.equal(asked.length, 1);
+      assert.match(asked[0].message, /max-current/);
+      assert.match(asked[0].message, /CURR 0\.8/);
+      assert.match(asked[0].message, /0\.8 A is above max-current \(0\.5 A\) on psu-9 channel 1/);
+      // Over max no one is asked: refused outright.
+      assert.match(await callError(client, 'write', { port_name: 'psu-9', data: 'CURR 2' }),
+        /2 A exceeds max-current \(1 A\) on psu-9 channel 1/);
+      assert.equal(asked.length, 1);
+    } finally {
+      await client.close();
+    }
   }
 });
 
