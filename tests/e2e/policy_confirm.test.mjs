@@ -331,3 +331,39 @@ test('SIGHUP reloads the policy file', async () => {
     await client.close();
   }
 });
+
+test('SIGHUP reloads the instruments: a bad file leaves the old ones, a good one takes over', async () => {
+  const { client, transport } = await gateway(null);
+  const instrumentsFile = join(dir, 'instruments.json');
+  const original = JSON.stringify({
+    instruments: [{ name: 'psu-9', profile: 'LOOP-PSU', match: { port_name: 'loop://psu-9' } }],
+  });
+  const names = async () => (await callOk(client, 'list_instruments', {})).instruments.map((i) => i.name);
+  try {
+    assert.deepEqual(await names(), ['psu-9']);
+    // An unknown key, and two instruments on one port: neither loads.
+    for (const bad of [
+      { instruments: [{ name: 'psu-9', profile: 'LOOP-PSU', match: { port_name: 'loop://psu-9' }, colour: 'red' }] },
+      { instruments: [{ name: 'a', profile: 'LOOP-PSU', match: { port_name: 'loop://x' } },
+        { name: 'b', profile: 'LOOP-PSU', match: { port_name: 'loop://x' } }] },
+    ]) {
+      writeFileSync(instrumentsFile, JSON.stringify(bad));
+      reloadPolicy(transport);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(await names(), ['psu-9'], 'the old instruments stay in force');
+      await callOk(client, 'open_port', { instrument: 'psu-9' });
+      assert.match(await callError(client, 'write', { port_name: 'psu-9', data: 'CURR 2' }), /exceeds max-current/);
+      await callOk(client, 'close', { port_name: 'psu-9' });
+    }
+    writeFileSync(instrumentsFile, JSON.stringify({
+      instruments: [{ name: 'psu-10', profile: 'LOOP-PSU', match: { port_name: 'loop://psu-10' } }],
+    }));
+    reloadPolicy(transport);
+    await eventually(async () => (await names()).includes('psu-10'), 'the reloaded instruments');
+    assert.deepEqual(await names(), ['psu-10']);
+  } finally {
+    writeFileSync(instrumentsFile, original);
+    reloadPolicy(transport);
+    await client.close();
+  }
+});

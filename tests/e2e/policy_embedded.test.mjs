@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, connectStdio, callOk, tempDir, removeDir } from './lib/harness.mjs';
 import { callError, eventually } from './lib/serial_helpers.mjs';
@@ -49,6 +49,34 @@ test('--check-config validates the policy file', () => {
     const refused = spawnSync(BIN.labgate, ['--check-config', '--data-dir', dir, '--policy', bad], { encoding: 'utf8' });
     assert.notEqual(refused.status, 0);
     assert.match(refused.stdout + refused.stderr, /colour/);
+  } finally {
+    removeDir(dir);
+  }
+});
+
+test('instruments: --check-config and a start with a bad file name the file and the key; both binaries', () => {
+  const dir = tempDir('labgate-instruments-check-');
+  try {
+    mkdirSync(join(dir, 'profiles'));
+    writeFileSync(join(dir, 'profiles', 'psu.json'), JSON.stringify({ model: 'LOOP-PSU' }));
+    const good = join(dir, 'good.json');
+    writeFileSync(good, JSON.stringify({ instruments: [{ name: 'psu-1', profile: 'LOOP-PSU', match: { port_name: 'loop://p' } }] }));
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ instruments: [{ name: 'psu-1', profile: 'LOOP-PSU', match: { port_name: 'loop://p' }, colour: 'red' }] }));
+    for (const binary of [BIN.labgate, BIN.serial]) {
+      const args = (file) => ['--check-config', ...(binary === BIN.labgate ? ['--data-dir', dir] : []),
+        '--profiles', join(dir, 'profiles'), '--instruments', file];
+      const ok = spawnSync(binary, args(good), { encoding: 'utf8' });
+      assert.equal(ok.status, 0, ok.stderr + ok.stdout);
+      assert.match(ok.stdout + ok.stderr, /instruments: 1 profile\(s\), 1 named instrument\(s\)/);
+      const refused = spawnSync(binary, args(bad), { encoding: 'utf8' });
+      assert.notEqual(refused.status, 0);
+      assert.match(refused.stdout + refused.stderr, /bad\.json.*colour|colour.*bad\.json/s);
+      // Started for real (no --check-config), it refuses to run.
+      const started = spawnSync(binary, args(bad).slice(1), { encoding: 'utf8', timeout: 10000, input: '' });
+      assert.notEqual(started.status, 0);
+      assert.match(started.stderr, /colour/);
+    }
   } finally {
     removeDir(dir);
   }
