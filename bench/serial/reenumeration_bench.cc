@@ -3,7 +3,8 @@
 // through a by_path link; each cycle it drops off, returns on a fresh pty under a new name, the
 // link is pointed there (as udev does), and the time until the port is open again is taken
 // (status polled every millisecond through the in-process gRPC channel). Also: how soon the
-// loss is noticed. Sets up the pty harness itself, so it needs root. Prints one JSON report.
+// loss is noticed. The return comes 0-150 ms after the loss, at random. Sets up the pty harness
+// itself, so it needs root. Prints one JSON report.
 //
 // Usage: labgate_reenumeration_bench [cycles]
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -116,11 +118,15 @@ int main(int argc, char** argv) {
     }
   }
   std::vector<double> noticed, reopened;
+  std::mt19937 random(42);
+  std::uniform_int_distribution<int> jitter(0, 150);
   int failures = 0;
   for (int cycle = 0; cycle < cycles; ++cycle) {
     const Clock::time_point dropped = Clock::now();
     device->Disconnect();
     const double lost_ms = AwaitState(*stub, v1::PORT_STATE_ERROR, dropped);
+    // The device returns at a random moment, not in step with the watcher's period.
+    std::this_thread::sleep_for(std::chrono::milliseconds(jitter(random)));
     std::unique_ptr<PtyDevice> back = Supply();
     std::filesystem::remove(link);
     std::filesystem::create_symlink(back->path(), link);

@@ -74,6 +74,17 @@ absl::StatusOr<ScpiHeaderPattern> ScpiHeaderPattern::Parse(absl::string_view pat
 }
 
 std::optional<ScpiHeaderPattern::Match> ScpiHeaderPattern::Matches(const ScpiNodes& nodes) const {
+  // Most commands written are not this one: their last node rules them out at once. It can only
+  // be one of the pattern's nodes from its last required one on.
+  if (nodes.empty()) return std::nullopt;
+  const absl::string_view last = nodes.back().mnemonic;
+  bool may_end_here = false;
+  for (size_t i = nodes_.size(); i-- > 0 && !may_end_here;) {
+    may_end_here =
+        SameMnemonic(last, nodes_[i].short_form) || SameMnemonic(last, nodes_[i].long_form);
+    if (!nodes_[i].optional) break;
+  }
+  if (!may_end_here) return std::nullopt;
   Match match;
   if (!MatchFrom(0, nodes, 0, &match)) return std::nullopt;
   return match;
@@ -86,8 +97,8 @@ bool ScpiHeaderPattern::MatchFrom(size_t pattern_at, const ScpiNodes& nodes, siz
   const Node& wanted = nodes_[pattern_at];
   if (node_at < nodes.size()) {
     const ScpiNode& given = nodes[node_at];
-    const bool same = absl::EqualsIgnoreCase(given.mnemonic, wanted.short_form) ||
-                      absl::EqualsIgnoreCase(given.mnemonic, wanted.long_form);
+    const bool same = SameMnemonic(given.mnemonic, wanted.short_form) ||
+                      SameMnemonic(given.mnemonic, wanted.long_form);
     if (same && (!given.suffix.has_value() || wanted.takes_suffix)) {
       Match taken = *match;
       if (wanted.channel) taken.channel = given.suffix;

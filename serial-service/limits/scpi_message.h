@@ -18,13 +18,24 @@
 
 namespace labgate::serial {
 
+// Whether two mnemonics are the same without regard to case. Mnemonics hold letters, digits and
+// '_' only, so setting bit 5 folds case without mixing other characters; inline, as every
+// written line's headers are compared with every limited header.
+inline bool SameMnemonic(absl::string_view a, absl::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if ((a[i] | 0x20) != (b[i] | 0x20)) return false;
+  }
+  return true;
+}
+
 // One node of a header: "SOUR1" is {"SOUR", 1}; "VOLT" is {"VOLT", nullopt}. The mnemonic is a
 // view into the parsed line, as written: compare it without regard to case.
 struct ScpiNode {
   absl::string_view mnemonic;
   std::optional<int> suffix;
   bool operator==(const ScpiNode& other) const {
-    return absl::EqualsIgnoreCase(mnemonic, other.mnemonic) && suffix == other.suffix;
+    return SameMnemonic(mnemonic, other.mnemonic) && suffix == other.suffix;
   }
 };
 
@@ -33,6 +44,9 @@ struct ScpiNode {
 using ScpiNodes = absl::InlinedVector<ScpiNode, 8>;
 
 struct ScpiCommand {
+  // User-provided on purpose: a defaulted one would have emplace_back() zero the whole command
+  // (its inline vectors' storage, some 300 bytes) before constructing it.
+  ScpiCommand() {}      // NOLINT(modernize-use-equals-default)
   bool common = false;  // *IDN?, *RST: the one node holds the name without '*'
   ScpiNodes nodes;      // the full path, resolved (§6.2)
   bool query = false;
