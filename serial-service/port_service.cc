@@ -8,6 +8,8 @@
 #include "common/log.h"
 #include "serial-service/backends/libserialport_backend.h"
 #include "serial-service/backends/termios_port.h"
+#include "serial-service/instruments/reply_readings.h"
+#include "serial-service/limits/scpi_quantity.h"
 #include "serial-service/ports/data_encoding.h"
 #include "serial-service/ports/port_settings.h"
 #include "serial-service/serial_metrics.h"
@@ -565,6 +567,17 @@ LimitVerdict PortService::CheckLimits(const ManagedPort& port, const std::string
   return limits.limits->Check(bytes, limits.state->state, now, port.instrument());
 }
 
+std::shared_ptr<const InstrumentProfile> PortService::ProfileOf(const ManagedPort& port) const {
+  if (port.instrument().empty()) return nullptr;
+  std::shared_ptr<const InstrumentCatalog> catalog = instruments_.catalog();
+  const NamedInstrument* named = catalog->Find(port.instrument());
+  if (named == nullptr) return nullptr;
+  for (const std::shared_ptr<const InstrumentProfile>& profile : catalog->profiles) {
+    if (profile->model == named->profile) return profile;
+  }
+  return nullptr;
+}
+
 LimitState PortService::LimitStateOf(const ManagedPort& port) {
   if (port.instrument().empty()) return {};
   InstrumentRegistry::Limits limits = instruments_.LimitsOf(port.instrument());
@@ -704,6 +717,21 @@ void PortService::Query(const std::string& owner, ManagedPort& port, std::string
   }
   absl::StatusOr<ReadParams> params = ReadParamsFor(port, options);
   if (!params.ok()) return done(params.status());
+  if (std::shared_ptr<const InstrumentProfile> profile = ProfileOf(port);
+      profile != nullptr && !profile->readings.empty()) {
+    // The profile's readings in the reply go back with it and into the record.
+    done = [port = port.shared_from_this(), profile, command = bytes,
+            done = std::move(done)](absl::StatusOr<QueryResult> result) {
+      if (result.ok()) {
+        result->readings = ReadingsIn(*profile, command, result->reply.data);
+        for (const ReplyReading& reading : result->readings) {
+          port->RecordEvent(absl::StrCat("reading ", reading.name, ": ",
+                                         FormatQuantity(reading.value, reading.unit)));
+        }
+      }
+      done(std::move(result));
+    };
+  }
   if (!accepted.empty()) {
     done = [this, port = port.shared_from_this(), accepted = std::move(accepted),
             size = bytes.size(), done = std::move(done)](absl::StatusOr<QueryResult> result) {

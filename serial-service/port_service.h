@@ -295,6 +295,8 @@ class PortService {
   LimitVerdict CheckLimits(const ManagedPort& port, const std::string& bytes,
                            LimitState* scratch = nullptr);
   void CommitLimits(const ManagedPort& port, const std::vector<QuantitySetting>& accepted);
+  // The profile of the instrument a port is, as the catalog in force has it; null for none.
+  std::shared_ptr<const InstrumentProfile> ProfileOf(const ManagedPort& port) const;
   // A copy of the instrument's accepted values (empty for a port that is no instrument).
   LimitState LimitStateOf(const ManagedPort& port);
   // The name the policy knows the port by: its device path.

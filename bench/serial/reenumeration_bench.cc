@@ -17,6 +17,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -72,9 +73,7 @@ std::unique_ptr<PtyDevice> Supply() {
   return std::move(*device);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Run(int argc, char** argv) {
   if (absl::Status status = labgate::serial_harness::ReexecWithShimIfNeeded(argv); !status.ok()) {
     std::fprintf(stderr, "FATAL: %s\n", std::string(status.message()).c_str());
     return 1;
@@ -158,4 +157,15 @@ int main(int argc, char** argv) {
   };
   std::printf("%s\n", report.dump(2).c_str());
   return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& error) {  // JSON and the filesystem report by exception
+    std::fprintf(stderr, "reenumeration bench: %s\n", error.what());
+    return 1;
+  }
 }

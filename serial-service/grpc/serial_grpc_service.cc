@@ -428,6 +428,12 @@ class SerialServiceImpl final : public SerialGrpcService {
                     response->set_bytes_written(result.wrote.bytes_written);
                     response->set_port_name(name);
                     response->set_not_recorded(result.not_recorded);
+                    for (const ReplyReading& reading : result.readings) {
+                      v1::Reading* out = response->add_readings();
+                      out->set_name(reading.name);
+                      out->set_value(reading.value);
+                      out->set_unit(reading.unit);
+                    }
                   }));
   }
 

@@ -110,6 +110,7 @@ constexpr char kSchema[] = R"json({
     "reading": {
       "type": "object", "additionalProperties": false, "required": ["pattern", "unit"],
       "properties": {
+        "command": {"type": "string", "minLength": 1},
         "pattern": {"type": "string", "minLength": 1},
         "unit": {"type": "string", "pattern": "^[A-Za-z]{1,8}$"}
       }
@@ -299,6 +300,13 @@ absl::StatusOr<InstrumentProfile> ParseInstrumentProfile(const std::string& json
           Pattern(reading.pattern, absl::StrCat("readings.", name), "value");
       if (!compiled.ok()) return Bad(source, compiled.status().message());
       reading.compiled = *std::move(compiled);
+      if (entry.contains("command")) {
+        reading.command = entry["command"].get<std::string>();
+        absl::StatusOr<CompiledPattern> command =
+            Pattern(reading.command, absl::StrCat("readings.", name, ".command"), nullptr);
+        if (!command.ok()) return Bad(source, command.status().message());
+        reading.command_compiled = *std::move(command);
+      }
       profile.readings.push_back(std::move(reading));
     }
   }

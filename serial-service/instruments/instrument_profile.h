@@ -46,10 +46,11 @@ struct InstrumentProfile {
   std::vector<LineSequence> sequences;
 
   // Named numbers in replies, for records and plots: the pattern's group `value` (with a unit
-  // suffix, if any) in `unit`.
+  // suffix, if any) in `unit`, in replies to queries whose command `command` matches (any
+  // query when it is empty).
   struct Reading {
-    std::string name, unit, pattern;
-    CompiledPattern compiled;
+    std::string name, unit, pattern, command;
+    CompiledPattern compiled, command_compiled;
   };
   std::vector<Reading> readings;
 };

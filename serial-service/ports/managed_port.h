@@ -66,12 +66,20 @@ struct WriteResult {
   bool not_recorded = false;  // as in ReadResult
 };
 
+// A number an instrument's profile finds in a reply ("voltage", 4.9, "V").
+struct ReplyReading {
+  std::string name;
+  double value = 0;
+  std::string unit;
+};
+
 struct QueryResult {
   WriteResult wrote;
   // Empty and timed out when the write did not complete within the timeout.
   ReadResult reply;
   int64_t latency_ms = 0;
-  bool not_recorded = false;  // the write's or the reply's record was lost
+  bool not_recorded = false;           // the write's or the reply's record was lost
+  std::vector<ReplyReading> readings;  // an instrument's: what its profile reads in the reply
 };
 
 struct WaitParams {

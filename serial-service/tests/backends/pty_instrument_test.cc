@@ -50,7 +50,9 @@ constexpr char kSupplyProfile[] = R"json({
     {"name": "step-voltage", "quantity": "voltage", "max_step": 1},
     {"name": "max-current", "quantity": "current", "max": 1, "confirm_above": 0.5}
   ],
-  "sequences": {"safe": {"steps": [{"send": "OUTP OFF"}]}}
+  "sequences": {"safe": {"steps": [{"send": "OUTP OFF"}]}},
+  "readings": {"voltage": {"command": "(?i)^(SOUR[a-z]*\\d?:)?VOLT(age)?\\?",
+                           "pattern": "^(?P<value>[-+0-9.E]+)$", "unit": "V"}}
 })json";
 
 // A meter nothing here simulates: the harness's plain SCPI instrument is not one.
@@ -206,6 +208,22 @@ TEST_F(PtyInstrumentTest, LimitsRefuseOverLimitValuesAndNothingRefusedReachesThe
   EXPECT_EQ(supply_->Applied(), (std::vector<std::string>{"VOLT 1 4.9", "CURR 1 0.4"}))
       << "nothing refused reached the supply";
   EXPECT_EQ(supply_->Received(), "*IDN?\nVOLT 4.9\nCURR 0.4\nVOLT?\n");
+}
+
+TEST_F(PtyInstrumentTest, AQuerysReplyCarriesTheReadingsTheProfileFindsInIt) {
+  StartWithSupplyAtItsPath();
+  ASSERT_TRUE(OpenInstrument("psu-2").ok());
+  ASSERT_TRUE(alice_->Write("psu-2", "VOLT 3.3").ok());
+  v1::QueryResponse reply;
+  ASSERT_TRUE(alice_->Query("psu-2", "volt?", 2000, &reply).ok());
+  ASSERT_EQ(reply.readings_size(), 1) << reply.DebugString();
+  EXPECT_EQ(reply.readings(0).name(), "voltage");
+  EXPECT_EQ(reply.readings(0).value(), 3.3);
+  EXPECT_EQ(reply.readings(0).unit(), "V");
+  ASSERT_TRUE(alice_->Query("psu-2", "CURR?", 2000, &reply).ok());
+  EXPECT_EQ(reply.readings_size(), 0) << "a reply to another command holds no voltage";
+  ASSERT_TRUE(alice_->Query("psu-2", "*IDN?", 2000, &reply).ok());
+  EXPECT_EQ(reply.readings_size(), 0);
 }
 
 TEST_F(PtyInstrumentTest, ListInstrumentsShowsWhereEachIsWhoHasItAndItsLimits) {

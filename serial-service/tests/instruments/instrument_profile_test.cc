@@ -114,6 +114,9 @@ TEST(InstrumentProfileTest, WhatIsWrongIsNamedWithTheFile) {
   EXPECT_THAT(
       Refusal([](nlohmann::json& d) { d["readings"]["voltage"]["pattern"] = "^([0-9.]+)$"; }),
       HasSubstr("readings.voltage: the pattern has no group named value"));
+  EXPECT_THAT(
+      Refusal([](nlohmann::json& d) { d["readings"]["voltage"]["command"] = "(MEAS:VOLT?"; }),
+      ::testing::AllOf(HasSubstr("readings.voltage.command"), HasSubstr("missing )")));
   EXPECT_THAT(Refusal([](nlohmann::json& d) { d["sequences"]["safe"]["steps"][1]["send"] = "x"; }),
               HasSubstr("sequences.safe.steps[1] must be exactly one of"));
   EXPECT_THAT(Refusal([](nlohmann::json& d) { d["lists"][0].erase("channels"); }),

@@ -754,7 +754,9 @@ TEST_F(PtyTranscriptTest, AnInstrumentsRefusalLossAndReturnUnderANewPathAreRecor
     "match": {"probe": {"reply": "^LABGATE,SIM-PSU,(?P<serial>[^,]+),"}},
     "settings": {"baud_rate": 115200, "terminator": "\n"},
     "quantities": {"voltage": {"unit": "V", "headers": ["[SOURce#:]VOLTage[:LEVel]"]}},
-    "limits": [{"name": "max-voltage", "quantity": "voltage", "max": 5}]})json";
+    "limits": [{"name": "max-voltage", "quantity": "voltage", "max": 5}],
+    "readings": {"voltage": {"command": "^VOLT\\?", "pattern": "^(?P<value>[0-9.]+)$",
+                             "unit": "V"}}})json";
   const std::string link = data_dir_ + "/by-id-psu";
   std::filesystem::create_symlink(supply->path(), link);
   instruments_file_ = data_dir_ + "/instruments.json";
@@ -810,6 +812,7 @@ TEST_F(PtyTranscriptTest, AnInstrumentsRefusalLossAndReturnUnderANewPathAreRecor
       {"event", absl::StrCat("device back at ", back->path())},
       {"tx", "VOLT?\n"},
       {"rx", "0\n"},
+      {"event", "reading voltage: 0 V"},
   };
   EXPECT_EQ(lines, expected);
 }
