@@ -55,17 +55,28 @@ async function listOpenAndRefuse(client, callOk, name, device) {
   assert.deepEqual(listed.limits.map((l) => [l.name, l.quantity, l.unit, l.max]),
     [['max-voltage', 'voltage', 'V', 5]]);
 
-  const opened = await callOk(client, 'open_port', { instrument: name });
+  // Arguments given override the profile's settings; the rest are the profile's.
+  const opened = await callOk(client, 'open_port', {
+    instrument: name, timeout_ms: 1500,
+    sequences: [{ name: 'too-high', steps: [{ send: 'VOLT 4' }, { send: 'VOLT 12' }] }],
+  });
   assert.equal(opened.port_name, name);
   assert.equal(opened.device_path, device);
   assert.equal(opened.identity, 'LABGATE,SIM-PSU,PSU0001,1.0');
   assert.equal(opened.settings.terminator, '\n', "the profile's settings");
+  assert.equal(opened.settings.baud_rate, 115200);
+  assert.equal(opened.settings.timeout_ms, 1500, 'the argument given');
+  // A sequence is bound by the same limits: refused whole, before its first send.
+  assert.match(await callError(client, 'run_sequence', { port_name: name, name: 'too-high' }),
+    /12 V exceeds max-voltage \(5 V\)/);
 
   // Over the limit: refused, and the client is told which limit and why.
   const refused = await callError(client, 'query', { port_name: name, data: 'APPL CH1,12,0.5;VOLT?' });
   assert.match(refused, /12 V exceeds max-voltage \(5 V\) on .* channel 1/);
   assert.match(refused, new RegExp(name));
   // Within it: the supply is set and says so.
+  const noChange = await callOk(client, 'query', { port_name: name, data: 'VOLT?' });
+  assert.equal(noChange.data, '0', 'nothing refused reached the supply');
   await callOk(client, 'write', { port_name: name, data: 'VOLT 4.9' });
   const reply = await callOk(client, 'query', { port_name: name, data: 'VOLT?' });
   assert.equal(reply.data, '4.9');
