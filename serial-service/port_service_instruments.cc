@@ -16,6 +16,10 @@
 namespace labgate::serial {
 namespace {
 
+// A probe of a port that may not be the instrument (a candidate, or a device that came back)
+// waits at most this long: the watcher must not stall on a device that never answers.
+constexpr int64_t kProbeWaitMs = 2000;
+
 bool NeedsListing(const NamedInstrument& named) {
   return named.match.kind == InstrumentMatch::Kind::kUsbSerial ||
          named.match.kind == InstrumentMatch::Kind::kIdnSerial;
@@ -115,8 +119,8 @@ absl::StatusOr<std::string> PortService::LocateForOpen(const NamedInstrument& na
     if (backend == nullptr || !backend->Open().ok()) continue;
     absl::StatusOr<std::string> reply = absl::UnknownError("not probed");
     if (absl::Status configured = backend->Configure(settings); configured.ok()) {
-      reply =
-          ProbeBackend(*backend, profile.probe->command, settings.terminator, settings.timeout_ms);
+      reply = ProbeBackend(*backend, profile.probe->command, settings.terminator,
+                           std::min(settings.timeout_ms, kProbeWaitMs));
     }
     backend->Close();
     if (reply.ok() && CheckIdentity(named, profile, *reply, candidate).ok()) {
@@ -237,8 +241,8 @@ void PortService::ReattachLost(const std::shared_ptr<ManagedPort>& port) {
     // Only the instrument it was may take its place.
     absl::StatusOr<std::string> reply = absl::UnknownError("not probed");
     if (backend->Configure(settings).ok()) {
-      reply =
-          ProbeBackend(*backend, profile->probe->command, settings.terminator, settings.timeout_ms);
+      reply = ProbeBackend(*backend, profile->probe->command, settings.terminator,
+                           std::min(settings.timeout_ms, kProbeWaitMs));
     }
     if (!reply.ok() || !CheckIdentity(*named, *profile, *reply, *path).ok() ||
         !SameInstrument(*profile, instruments_.IdentityOf(named->name), *reply)) {
