@@ -205,11 +205,19 @@ void PortService::OpenPort(const std::string& owner, const std::string& name,
     }
     return done(allowed);
   }
-  registry_.Open(owner, name, settings,
-                 [done = std::move(done), settings](const absl::Status& status) {
-                   if (!status.ok()) return done(status);
-                   done(settings);
-                 });
+  auto open = [this, owner, name, settings, done = std::move(done)](std::string instrument) {
+    registry_.Open(
+        owner, name, settings,
+        [done, settings](const absl::Status& status) {
+          if (!status.ok()) return done(status);
+          done(settings);
+        },
+        PortIdentity{name, std::move(instrument)});
+  };
+  if (instruments_.catalog()->instruments.empty()) return open("");
+  // A named instrument's path opened directly is still that instrument: its limits bind it.
+  // Finding out may read sysfs, so it is not done on the caller's thread.
+  OnMiscWorker([this, name, open = std::move(open)] { open(InstrumentAt(name)); });
 }
 
 absl::Status PortService::CheckOwner(const ManagedPort& port, const std::string& owner) {

@@ -305,6 +305,9 @@ class PortService {
   absl::StatusOr<std::string> LocateForOpen(const NamedInstrument& named,
                                             const InstrumentProfile& profile,
                                             const PortSettings& settings);
+  // The named instrument that is at `path` now, as its match finds it without writing to any
+  // port (an idn_serial one: where a probe last found it); "" when none is.
+  std::string InstrumentAt(const std::string& path);
   // The re-enumeration watcher: reopens lost instrument ports whose device is back.
   void WatchInstruments();
   void ReattachLost(const std::shared_ptr<ManagedPort>& port);

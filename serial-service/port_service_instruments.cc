@@ -93,6 +93,27 @@ void PortService::ListInstruments(
   });
 }
 
+std::string PortService::InstrumentAt(const std::string& path) {
+  std::shared_ptr<const InstrumentCatalog> catalog = instruments_.catalog();
+  std::vector<PortDetails> listed;
+  bool listing = false;
+  for (const NamedInstrument& named : catalog->instruments) {
+    const InstrumentProfile* profile = catalog->ProfileFor(named.profile);
+    if (profile == nullptr) continue;
+    if (named.match.kind == InstrumentMatch::Kind::kIdnSerial) {
+      if (instruments_.LastFoundAt(named.name) == path) return named.name;
+      continue;
+    }
+    if (NeedsListing(named) && !listing) {
+      listing = true;
+      absl::StatusOr<std::vector<PortDetails>> ports = port_lister_();
+      if (ports.ok()) listed = *std::move(ports);
+    }
+    if (LocateInstrument(named, *profile, listed).path == path) return named.name;
+  }
+  return "";
+}
+
 absl::StatusOr<std::string> PortService::LocateForOpen(const NamedInstrument& named,
                                                        const InstrumentProfile& profile,
                                                        const PortSettings& settings) {
@@ -154,13 +175,12 @@ void PortService::OpenInstrument(const std::string& owner, const std::string& in
     if (profile == nullptr) {
       return done(absl::InternalError("instrument without its profile: " + instrument));
     }
-    // An instrument already open is refused by the registry before anything is probed.
+    // An instrument already open (by its name or its path) is refused before anything is probed.
     if (std::shared_ptr<ManagedPort> open = registry_.Find(instrument);
         open != nullptr && open->state() != PortState::kError) {
-      registry_.Open(owner, instrument, settings, [done](const absl::Status& status) {
-        done(status.ok() ? absl::InternalError("opened twice") : status);
-      });
-      return;
+      if (open->owner() != owner) return done(PortInUseError(instrument, open->owner()));
+      return done(absl::AlreadyExistsError(
+          absl::StrCat("Port is already open: ", instrument, " is open as ", open->name())));
     }
     absl::StatusOr<std::string> path = LocateForOpen(*named, *profile, settings);
     if (!path.ok()) return done(path.status());

@@ -139,7 +139,9 @@ std::shared_ptr<ManagedPort> PortRegistry::FindLocked(const std::string& name) c
   // An instrument's port answers to its device path too, so its limits bind whatever name a
   // caller uses for it.
   for (const auto& [port_name, port] : ports_) {
-    if (!port->instrument().empty() && port->device_path() == name) return port;
+    if (port->instrument().empty()) continue;
+    // Its path, or (opened by its path) its instrument's name.
+    if (port->device_path() == name || port->instrument() == name) return port;
   }
   return nullptr;
 }

@@ -76,7 +76,7 @@ class PortRegistry {
   int64_t IdleCloseCount(const std::string& name) const;
 
  private:
-  // By name, or an instrument's port by its device path.
+  // By name, or an instrument's port by its device path or its instrument's name.
   std::shared_ptr<ManagedPort> FindLocked(const std::string& name) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void OnPortClosed(const std::string& name, const void* port);

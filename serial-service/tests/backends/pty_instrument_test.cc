@@ -274,6 +274,34 @@ TEST_F(PtyInstrumentTest, ListInstrumentsShowsWhereEachIsWhoHasItAndItsLimits) {
   EXPECT_TRUE(ran.completed());
 }
 
+// Opened by its path, a named instrument is still that instrument: its limits bind the port,
+// and it shows as open under its name.
+TEST_F(PtyInstrumentTest, AnInstrumentOpenedByItsPathKeepsItsLimits) {
+  StartWithSupplyAtItsPath();
+  ASSERT_TRUE(alice_->Open(supply_->path(), 115200, "\n").ok());
+  grpc::Status refused = alice_->Write(supply_->path(), "VOLT 12");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(refused.error_message(), "12 V exceeds max-voltage (5 V) on psu-2 channel 1");
+  ASSERT_TRUE(alice_->Write(supply_->path(), "VOLT 2").ok());
+  v1::QueryResponse reply;  // the supply has handled the write once it answers
+  ASSERT_TRUE(alice_->Query(supply_->path(), "VOLT?", 2000, &reply).ok());
+  EXPECT_EQ(reply.data(), "2");
+  EXPECT_EQ(supply_->Applied(), std::vector<std::string>{"VOLT 1 2"});
+  const v1::ListInstrumentsResponse listed = Instruments();
+  ASSERT_EQ(listed.instruments_size(), 1);
+  EXPECT_TRUE(listed.instruments(0).open());
+  EXPECT_EQ(listed.instruments(0).owner(), "alice");
+  grpc::Status again = OpenInstrument("psu-2");
+  EXPECT_EQ(again.error_code(), grpc::StatusCode::ALREADY_EXISTS) << again.error_message();
+  SerialClient bob(host_->InProcessChannel(), "bob");
+  v1::OpenPortRequest request;
+  request.set_instrument("psu-2");
+  grpc::Status taken = bob.Open(request);
+  EXPECT_EQ(taken.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_TRUE(absl::StrContains(taken.error_message(), "held by alice")) << taken.error_message();
+  EXPECT_EQ(supply_->Received(), "VOLT 2\nVOLT?\n") << "no probe: a path is opened as it is";
+}
+
 TEST_F(PtyInstrumentTest, TheWrongInstrumentOnTheExpectedPathIsRefusedAndOnlyTheProbeWasWritten) {
   std::unique_ptr<PtyDevice> other = Device(InstrumentMode::kScpi);
   ASSERT_NE(other, nullptr);
