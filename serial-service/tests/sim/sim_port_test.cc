@@ -1,0 +1,128 @@
+// sim:// ports: a SimulatedInstrument behind the SerialPort interface, alone (its descriptor
+// turns readable when something is due) and under the gRPC service (query, capture of what it
+// says late, and a DTR pulse that reboots it), with no hardware.
+#include "serial-service/backends/sim_port.h"
+
+#include <gtest/gtest.h>
+#include <poll.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "common/service_host.h"
+#include "serial-service/serial_service.h"
+#include "serial-service/tests/serial_test_client.h"
+
+namespace labgate::serial {
+namespace {
+
+SimulationSpec Supply() {
+  SimulationSpec spec;
+  spec.serial = "SIM0007";
+  spec.banner = "SIM-PSU ready\n";
+  SimulationSpec::Response idn;
+  idn.match = CompilePattern("\\*IDN\\?", PatternInput::kUtf8, "test").value();
+  idn.reply = "LABGATE,SIM-PSU,{serial},1.0";
+  spec.responses.push_back(idn);
+  SimulationSpec::Response slow;
+  slow.match = CompilePattern("SLOW\\?", PatternInput::kUtf8, "test").value();
+  slow.reply = "late";
+  slow.delay_ms = 80;
+  spec.responses.push_back(slow);
+  SimulationSpec::Quantity voltage;
+  voltage.name = "voltage";
+  voltage.unit = "V";
+  voltage.range.max = 30;
+  voltage.headers.push_back(ScpiHeaderPattern::Parse("[SOURce#:]VOLTage[:LEVel]").value());
+  spec.quantities.push_back(voltage);
+  spec.reboot_on_dtr_pulse = true;
+  return spec;
+}
+
+std::string ReadAll(SimPort& port, int64_t timeout_ms) {
+  char buffer[256];
+  absl::StatusOr<size_t> got = port.Read(buffer, sizeof(buffer), timeout_ms);
+  EXPECT_TRUE(got.ok()) << got.status();
+  return std::string(buffer, got.value_or(0));
+}
+
+bool Readable(int fd, int timeout_ms) {
+  pollfd watched{fd, POLLIN, 0};
+  return poll(&watched, 1, timeout_ms) == 1;
+}
+
+TEST(SimPortTest, ItsDescriptorTurnsReadableWhenWhatItSaysIsDue) {
+  SimPort port(Supply());
+  EXPECT_FALSE(port.Write("*IDN?\n", 0).ok()) << "not open yet";
+  ASSERT_TRUE(port.Open().ok());
+  EXPECT_TRUE(Readable(port.ReadableFd(), 100)) << "the banner";
+  EXPECT_EQ(ReadAll(port, 0), "SIM-PSU ready\n");
+  EXPECT_FALSE(Readable(port.ReadableFd(), 0));
+  ASSERT_TRUE(port.Write("SLOW?\n", 0).ok());
+  EXPECT_FALSE(Readable(port.ReadableFd(), 20)) << "not due yet";
+  EXPECT_TRUE(Readable(port.ReadableFd(), 500));
+  EXPECT_EQ(ReadAll(port, 0), "late\n");
+  EXPECT_EQ(ReadAll(port, 30), "") << "a read with nothing due times out";
+  port.Close();
+  EXPECT_FALSE(port.Read(nullptr, 0, 0).ok());
+}
+
+class SimServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SerialServiceOptions options;
+    options.port_factory = [](const std::string& name) -> std::unique_ptr<SerialPort> {
+      if (IsSimName(name)) return std::make_unique<SimPort>(Supply());
+      return DefaultPortFactory(name);
+    };
+    auto service = CreateSerialService(options);
+    ASSERT_TRUE(service.ok()) << service.status();
+    service_ = std::move(*service);
+    auto host = ServiceHost::Start("", {service_.get()});
+    ASSERT_TRUE(host.ok());
+    host_ = std::move(*host);
+    client_ = std::make_unique<testing::SerialClient>(host_->InProcessChannel(), "alice");
+  }
+  void TearDown() override {
+    service_->Shutdown();
+    host_->Shutdown(std::chrono::seconds(2));
+  }
+  std::unique_ptr<SerialGrpcService> service_;
+  std::unique_ptr<ServiceHost> host_;
+  std::unique_ptr<testing::SerialClient> client_;
+};
+
+TEST_F(SimServiceTest, ASimulatedSupplyAnswersItsQueriesAndRebootsOnADtrPulse) {
+  ASSERT_TRUE(client_->Open("sim://psu", 9600, "\n").ok());
+  v1::WaitForRequest banner;
+  banner.set_port_name("sim://psu");
+  banner.add_patterns("ready\\n");  // through its line end, so nothing of it is left unread
+  banner.set_timeout_ms(2000);
+  v1::WaitForResponse waited;
+  ASSERT_TRUE(client_->stub()->WaitFor(client_->Context().get(), banner, &waited).ok());
+  EXPECT_TRUE(waited.matched()) << "captured as it was said";
+  v1::QueryResponse reply;
+  ASSERT_TRUE(client_->Query("sim://psu", "*IDN?", 1000, &reply).ok());
+  EXPECT_EQ(reply.data(), "LABGATE,SIM-PSU,SIM0007,1.0");
+  ASSERT_TRUE(client_->Write("sim://psu", "VOLT 4.5").ok());
+  ASSERT_TRUE(client_->Query("sim://psu", "VOLT?", 1000, &reply).ok());
+  EXPECT_EQ(reply.data(), "4.5");
+  ASSERT_TRUE(client_->Query("sim://psu", "SLOW?", 1000, &reply).ok());
+  EXPECT_EQ(reply.data(), "late");
+
+  v1::PulseSignalRequest pulse;
+  pulse.set_port_name("sim://psu");
+  pulse.set_signal(v1::CONTROL_LINE_DTR);
+  pulse.set_level(false);
+  pulse.set_ms(20);
+  v1::SignalsResponse lines;
+  ASSERT_TRUE(client_->stub()->PulseSignal(client_->Context().get(), pulse, &lines).ok());
+  ASSERT_TRUE(client_->stub()->WaitFor(client_->Context().get(), banner, &waited).ok());
+  EXPECT_TRUE(waited.matched()) << "the banner again after the reset";
+  ASSERT_TRUE(client_->Query("sim://psu", "VOLT?", 1000, &reply).ok());
+  EXPECT_EQ(reply.data(), "0") << "rebooted to its initial state";
+}
+
+}  // namespace
+}  // namespace labgate::serial
