@@ -7,6 +7,7 @@
 #include "common/byte_pattern.h"
 #include "common/log.h"
 #include "serial-service/backends/libserialport_backend.h"
+#include "serial-service/backends/sim_port.h"
 #include "serial-service/backends/termios_port.h"
 #include "serial-service/instruments/reply_readings.h"
 #include "serial-service/limits/scpi_quantity.h"
@@ -62,8 +63,10 @@ absl::StatusOr<std::unique_ptr<PortService>> PortService::Create(
 PortService::PortService(const PortServiceOptions& options)
     : clock_(options.clock != nullptr ? options.clock : SystemClock()),
       policy_file_(options.policy_file),
+      custom_factory_(static_cast<bool>(options.port_factory)),
       recorder_(std::make_unique<SessionRecorder>(RecorderOptionsFor(options))),
-      registry_(options.port_factory ? options.port_factory : PortFactory(DefaultPortFactory),
+      registry_(WithSimulations(options.port_factory ? options.port_factory
+                                                     : PortFactory(DefaultPortFactory)),
                 clock_, &hub_, options.poll_period_ms, recorder_.get(), options.query_reply_spin,
                 options.capture),
       instruments_(options.profiles_dir, options.instruments_file),
@@ -73,6 +76,34 @@ PortService::PortService(const PortServiceOptions& options)
       misc_worker_(std::make_unique<PortWorker>("serial-misc", nullptr)) {}
 
 PortService::~PortService() { StopPorts(); }
+
+PortFactory PortService::WithSimulations(PortFactory base) {
+  // Called only once the service is built: instruments_ is there by then.
+  return [this, base = std::move(base)](const std::string& name) -> std::unique_ptr<SerialPort> {
+    if (std::shared_ptr<const InstrumentProfile> profile = SimulatedProfile(name)) {
+      return std::make_unique<SimPort>(*profile->simulation);
+    }
+    return base(name);
+  };
+}
+
+std::shared_ptr<const InstrumentProfile> PortService::SimulatedProfile(
+    const std::string& name) const {
+  if (!IsSimName(name)) return nullptr;
+  const std::string model = name.substr(std::string("sim://").size());
+  for (const auto& profile : instruments_.catalog()->profiles) {
+    if (profile->model == model && profile->simulation.has_value()) return profile;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> PortService::SimulatedPortNames() const {
+  std::vector<std::string> names;
+  for (const auto& profile : instruments_.catalog()->profiles) {
+    if (profile->simulation.has_value()) names.push_back("sim://" + profile->model);
+  }
+  return names;
+}
 
 absl::Status PortService::ShuttingDownError() {
   return absl::UnavailableError("labgate-serial is shutting down");
@@ -110,6 +141,7 @@ void PortService::ListPorts(std::function<void(absl::StatusOr<std::vector<Listed
     if (!ports.ok()) return done(ports.status());
     std::map<std::string, std::optional<std::string>> names;  // path -> instrument
     for (const PortDetails& port : *ports) names[port.port_name];
+    for (const std::string& simulated : SimulatedPortNames()) names[simulated];
     for (const std::string& name : registry_.OpenPortNames()) {
       std::shared_ptr<ManagedPort> port = registry_.Find(name);
       if (port == nullptr || port->instrument().empty()) {
@@ -133,6 +165,13 @@ void PortService::ListPortsExtended(
     if (!ports.ok()) return done(ports.status());
     std::vector<PortDetails> listed;
     std::set<std::string> found;
+    for (const std::string& simulated : SimulatedPortNames()) {
+      PortDetails details;
+      details.port_name = simulated;
+      details.description = "simulated from its instrument profile";
+      found.insert(simulated);
+      if (policy_.Listed(simulated)) listed.push_back(details);
+    }
     for (const PortDetails& port : *ports) {
       found.insert(port.port_name);
       if (policy_.Listed(port.port_name)) listed.push_back(port);
@@ -196,6 +235,13 @@ void PortService::OpenPort(const std::string& owner, const std::string& name,
                            const PortSettings& settings,
                            std::function<void(absl::StatusOr<PortSettings>)> done) {
   if (absl::Status can = CheckCanRecord(settings.session_id); !can.ok()) return done(can);
+  if (IsSimName(name) && !custom_factory_ && SimulatedProfile(name) == nullptr) {
+    const std::vector<std::string> simulated = SimulatedPortNames();
+    return done(absl::NotFoundError(absl::StrCat(
+        "no profile simulates ", name.substr(6), "; ",
+        simulated.empty() ? "none has a simulation section (labgate-serial --profiles DIR)"
+                          : "simulated: " + absl::StrJoin(simulated, ", "))));
+  }
   if (absl::Status allowed = policy_.CheckOpen(name, settings.baud_rate); !allowed.ok()) {
     SerialMetrics::Get().policy_refusals.With({"open"}).Increment();
     if (!settings.session_id.empty()) {

@@ -139,8 +139,9 @@ class PortService {
   bool stopped() const { return stopped_.load(); }
   static absl::Status ShuttingDownError();
 
-  // Every port the host has plus the open ones, sorted, as far as the policy lists them; an
-  // instrument's port under its device path, with its name.
+  // Every port the host has, sim://MODEL for each profile with a simulation, and the open ones,
+  // sorted, as far as the policy lists them; an instrument's port under its device path, with
+  // its name.
   void ListPorts(std::function<void(absl::StatusOr<std::vector<ListedPort>>)> done);
   // The same with what is known of each.
   void ListPortsExtended(std::function<void(absl::StatusOr<std::vector<PortDetails>>)> done);
@@ -330,8 +331,15 @@ class PortService {
   // Runs `work` on the misc worker.
   void OnMiscWorker(std::function<void()> work) { misc_worker_->Post(std::move(work)); }
 
+  // The backends: sim://MODEL from a profile's simulation, anything else from `base`.
+  PortFactory WithSimulations(PortFactory base);
+  // The profile that simulates sim://MODEL; null for another name or none.
+  std::shared_ptr<const InstrumentProfile> SimulatedProfile(const std::string& name) const;
+  std::vector<std::string> SimulatedPortNames() const;
+
   Clock* const clock_;
   const std::string policy_file_;
+  const bool custom_factory_;  // a test's factory may serve sim:// names itself
   // Declared before the registry: ports record into it until they are gone.
   std::unique_ptr<SessionRecorder> recorder_;
   std::atomic<bool> stopped_{false};

@@ -85,9 +85,10 @@ absl::StatusOr<InstrumentMatch> MatchFromJson(const json& match, const std::stri
         where, ": match must have exactly one of usb_serial, by_path, idn_serial, port_name; ",
         given.empty() ? "it has none" : absl::StrCat("it has ", absl::StrJoin(given, " and "))));
   }
-  // A loopback (loop://name) may stand in for an instrument, e.g. to rehearse with its limits.
-  const bool loopback =
-      parsed.kind == InstrumentMatch::Kind::kPortName && IsLoopbackName(parsed.value);
+  // A loopback (loop://name) or a simulation (sim://MODEL) may stand in for an instrument, to
+  // rehearse with its limits.
+  const bool loopback = parsed.kind == InstrumentMatch::Kind::kPortName &&
+                        (IsLoopbackName(parsed.value) || parsed.value.rfind("sim://", 0) == 0);
   if ((parsed.kind == InstrumentMatch::Kind::kByPath ||
        parsed.kind == InstrumentMatch::Kind::kPortName) &&
       parsed.value.front() != '/' && !loopback) {

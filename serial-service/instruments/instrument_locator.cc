@@ -95,7 +95,7 @@ InstrumentLocation ByPath(const std::string& path) {
 }
 
 InstrumentLocation ByPortName(const std::string& path) {
-  if (IsLoopbackName(path)) return Found(path);
+  if (IsLoopbackName(path) || path.rfind("sim://", 0) == 0) return Found(path);
   std::error_code error;
   if (std::filesystem::exists(path, error)) return Found(path);
   if (error)

@@ -10,6 +10,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "serial-service/instruments/simulation_json.h"
 #include "serial-service/policy/json_schema_check.h"
 #include "serial-service/ports/line_sequence_json.h"
 
@@ -239,7 +240,11 @@ absl::StatusOr<InstrumentProfile> ParseInstrumentProfile(const std::string& json
                                                          const std::string& source) {
   const json document = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
   if (document.is_discarded()) return Bad(source, "not valid JSON");
-  static const json* schema = new json(WithStepSchema(json::parse(kSchema)));
+  static const json* schema = [] {
+    auto* made = new json(WithStepSchema(json::parse(kSchema)));
+    (*made)["properties"]["simulation"] = SimulationSchema();
+    return made;
+  }();
   if (absl::Status valid = CheckAgainstSchema(*schema, document); !valid.ok()) {
     return Bad(source, valid.message());
   }
@@ -280,6 +285,15 @@ absl::StatusOr<InstrumentProfile> ParseInstrumentProfile(const std::string& json
     absl::StatusOr<QuantityLimits> limits = QuantityLimits::Create(*std::move(spec));
     if (!limits.ok()) return Bad(source, limits.status().message());
     profile.limits = std::make_shared<const QuantityLimits>(*std::move(limits));
+  }
+
+  if (document.contains("simulation")) {
+    static const std::vector<QuantitySpec> kNone;
+    absl::StatusOr<SimulationSpec> simulation =
+        SimulationFromJson(document["simulation"],
+                           profile.limits != nullptr ? profile.limits->spec().quantities : kNone);
+    if (!simulation.ok()) return Bad(source, simulation.status().message());
+    profile.simulation = *std::move(simulation);
   }
 
   if (document.contains("sequences")) {

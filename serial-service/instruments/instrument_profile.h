@@ -15,6 +15,7 @@
 #include "common/byte_pattern.h"
 #include "serial-service/limits/quantity_limits.h"
 #include "serial-service/ports/line_sequence.h"
+#include "serial-service/sim/simulated_instrument.h"
 
 namespace labgate::serial {
 
@@ -53,6 +54,9 @@ struct InstrumentProfile {
     CompiledPattern compiled, command_compiled;
   };
   std::vector<Reading> readings;
+
+  // How sim://MODEL behaves (issue 33); absent: the model is not simulated.
+  std::optional<SimulationSpec> simulation;
 };
 
 // INVALID_ARGUMENT naming `source` and what is wrong: not JSON, a schema violation with its

@@ -114,6 +114,14 @@ TEST(InstrumentProfileTest, WhatIsWrongIsNamedWithTheFile) {
   EXPECT_THAT(
       Refusal([](nlohmann::json& d) { d["readings"]["voltage"]["pattern"] = "^([0-9.]+)$"; }),
       HasSubstr("readings.voltage: the pattern has no group named value"));
+  EXPECT_THAT(Refusal([](nlohmann::json& d) { d["simulation"]["colour"] = "red"; }),
+              HasSubstr("colour"));
+  EXPECT_THAT(Refusal([](nlohmann::json& d) { d["simulation"]["state"]["power"]["initial"] = 1; }),
+              HasSubstr("simulation.state.power: the state is kept in a quantity the profile "
+                        "declares"));
+  EXPECT_THAT(
+      Refusal([](nlohmann::json& d) { d["simulation"]["responses"][0]["match"] = "(unclosed"; }),
+      HasSubstr("simulation.responses[0].match"));
   EXPECT_THAT(
       Refusal([](nlohmann::json& d) { d["readings"]["voltage"]["command"] = "(MEAS:VOLT?"; }),
       ::testing::AllOf(HasSubstr("readings.voltage.command"), HasSubstr("missing )")));

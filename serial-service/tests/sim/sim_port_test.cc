@@ -7,9 +7,12 @@
 #include <poll.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "common/service_host.h"
 #include "serial-service/serial_service.h"
 #include "serial-service/tests/serial_test_client.h"
@@ -122,6 +125,72 @@ TEST_F(SimServiceTest, ASimulatedSupplyAnswersItsQueriesAndRebootsOnADtrPulse) {
   EXPECT_TRUE(waited.matched()) << "the banner again after the reset";
   ASSERT_TRUE(client_->Query("sim://psu", "VOLT?", 1000, &reply).ok());
   EXPECT_EQ(reply.data(), "0") << "rebooted to its initial state";
+}
+
+// sim://MODEL from the profiles: listed, opened by a named instrument on it (its probe answered
+// by the simulation), its limits refusing before anything reaches the simulation, and its error
+// queue for what the simulation itself refuses.
+TEST(SimProfileTest, AProfilesSimulationIsAPortANamedInstrumentAndARehearsalOfItsLimits) {
+  char pattern[] = "/tmp/labgate-sim-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  std::filesystem::create_directory(dir + "/profiles");
+  std::ofstream(dir + "/profiles/psu.json") << R"json({
+    "model": "SIM-PSU",
+    "match": {"probe": {"reply": "^LABGATE,SIM-PSU,(?P<serial>[^,]+),"}},
+    "settings": {"baud_rate": 9600, "terminator": "\n", "timeout_ms": 1000},
+    "quantities": {"voltage": {"unit": "V", "min": 0, "max": 30,
+                               "headers": ["[SOURce#:]VOLTage[:LEVel]"]}},
+    "limits": [{"name": "max-voltage", "quantity": "voltage", "max": 5}],
+    "simulation": {
+      "serial": "SIM0042",
+      "responses": [{"match": "\\*IDN\\?", "reply": "LABGATE,SIM-PSU,{serial},1.0"}],
+      "state": {"voltage": {"initial": 0}}
+    }})json";
+  std::ofstream(dir + "/instruments.json")
+      << R"({"instruments": [{"name": "psu-sim", "profile": "SIM-PSU",
+                              "match": {"port_name": "sim://SIM-PSU"}}]})";
+  SerialServiceOptions options;
+  options.profiles_dir = dir + "/profiles";
+  options.instruments_file = dir + "/instruments.json";
+  auto service = CreateSerialService(options);
+  ASSERT_TRUE(service.ok()) << service.status();
+  auto host = ServiceHost::Start("", {service->get()});
+  ASSERT_TRUE(host.ok());
+  testing::SerialClient client((*host)->InProcessChannel(), "alice");
+
+  v1::ListPortsResponse ports;
+  ASSERT_TRUE(
+      client.stub()->ListPorts(client.Context().get(), v1::ListPortsRequest(), &ports).ok());
+  bool listed = false;
+  for (const v1::PortInfo& port : ports.ports()) listed |= port.port_name() == "sim://SIM-PSU";
+  EXPECT_TRUE(listed) << ports.DebugString();
+  grpc::Status unknown = client.Open("sim://NOPE", 9600);
+  EXPECT_EQ(unknown.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(unknown.error_message(), "no profile simulates NOPE; simulated: sim://SIM-PSU");
+
+  v1::OpenPortRequest open;
+  open.set_instrument("psu-sim");
+  v1::OpenPortResponse opened;
+  grpc::Status status = client.Open(open, &opened);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(opened.identity(), "LABGATE,SIM-PSU,SIM0042,1.0");
+  grpc::Status refused = client.Write("psu-sim", "VOLT 12");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(refused.error_message(), "12 V exceeds max-voltage (5 V) on psu-sim channel 1");
+  v1::QueryResponse reply;
+  ASSERT_TRUE(client.Query("psu-sim", "VOLT?", 1000, &reply).ok());
+  EXPECT_EQ(reply.data(), "0") << "the refused value never reached the simulation";
+  ASSERT_TRUE(client.Write("psu-sim", "VOLT 4.5").ok());
+  ASSERT_TRUE(client.Query("psu-sim", "VOLT?", 1000, &reply).ok());
+  EXPECT_EQ(reply.data(), "4.5");
+  ASSERT_TRUE(client.Write("psu-sim", "FOO 1").ok());
+  ASSERT_TRUE(client.Query("psu-sim", "SYST:ERR?", 1000, &reply).ok());
+  EXPECT_EQ(reply.data(), "-113,\"Undefined header\"");
+
+  (*service)->Shutdown();
+  (*host)->Shutdown(std::chrono::seconds(2));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
