@@ -326,14 +326,20 @@ const Reservation* ReservationBook::HolderOf(const std::string& target) const {
 }
 
 std::optional<ReservationTime> ReservationBook::NextDeadline() const {
-  std::optional<ReservationTime> next;
+  // A plain minimum, not an optional compared in the loop: clang-tidy 16's optional-access
+  // analysis crashes on that form.
+  bool any = false;
+  ReservationTime earliest = ReservationTime::max();
   for (const auto& [id, reservation] : reservations_) {
     const bool runs_out =
         reservation.state == ReservationState::kGranted ||
         (reservation.state == ReservationState::kWaiting && reservation.request.wait.count() > 0);
-    if (runs_out && (!next.has_value() || reservation.ends_at < *next)) next = reservation.ends_at;
+    if (!runs_out) continue;
+    any = true;
+    earliest = std::min(earliest, reservation.ends_at);
   }
-  return next;
+  if (!any) return std::nullopt;
+  return earliest;
 }
 
 }  // namespace labgate::session
