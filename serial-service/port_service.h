@@ -309,6 +309,20 @@ class PortService {
   // The named instrument that is at `path` now, as its match finds it without writing to any
   // port (an idn_serial one: where a probe last found it); "" when none is.
   std::string InstrumentAt(const std::string& path);
+  // open_port {instrument}'s identity check in progress: the lines its probe brought back.
+  struct Identification {
+    std::shared_ptr<ManagedPort> port;
+    NamedInstrument expected;
+    std::shared_ptr<const InstrumentCatalog> catalog;
+    std::string path;
+    OpenedInstrument result;
+    std::chrono::steady_clock::time_point deadline;
+    std::vector<std::string> answered;
+    std::function<void(absl::StatusOr<OpenedInstrument>)> done;
+  };
+  static constexpr size_t kLinesBeforeIdentity = 8;
+  // Takes `line` (a reply to the probe, or a line after it) and finishes, or reads on.
+  void Identify(const std::shared_ptr<Identification>& id, const std::string& line);
   // The re-enumeration watcher: reopens lost instrument ports whose device is back.
   void WatchInstruments();
   void ReattachLost(const std::shared_ptr<ManagedPort>& port);

@@ -140,8 +140,11 @@ absl::StatusOr<std::string> PortService::LocateForOpen(const NamedInstrument& na
     if (backend == nullptr || !backend->Open().ok()) continue;
     absl::StatusOr<std::string> reply = absl::UnknownError("not probed");
     if (absl::Status configured = backend->Configure(settings); configured.ok()) {
-      reply = ProbeBackend(*backend, profile.probe->command, settings.terminator,
-                           std::min(settings.timeout_ms, kProbeWaitMs));
+      reply =
+          ProbeBackend(*backend, profile.probe->command, settings.terminator,
+                       std::min(settings.timeout_ms, kProbeWaitMs), [&](const std::string& line) {
+                         return CheckIdentity(named, profile, line, candidate).ok();
+                       });
     }
     backend->Close();
     if (reply.ok() && CheckIdentity(named, profile, *reply, candidate).ok()) {
@@ -201,30 +204,55 @@ void PortService::OpenInstrument(const std::string& owner, const std::string& in
           ReadParams params;
           params.timeout_ms = settings.timeout_ms;
           params.max_bytes = 1024;
+          auto identification = std::make_shared<Identification>();
+          identification->port = port;
+          identification->expected = expected;
+          identification->catalog = catalog;
+          identification->path = path;
+          identification->result = std::move(result);
+          identification->deadline =
+              std::chrono::steady_clock::now() + std::chrono::milliseconds(settings.timeout_ms);
+          identification->done = std::move(done);
           port->Query(probe->command, /*text_mode=*/true, params,
-                      [this, port, expected, catalog, path, result,
-                       done = std::move(done)](absl::StatusOr<QueryResult> answered) mutable {
-                        const InstrumentProfile* profile = catalog->ProfileFor(expected.profile);
-                        const std::string reply =
-                            answered.ok() ? TrimmedReply(answered->reply.data) : std::string();
-                        absl::Status identity = CheckIdentity(expected, *profile, reply, path);
-                        if (identity.ok()) {
-                          result.identity = reply;
-                          instruments_.NoteIdentity(expected.name, reply);
-                          port->RecordEvent(absl::StrCat("instrument ", expected.name, " at ", path,
-                                                         " identified: ", reply));
-                          return done(std::move(result));
-                        }
-                        LG_LOG(kWarning) << std::string(identity.message());
-                        port->RecordEvent(std::string(identity.message()));
-                        port->Close("not the instrument expected",
-                                    [identity, done = std::move(done)](const std::string&) {
-                                      done(identity);
-                                    });
+                      [this, identification](absl::StatusOr<QueryResult> answered) {
+                        Identify(identification, answered.ok() ? answered->reply.data : "");
                       });
         },
         PortIdentity{*path, instrument});
   });
+}
+
+void PortService::Identify(const std::shared_ptr<Identification>& id, const std::string& line) {
+  const InstrumentProfile* profile = id->catalog->ProfileFor(id->expected.profile);
+  const std::string reply = TrimmedReply(line);
+  if (!reply.empty()) id->answered.push_back(reply);
+  if (!reply.empty() && CheckIdentity(id->expected, *profile, reply, id->path).ok()) {
+    id->result.identity = reply;
+    instruments_.NoteIdentity(id->expected.name, reply);
+    id->port->RecordEvent(
+        absl::StrCat("instrument ", id->expected.name, " at ", id->path, " identified: ", reply));
+    return id->done(std::move(id->result));
+  }
+  // A line that is not the answer (a power-on banner, a prompt) may come first: read on, within
+  // the probe's time, for a few lines. What is read is recorded as any rx is.
+  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+      id->deadline - std::chrono::steady_clock::now());
+  if (!line.empty() && left.count() > 0 && id->answered.size() < kLinesBeforeIdentity) {
+    ReadParams params;
+    params.timeout_ms = left.count();
+    params.max_bytes = 1024;
+    id->port->Read(params, [this, id](absl::StatusOr<ReadResult> read) {
+      Identify(id, read.ok() ? read->data : "");
+    });
+    return;
+  }
+  // The last line is most likely the probe's answer: it is the one named.
+  const absl::Status identity = CheckIdentity(
+      id->expected, *profile, id->answered.empty() ? "" : id->answered.back(), id->path);
+  LG_LOG(kWarning) << std::string(identity.message());
+  id->port->RecordEvent(std::string(identity.message()));
+  id->port->Close("not the instrument expected",
+                  [identity, done = std::move(id->done)](const std::string&) { done(identity); });
 }
 
 void PortService::WatchInstruments() {
@@ -261,8 +289,12 @@ void PortService::ReattachLost(const std::shared_ptr<ManagedPort>& port) {
     // Only the instrument it was may take its place.
     absl::StatusOr<std::string> reply = absl::UnknownError("not probed");
     if (backend->Configure(settings).ok()) {
-      reply = ProbeBackend(*backend, profile->probe->command, settings.terminator,
-                           std::min(settings.timeout_ms, kProbeWaitMs));
+      reply = ProbeBackend(
+          *backend, profile->probe->command, settings.terminator,
+          std::min(settings.timeout_ms, kProbeWaitMs), [&](const std::string& line) {
+            return CheckIdentity(*named, *profile, line, *path).ok() &&
+                   SameInstrument(*profile, instruments_.IdentityOf(named->name), line);
+          });
     }
     if (!reply.ok() || !CheckIdentity(*named, *profile, *reply, *path).ok() ||
         !SameInstrument(*profile, instruments_.IdentityOf(named->name), *reply)) {

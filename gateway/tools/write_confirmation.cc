@@ -12,6 +12,8 @@ constexpr char kIdKey[] = "labgate-confirm-id";
 // Set for control lines and named sequences: what the service will do, which the call's
 // arguments do not show.
 constexpr char kWhatKey[] = "labgate-confirm-what";
+// "limit": an instrument's limit asks, not the policy.
+constexpr char kSourceKey[] = "labgate-confirm-source";
 
 std::string Payload(const absl::Status& status, const char* key) {
   auto value = status.GetPayload(key);
@@ -48,7 +50,7 @@ std::string ShownData(const json& arguments) {
 }
 
 json ElicitationParams(const std::string& tool, const std::string& rule, const std::string& what,
-                       const json& arguments) {
+                       bool limit, const json& arguments) {
   const std::string port = StringArgument(arguments, "port_name", "the open port");
   const std::string encoding = StringArgument(arguments, "encoding", "text");
   std::string data = what.empty() ? ShownData(arguments) : what;
@@ -59,9 +61,9 @@ json ElicitationParams(const std::string& tool, const std::string& rule, const s
                          "') asks a person to approve this ", tool, " to ", port, ":\n\n    ", data,
                          encoding == "text" ? "" : absl::StrCat("  (", encoding, ")"),
                          "\n\nSend it to the instrument?")
-          : absl::StrCat("labgate's safety policy (rule '", rule,
-                         "') asks a person to approve this ", tool, " on ", port, ":\n\n    ", data,
-                         "\n\nDo it on the instrument?");
+          : absl::StrCat(limit ? "The instrument's limit '" : "labgate's safety policy (rule '",
+                         rule, limit ? "' asks" : "') asks", " a person to approve this ", tool,
+                         " on ", port, ":\n\n    ", data, "\n\nDo it on the instrument?");
   return {{"message", message},
           {"requestedSchema",
            {{"type", "object"},
@@ -88,26 +90,30 @@ std::string Decision(const absl::StatusOr<json>& answer) {
                                                                                     : "decline";
 }
 
-// `lines`: the call drives control lines rather than sending bytes.
+// `lines`: the call drives control lines rather than sending bytes; `limit`: an instrument's
+// limit asked, which no exemption lifts.
 absl::Status NotApproved(const std::string& decision, const std::string& rule, bool lines,
-                         const absl::StatusOr<json>& answer) {
+                         bool limit, const absl::StatusOr<json>& answer) {
   std::string why;
   if (decision == "decline") {
     why = "the person declined it";
   } else if (decision == "cancel") {
     why = "the person dismissed the request";
   } else if (absl::IsFailedPrecondition(answer.status())) {
-    why =
-        "this MCP client does not support elicitation, so labgate cannot ask a person; use a "
-        "client that does, or ask the operator to exempt this owner (confirm_exempt)";
+    why = limit ? "this MCP client does not support elicitation, so labgate cannot ask a "
+                  "person; use a client that does"
+                : "this MCP client does not support elicitation, so labgate cannot ask a "
+                  "person; use a client that does, or ask the operator to exempt this owner "
+                  "(confirm_exempt)";
   } else if (absl::IsDeadlineExceeded(answer.status())) {
     why = absl::StrCat("no answer came within ", kConfirmationTimeout.count(), " s");
   } else {
     why = absl::StrCat("the person could not be asked (", answer.status().message(), ")");
   }
-  return absl::FailedPreconditionError(absl::StrCat(lines ? "not done" : "not sent",
-                                                    ": the safety policy's rule '", rule,
-                                                    "' needs a person's approval, and ", why));
+  return absl::FailedPreconditionError(
+      absl::StrCat(lines ? "not done" : "not sent",
+                   limit ? ": the instrument's limit '" : ": the safety policy's rule '", rule,
+                   "' needs a person's approval, and ", why));
 }
 
 }  // namespace
@@ -124,12 +130,14 @@ void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool, const
   const std::string rule = Payload(refusal, kRuleKey);
   const std::string id = Payload(refusal, kIdKey);
   const std::string what = Payload(refusal, kWhatKey);
+  const bool limit = Payload(refusal, kSourceKey) == "limit";
   // In the 2026 era the question goes back as input_required under this key, and the
   // client's retry of the whole call brings the answer.
   context->AskClient(
-      "confirm_write", "elicitation/create", ElicitationParams(tool.name, rule, what, arguments),
-      kConfirmationTimeout,
-      [tool = &tool, arguments, invoker, options, context, rule, id, lines = !what.empty(),
+      "confirm_write", "elicitation/create",
+      ElicitationParams(tool.name, rule, what, limit, arguments), kConfirmationTimeout,
+      [tool = &tool, arguments, invoker, options, context, rule, id,
+       lines = !what.empty() && !limit, limit,
        done = std::move(done)](const absl::StatusOr<json>& answer) mutable {
         // Not asked yet: nothing is decided, so nothing is sent or recorded.
         if (IsInputRequired(answer.status())) return done(answer.status());
@@ -142,7 +150,7 @@ void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool, const
         }
         // Sent anyway so that the service records the refusal in the port's session;
         // nothing is written.
-        absl::Status not_approved = NotApproved(decision, rule, lines, answer);
+        absl::Status not_approved = NotApproved(decision, rule, lines, limit, answer);
         invoker->Call(*tool, arguments, options,
                       [not_approved, done = std::move(done)](const absl::StatusOr<json>&) {
                         done(not_approved);

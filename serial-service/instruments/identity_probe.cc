@@ -10,7 +10,8 @@
 namespace labgate::serial {
 
 absl::StatusOr<std::string> ProbeBackend(SerialPort& port, const std::string& command,
-                                         const std::string& terminator, int64_t timeout_ms) {
+                                         const std::string& terminator, int64_t timeout_ms,
+                                         const std::function<bool(const std::string&)>& accept) {
   const std::string line = command + terminator;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   auto left_ms = [&deadline] {
@@ -28,22 +29,28 @@ absl::StatusOr<std::string> ProbeBackend(SerialPort& port, const std::string& co
     }
   }
   const std::string end = terminator.empty() ? "\n" : terminator;
-  std::string reply;
+  // Lines before the answer (a power-on banner) are read past, up to a few of them.
+  std::string received;
+  std::string last;
+  int lines = 0;
   char buffer[256];
-  while (reply.find(end) == std::string::npos) {
-    const int64_t wait = left_ms();
-    if (wait == 0) break;
-    absl::StatusOr<size_t> got = port.Read(buffer, sizeof(buffer), wait);
+  while (left_ms() > 0 && received.size() <= 4096) {  // no identification is that long
+    size_t at;
+    while ((at = received.find(end)) != std::string::npos) {
+      std::string line = TrimmedReply(received.substr(0, at));
+      received.erase(0, at + end.size());
+      if (line.empty()) continue;
+      if (accept(line) || ++lines >= 8) return line;
+      last = std::move(line);
+    }
+    absl::StatusOr<size_t> got = port.Read(buffer, sizeof(buffer), left_ms());
     if (!got.ok()) return got.status();
-    reply.append(buffer, *got);
-    if (reply.size() > 4096) break;  // no identification is that long
+    received.append(buffer, *got);
   }
-  if (reply.empty()) {
-    return absl::DeadlineExceededError(
-        absl::StrCat("no answer to '", command, "' within ", timeout_ms, " ms"));
-  }
-  if (const size_t at = reply.find(end); at != std::string::npos) reply.resize(at);
-  return TrimmedReply(std::move(reply));
+  if (!last.empty()) return last;
+  if (!received.empty()) return TrimmedReply(std::move(received));
+  return absl::DeadlineExceededError(
+      absl::StrCat("no answer to '", command, "' within ", timeout_ms, " ms"));
 }
 
 std::string TrimmedReply(std::string reply) {

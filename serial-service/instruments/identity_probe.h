@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -15,10 +16,13 @@
 
 namespace labgate::serial {
 
-// Writes `command` and `terminator` to an open backend and reads its reply up to the terminator
-// (dropped, with any '\r') or `timeout_ms`. DEADLINE_EXCEEDED when nothing came back.
+// Writes `command` and `terminator` to an open backend and reads lines (each without its
+// terminator and trailing spaces) within `timeout_ms` until one is what `accept` wants: that
+// line, or else the last line read (lines before an answer, such as a banner, are read past).
+// DEADLINE_EXCEEDED when nothing came back.
 absl::StatusOr<std::string> ProbeBackend(SerialPort& port, const std::string& command,
-                                         const std::string& terminator, int64_t timeout_ms);
+                                         const std::string& terminator, int64_t timeout_ms,
+                                         const std::function<bool(const std::string&)>& accept);
 
 // The reply with its line ending trimmed, as messages quote it.
 std::string TrimmedReply(std::string reply);

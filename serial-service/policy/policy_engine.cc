@@ -233,6 +233,7 @@ absl::Status PolicyEngine::CheckWrite(const std::string& owner, const std::strin
       while (!shown.empty() && (shown.back() == '\n' || shown.back() == '\r')) shown.pop_back();
       status.SetPayload(kConfirmWhatPayload,
                         absl::Cord(absl::StrCat(shown, "  (", limit->reason, ")")));
+      status.SetPayload(kConfirmSourcePayload, absl::Cord("limit"));
     }
     return status;
   }

@@ -24,6 +24,9 @@ inline constexpr char kConfirmIdPayload[] = "labgate-confirm-id";
 // And, for a change of control lines, what the person is asked about (the call's own arguments
 // do not show a named sequence's steps).
 inline constexpr char kConfirmWhatPayload[] = "labgate-confirm-what";
+// "limit" when an instrument's limit (confirm_above) asks, not the policy: its refusals then
+// speak of the instrument's limit, and confirm_exempt is no way around it.
+inline constexpr char kConfirmSourcePayload[] = "labgate-confirm-source";
 
 class PolicyEngine {
  public:

@@ -146,7 +146,7 @@ test("an instrument's confirm_above asks the person with the value and the comma
         assert.equal(await written(client, 'psu-9'), 'CURR 0.8');
       } else {
         assert.match(await callError(client, 'write', { port_name: 'psu-9', data: 'CURR 0.8' }),
-          /rule 'max-current' needs a person's approval, and the person declined it/);
+          /not sent: the instrument's limit 'max-current' needs a person's approval, and the person declined it/);
         assert.equal(await written(client, 'psu-9'), '', 'nothing was sent');
       }
       assert.equal(asked.length, 1);
