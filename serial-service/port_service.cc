@@ -1,5 +1,6 @@
 #include "serial-service/port_service.h"
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -468,6 +469,37 @@ absl::StatusOr<ScriptStep> PortService::ScriptStepFor(const ManagedPort& port,
   return step;
 }
 
+absl::Status PortService::BuildScript(const std::string& owner, ManagedPort& port,
+                                      const ScriptRequest& request, const char* tool,
+                                      ScriptParams* params, std::vector<LimitVerdict>* limits,
+                                      std::vector<int>* needs_approval) {
+  const int count = static_cast<int>(request.steps.size());
+  // The instrument's limits judge the sends in order, each against what the earlier ones set.
+  limits->assign(static_cast<size_t>(count), LimitVerdict());
+  LimitState scratch = LimitStateOf(port);
+  for (int i = 0; i < count; ++i) {
+    absl::StatusOr<ScriptStep> step = ScriptStepFor(port, request, i);
+    if (!step.ok()) return step.status();
+    if (step->kind == ScriptStep::Kind::kSend) {
+      LimitVerdict& verdict = (*limits)[static_cast<size_t>(i)];
+      verdict = CheckLimits(port, step->bytes, &scratch);
+      // Refused: CheckWrite records and counts it, and answers the refusal.
+      if (!verdict.status.ok()) {
+        return CheckWrite(owner, port, step->bytes, std::nullopt, tool, &verdict);
+      }
+      if (NeedsPerson(owner, port, step->bytes, verdict)) needs_approval->push_back(i);
+    }
+    params->steps.push_back(*std::move(step));
+  }
+  return absl::OkStatus();
+}
+
+bool PortService::NeedsPerson(const std::string& owner, const ManagedPort& port,
+                              const std::string& bytes, const LimitVerdict& verdict) const {
+  if (verdict.confirm_rule.has_value()) return true;
+  return policy_.ConfirmRuleFor(owner, PolicyName(port), bytes).has_value();
+}
+
 void PortService::StartScript(const std::string& owner, ManagedPort& port,
                               const ScriptRequest& request, const LineSequence* sequence,
                               std::function<void(absl::StatusOr<ScriptResult>)> done) {
@@ -481,28 +513,16 @@ void PortService::StartScript(const std::string& owner, ManagedPort& port,
   params.stop_on_timeout = request.stop_on_timeout;
   params.write_timeout_ms = port.Snapshot().settings.timeout_ms;
   params.abandoned = request.abandoned;
-  bool drives_lines = false;
+  std::vector<LimitVerdict> limits;
   std::vector<int> needs_approval;
-  // The instrument's limits judge the sends in order, each against what the earlier ones set.
-  std::vector<LimitVerdict> limits(static_cast<size_t>(count));
-  LimitState scratch = LimitStateOf(port);
-  for (int i = 0; i < count; ++i) {
-    absl::StatusOr<ScriptStep> step = ScriptStepFor(port, request, i);
-    if (!step.ok()) return done(step.status());
-    if (step->kind == ScriptStep::Kind::kSend) {
-      LimitVerdict& verdict = limits[static_cast<size_t>(i)];
-      verdict = CheckLimits(port, step->bytes, &scratch);
-      if (!verdict.status.ok()) {
-        return done(CheckWrite(owner, port, step->bytes, std::nullopt, tool, &verdict));
-      }
-      if (verdict.confirm_rule.has_value() ||
-          policy_.ConfirmRuleFor(owner, PolicyName(port), step->bytes).has_value()) {
-        needs_approval.push_back(i);
-      }
-    }
-    drives_lines = drives_lines || step->kind == ScriptStep::Kind::kSignal;
-    params.steps.push_back(*std::move(step));
+  if (absl::Status built =
+          BuildScript(owner, port, request, tool, &params, &limits, &needs_approval);
+      !built.ok()) {
+    return done(built);
   }
+  const bool drives_lines =
+      std::any_of(params.steps.begin(), params.steps.end(),
+                  [](const ScriptStep& step) { return step.kind == ScriptStep::Kind::kSignal; });
   // The policy sees the whole script before anything is sent: a refused step refuses it all,
   // and the one approval a person may give (for one send, or for the line changes) is asked
   // for first. A named sequence's own rule covers it even without line changes.

@@ -335,6 +335,15 @@ class PortService {
   // Step `index` of a script, checked (ValidateStep) and its patterns compiled.
   absl::StatusOr<ScriptStep> ScriptStepFor(const ManagedPort& port, const ScriptRequest& request,
                                            int index) const;
+  // A script's steps checked and built into `params`, each send judged by the instrument's
+  // limits in order (`limits`, by step) and those a person must approve listed. A send the
+  // limits refuse is the answer, recorded.
+  absl::Status BuildScript(const std::string& owner, ManagedPort& port,
+                           const ScriptRequest& request, const char* tool, ScriptParams* params,
+                           std::vector<LimitVerdict>* limits, std::vector<int>* needs_approval);
+  // Whether a person must approve `bytes`: the limits ask, or a confirm rule of the policy.
+  bool NeedsPerson(const std::string& owner, const ManagedPort& port, const std::string& bytes,
+                   const LimitVerdict& verdict) const;
   // send_expect and run_sequence: checks the script, then runs it (`sequence`: whose it is).
   void StartScript(const std::string& owner, ManagedPort& port, const ScriptRequest& request,
                    const LineSequence* sequence,
