@@ -12,7 +12,6 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
-#include "absl/strings/str_cat.h"
 #include "common/cli.h"
 #include "common/flag_names.h"
 #include "common/log.h"
@@ -152,14 +151,12 @@ int main(int argc, char** argv) {
       config.status = absl::InvalidArgumentError(
           "--profiles and --instruments apply to the embedded serial service; give them to the "
           "remote labgate-serial");
-    } else if (auto loaded = labgate::serial::LoadInstrumentCatalog(
+    } else if (auto checked = labgate::serial::CheckInstrumentFiles(
                    backend_options.profiles_dir, backend_options.instruments_file);
-               !loaded.ok()) {
-      config.status = loaded.status();
+               !checked.ok()) {
+      config.status = checked.status();
     } else {
-      config.lines.push_back(absl::StrCat("instruments: ", (*loaded)->profiles.size(),
-                                          " profile(s), ", (*loaded)->instruments.size(),
-                                          " named instrument(s)"));
+      config.lines.push_back(*std::move(checked));
     }
   }
   if (absl::Status capture = labgate::serial::ValidateCaptureOptions(backend_options.capture);

@@ -115,13 +115,12 @@ int main(int argc, char** argv) {
   if (const std::string profiles = absl::GetFlag(FLAGS_profiles),
       instruments = absl::GetFlag(FLAGS_instruments);
       (!profiles.empty() || !instruments.empty()) && config.status.ok()) {
-    auto loaded = labgate::serial::LoadInstrumentCatalog(profiles, instruments);
-    if (loaded.ok()) {
-      config.lines.push_back(absl::StrCat("instruments: ", (*loaded)->profiles.size(),
-                                          " profile(s), ", (*loaded)->instruments.size(),
-                                          " named instrument(s)"));
+    absl::StatusOr<std::string> checked =
+        labgate::serial::CheckInstrumentFiles(profiles, instruments);
+    if (checked.ok()) {
+      config.lines.push_back(*std::move(checked));
     } else {
-      config.status = loaded.status();
+      config.status = checked.status();
     }
   }
   absl::StatusOr<labgate::CallerAuthOptions> caller_auth = CallerAuthFromFlags(&config.lines);

@@ -261,4 +261,13 @@ absl::StatusOr<std::shared_ptr<const InstrumentCatalog>> LoadInstrumentCatalog(
   return catalog;
 }
 
+absl::StatusOr<std::string> CheckInstrumentFiles(const std::string& profiles_dir,
+                                                 const std::string& instruments_file) {
+  absl::StatusOr<std::shared_ptr<const InstrumentCatalog>> loaded =
+      LoadInstrumentCatalog(profiles_dir, instruments_file);
+  if (!loaded.ok()) return loaded.status();
+  return absl::StrCat("instruments: ", (*loaded)->profiles.size(), " profile(s), ",
+                      (*loaded)->instruments.size(), " named instrument(s)");
+}
+
 }  // namespace labgate::serial

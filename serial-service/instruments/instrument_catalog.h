@@ -62,5 +62,9 @@ absl::StatusOr<std::vector<NamedInstrument>> ParseInstrumentsFile(
 // NOT_FOUND for a directory or file that cannot be read; otherwise the parsers' errors.
 absl::StatusOr<std::shared_ptr<const InstrumentCatalog>> LoadInstrumentCatalog(
     const std::string& profiles_dir, const std::string& instruments_file);
+// --check-config's line for the two files ("instruments: 2 profile(s), 3 named instrument(s)"),
+// or the error that loading them gives.
+absl::StatusOr<std::string> CheckInstrumentFiles(const std::string& profiles_dir,
+                                                 const std::string& instruments_file);
 
 }  // namespace labgate::serial
