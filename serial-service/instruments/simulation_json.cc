@@ -23,6 +23,13 @@ nlohmann::json SimulationSchema() {
           "error": {"type": "string", "minLength": 1}
         }
       }},
+      "switches": {"type": "object", "additionalProperties": {
+        "type": "object", "additionalProperties": false, "required": ["headers"],
+        "properties": {
+          "headers": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+          "initial": {"type": "boolean"}
+        }
+      }},
       "state": {"type": "object", "additionalProperties": {
         "type": "object", "additionalProperties": false,
         "properties": {
@@ -55,6 +62,23 @@ absl::StatusOr<SimulationSpec> SimulationFromJson(const nlohmann::json& section,
       response.delay_ms = entry.value("delay_ms", int64_t{0});
       if (entry.contains("error")) response.error = entry["error"].get<std::string>();
       spec.responses.push_back(std::move(response));
+    }
+  }
+  if (section.contains("switches")) {
+    for (const auto& [name, entry] : section["switches"].items()) {
+      SimulationSpec::Switch on_off;
+      on_off.name = name;
+      on_off.initial = entry.value("initial", false);
+      for (const nlohmann::json& header : entry["headers"]) {
+        absl::StatusOr<ScpiHeaderPattern> parsed =
+            ScpiHeaderPattern::Parse(header.get<std::string>());
+        if (!parsed.ok()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("simulation.switches.", name, ": ", parsed.status().message()));
+        }
+        on_off.headers.push_back(*std::move(parsed));
+      }
+      spec.switches.push_back(std::move(on_off));
     }
   }
   if (section.contains("state")) {

@@ -126,6 +126,7 @@ void SimulatedInstrument::HandleLine(absl::string_view line, Clock::time_point n
     if (command.query && nodes.size() > 1 && IsNode(nodes[0], "MEAS", "MEASURE")) {
       nodes.erase(nodes.begin());
     }
+    if (HandleSwitch(command, nodes, &replies)) continue;
     bool known = false;
     for (const SimulationSpec::Quantity& quantity : spec_.quantities) {
       for (const ScpiHeaderPattern& header : quantity.headers) {
@@ -158,6 +159,41 @@ void SimulatedInstrument::HandleLine(absl::string_view line, Clock::time_point n
   if (!replies.empty()) Say(absl::StrJoin(replies, ";") + spec_.terminator, now);
 }
 
+bool SimulatedInstrument::HandleSwitch(const ScpiCommand& command, const ScpiNodes& nodes,
+                                       std::vector<std::string>* replies) {
+  for (const SimulationSpec::Switch& entry : spec_.switches) {
+    for (const ScpiHeaderPattern& header : entry.headers) {
+      std::optional<ScpiHeaderPattern::Match> match = header.Matches(nodes);
+      if (!match.has_value()) continue;
+      const std::pair<std::string, int> key{entry.name, match->channel.value_or(1)};
+      if (command.query) {
+        replies->push_back(SwitchOn(key.first, key.second) ? "1" : "0");
+        return true;
+      }
+      const std::string given =
+          command.parameters.empty() ? "" : absl::AsciiStrToUpper(command.parameters[0]);
+      if (given == "ON" || given == "1") {
+        switches_[key] = true;
+      } else if (given == "OFF" || given == "0") {
+        switches_[key] = false;
+      } else {
+        PushError(kIllegalValue);
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+bool SimulatedInstrument::SwitchOn(const std::string& name, int channel) const {
+  auto it = switches_.find({name, channel});
+  if (it != switches_.end()) return it->second;
+  for (const SimulationSpec::Switch& declared : spec_.switches) {
+    if (declared.name == name) return declared.initial;
+  }
+  return false;
+}
+
 void SimulatedInstrument::Say(std::string text, Clock::time_point at) {
   output_.emplace(at, std::move(text));
 }
@@ -169,6 +205,7 @@ void SimulatedInstrument::PushError(std::string error) {
 
 void SimulatedInstrument::Reset() {
   values_.clear();
+  switches_.clear();
   errors_.clear();
 }
 

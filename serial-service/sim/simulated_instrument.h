@@ -27,6 +27,7 @@
 #include "absl/strings/string_view.h"
 #include "common/byte_pattern.h"
 #include "serial-service/limits/scpi_header_pattern.h"
+#include "serial-service/limits/scpi_message.h"
 #include "serial-service/limits/scpi_quantity.h"
 
 namespace labgate::serial {
@@ -46,11 +47,19 @@ struct SimulationSpec {
     std::vector<ScpiHeaderPattern> headers;  // where it is set and read
     double noise = 0;                        // readings vary by at most this much
   };
+  // An on/off state, such as a supply's output: `OUTP ON|OFF|1|0` sets it, `OUTP?` answers 1 or
+  // 0; anything else as its parameter is an illegal value.
+  struct Switch {
+    std::string name;  // "output"
+    bool initial = false;
+    std::vector<ScpiHeaderPattern> headers;
+  };
   std::string serial = "SIM0001";
   std::string banner;  // printed at open and after a reboot
   std::string terminator = "\n";
   std::vector<Response> responses;
   std::vector<Quantity> quantities;
+  std::vector<Switch> switches;
   bool reboot_on_dtr_pulse = false;
   static constexpr size_t kMaxErrors = 32;  // as instruments do, the oldest go first
 };
@@ -74,6 +83,7 @@ class SimulatedInstrument {
 
   // For tests and replay_status-like views.
   double Value(const std::string& quantity, int channel = 1) const;
+  bool SwitchOn(const std::string& name, int channel = 1) const;
   size_t ErrorCount() const { return errors_.size(); }
 
  private:
@@ -83,10 +93,14 @@ class SimulatedInstrument {
   void Reset();
   std::string Fill(const std::string& reply) const;
   std::string Reading(const SimulationSpec::Quantity& quantity, int channel);
+  // A command on one of the switches: true when it was one (answered or refused).
+  bool HandleSwitch(const ScpiCommand& command, const ScpiNodes& nodes,
+                    std::vector<std::string>* replies);
 
   const SimulationSpec spec_;
   std::string partial_;  // received, not yet a line
   std::map<std::pair<std::string, int>, double> values_;
+  std::map<std::pair<std::string, int>, bool> switches_;
   std::deque<std::string> errors_;
   std::multimap<Clock::time_point, std::string> output_;
   bool dtr_ = true;

@@ -33,8 +33,12 @@ test('README: a simulated supply by name, its readings, and its limits', async (
       /not sent: the instrument's limit 'max-current' needs a person's approval, and this MCP client does not support elicitation/);
     const errors = await callOk(client, 'query', { port_name: 'psu-sim', data: 'SYST:ERR?' });
     assert.equal(errors.data, '0,"No error"', 'nothing refused reached the simulation');
+    await callOk(client, 'write', { port_name: 'psu-sim', data: 'OUTP ON' });
+    assert.equal((await callOk(client, 'query', { port_name: 'psu-sim', data: 'OUTP?' })).data, '1');
     const ran = await callOk(client, 'run_sequence', { port_name: 'psu-sim', name: 'safe' });
     assert.equal(ran.completed, true);
+    assert.equal((await callOk(client, 'query', { port_name: 'psu-sim', data: 'OUTP?' })).data, '0',
+      "the profile's safe sequence turned the output off");
   } finally {
     await gateway.close();
   }

@@ -122,6 +122,10 @@ TEST(InstrumentProfileTest, WhatIsWrongIsNamedWithTheFile) {
   EXPECT_THAT(
       Refusal([](nlohmann::json& d) { d["simulation"]["responses"][0]["match"] = "(unclosed"; }),
       HasSubstr("simulation.responses[0].match"));
+  EXPECT_THAT(Refusal([](nlohmann::json& d) {
+                d["simulation"]["switches"]["output"]["headers"] = {"[OUTPut"};
+              }),
+              HasSubstr("simulation.switches.output: header '[OUTPut'"));
   EXPECT_THAT(
       Refusal([](nlohmann::json& d) { d["readings"]["voltage"]["command"] = "(MEAS:VOLT?"; }),
       ::testing::AllOf(HasSubstr("readings.voltage.command"), HasSubstr("missing )")));

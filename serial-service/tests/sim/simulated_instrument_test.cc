@@ -46,6 +46,10 @@ SimulationSpec Supply() {
       Quantity("voltage", "V", 30, "[SOURce#:]VOLTage[:LEVel][:IMMediate][:AMPLitude]"));
   spec.quantities.push_back(
       Quantity("current", "A", 3, "[SOURce#:]CURRent[:LEVel][:IMMediate][:AMPLitude]"));
+  SimulationSpec::Switch output;
+  output.name = "output";
+  output.headers.push_back(ScpiHeaderPattern::Parse("OUTPut#[:STATe]").value());
+  spec.switches.push_back(output);
   spec.reboot_on_dtr_pulse = true;
   return spec;
 }
@@ -78,6 +82,21 @@ TEST_F(SimulatedInstrumentTest, ItIdentifiesItselfAndKeepsWhatItIsSet) {
   EXPECT_EQ(sim_.Value("voltage", 2), 12);
   EXPECT_EQ(sim_.Value("voltage", 1), 3.3);
   EXPECT_EQ(sim_.ErrorCount(), 0u);
+}
+
+TEST_F(SimulatedInstrumentTest, ItsOutputIsASwitchThatIsSetAndAnswered) {
+  EXPECT_EQ(Ask("OUTP?"), "0\n");
+  EXPECT_EQ(Ask("OUTP ON"), "");
+  EXPECT_EQ(Ask("OUTPut:STATe?"), "1\n");
+  EXPECT_TRUE(sim_.SwitchOn("output"));
+  EXPECT_EQ(Ask("OUTP2 1;OUTP2?"), "1\n");
+  EXPECT_EQ(Ask("outp off"), "");
+  EXPECT_EQ(Ask("OUTP?;OUTP2?"), "0;1\n");
+  EXPECT_EQ(Ask("OUTP maybe"), "");
+  EXPECT_EQ(Ask("SYST:ERR?"), "-224,\"Illegal parameter value\"\n");
+  sim_.SetDtr(false, now_);
+  sim_.SetDtr(true, now_);
+  EXPECT_FALSE(sim_.SwitchOn("output", 2)) << "a reboot turns it off again";
 }
 
 TEST_F(SimulatedInstrumentTest, WhatItCannotDoGoesToItsErrorQueue) {
