@@ -300,8 +300,11 @@ class PortService {
   std::shared_ptr<const InstrumentProfile> ProfileOf(const ManagedPort& port) const;
   // A copy of the instrument's accepted values (empty for a port that is no instrument).
   LimitState LimitStateOf(const ManagedPort& port);
-  // The name the policy knows the port by: its device path.
-  static std::string PolicyName(const ManagedPort& port) { return port.device_path(); }
+  // The name the policy knows the port by: its device path. Only an instrument's may change,
+  // so other ports (every write goes through here) take no lock for it.
+  static std::string PolicyName(const ManagedPort& port) {
+    return port.instrument().empty() ? port.name() : port.device_path();
+  }
   // Where a named instrument is now; idn_serial ones are probed (ports not open only).
   absl::StatusOr<std::string> LocateForOpen(const NamedInstrument& named,
                                             const InstrumentProfile& profile,

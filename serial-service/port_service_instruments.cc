@@ -87,6 +87,8 @@ void PortService::ListInstruments(
         listing.path = location.path;
         listing.absent_reason = location.absent_reason;
       }
+      // As list_ports does: an instrument where the policy lists no port is not shown.
+      if (listing.path.has_value() && !policy_.Listed(*listing.path)) continue;
       instruments.push_back(std::move(listing));
     }
     done(std::move(instruments));

@@ -96,11 +96,17 @@ class PtyInstrumentTest : public ::testing::Test {
 
   // Starts the service with the profiles and `instruments` (the file's JSON). `listed` is what
   // the host lists in place of libserialport's enumeration.
-  void Start(const std::string& instruments, const std::vector<PortDetails>& listed = {}) {
+  // `policy`: the safety policy's JSON, if any.
+  void Start(const std::string& instruments, const std::vector<PortDetails>& listed = {},
+             const std::string& policy = "") {
     WriteFile(dir_ + "/instruments.json", instruments);
     SerialServiceOptions options;
     options.profiles_dir = dir_ + "/profiles";
     options.instruments_file = dir_ + "/instruments.json";
+    if (!policy.empty()) {
+      WriteFile(dir_ + "/policy.json", policy);
+      options.policy_file = dir_ + "/policy.json";
+    }
     options.port_lister = [listed] { return listed; };
     auto service = CreateSerialService(options);
     ASSERT_TRUE(service.ok()) << service.status();
@@ -416,6 +422,48 @@ TEST_F(PtyInstrumentTest, ADeviceBackUnderANewNameIsReopenedWithItsOwnerSettings
   EXPECT_EQ(reply.data(), "3");
   EXPECT_EQ(back->Supply(1).volts, 3);
   EXPECT_EQ(stranger->Applied(), std::vector<std::string>{}) << "the stranger got the probe only";
+}
+
+TEST_F(PtyInstrumentTest, BadOpenRequestsForAnInstrumentAreRefusedByName) {
+  WriteFile(dir_ + "/profiles/bare.json", R"({"model": "BARE"})");
+  Start(absl::StrCat(R"({"instruments": [
+      {"name": "psu-2", "profile": "SIM-PSU", "match": {"port_name": ")",
+                     supply_->path(), R"("}},
+      {"name": "bare", "profile": "BARE", "match": {"port_name": "loop://bare"}}]})"));
+  grpc::Status unknown = OpenInstrument("psu-9");
+  EXPECT_EQ(unknown.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(unknown.error_message(), "no instrument named 'psu-9'; instruments: psu-2, bare");
+  v1::OpenPortRequest both;
+  both.set_instrument("psu-2");
+  both.set_port_name(supply_->path());
+  grpc::Status refused = alice_->Open(both);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(refused.error_message(), "give port_name or instrument, not both"))
+      << refused.error_message();
+  grpc::Status no_baud = OpenInstrument("bare");
+  EXPECT_EQ(no_baud.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_TRUE(absl::StrContains(no_baud.error_message(),
+                                "baud_rate is required: the profile of bare (BARE"))
+      << no_baud.error_message();
+  v1::OpenPortRequest with_baud;
+  with_baud.set_instrument("bare");
+  with_baud.set_baud_rate(9600);
+  EXPECT_TRUE(alice_->Open(with_baud).ok()) << "given, it opens";
+  EXPECT_EQ(supply_->Received(), "") << "nothing reached the supply";
+}
+
+TEST_F(PtyInstrumentTest, TheSafetyPolicyBindsInstrumentsAsItBindsTheirPorts) {
+  Start(absl::StrCat(R"({"instruments": [
+      {"name": "psu-2", "profile": "SIM-PSU", "match": {"port_name": ")",
+                     supply_->path(), R"("}},
+      {"name": "loop-psu", "profile": "SIM-PSU", "match": {"port_name": "loop://psu"}}]})"),
+        {}, R"({"ports": [{"match": "loop://*"}]})");
+  const v1::ListInstrumentsResponse listed = Instruments();
+  ASSERT_EQ(listed.instruments_size(), 1) << "the supply's path is not the policy's to list";
+  EXPECT_EQ(listed.instruments(0).name(), "loop-psu");
+  grpc::Status refused = OpenInstrument("psu-2");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED) << refused.error_message();
+  EXPECT_EQ(supply_->Received(), "") << "refused before the probe";
 }
 
 TEST_F(PtyInstrumentTest, BadFilesAreRefusedAtStartAndOnReloadTheOldOnesStayInForce) {
