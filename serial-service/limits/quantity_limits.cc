@@ -38,7 +38,9 @@ class WriteReader {
       if (absl::Status read = ReadPattern(index, line, settings); !read.ok()) return read;
     }
     if (!SpeaksScpi()) return absl::OkStatus();
-    absl::StatusOr<std::vector<ScpiCommand>> commands = ParseScpiLine(line);
+    // One vector per thread, kept between lines: no allocation per line written.
+    thread_local std::vector<ScpiCommand> parsed;
+    const absl::Status commands = ParseScpiLine(line, &parsed);
     if (!commands.ok()) {
       // Which header it touches cannot be known: refused if anything is limited at all.
       std::vector<std::string> rules;
@@ -47,9 +49,9 @@ class WriteReader {
       if (rules.empty()) return absl::OkStatus();
       return absl::PermissionDeniedError(absl::StrCat("cannot verify '", line, "' against ",
                                                       absl::StrJoin(rules, ", "), ": ",
-                                                      commands.status().message()));
+                                                      commands.message()));
     }
-    for (const ScpiCommand& command : *commands) {
+    for (const ScpiCommand& command : parsed) {
       if (command.common || command.query) continue;
       for (const ListSpec& list : spec_.lists) {
         if (!list.header.Matches(command.nodes).has_value()) continue;

@@ -96,9 +96,16 @@ absl::Status BadNode(absl::string_view text, absl::string_view command) {
 }  // namespace
 
 absl::StatusOr<std::vector<ScpiCommand>> ParseScpiLine(absl::string_view line) {
+  std::vector<ScpiCommand> commands;
+  if (absl::Status parsed = ParseScpiLine(line, &commands); !parsed.ok()) return parsed;
+  return commands;
+}
+
+absl::Status ParseScpiLine(absl::string_view line, std::vector<ScpiCommand>* commands_out) {
+  std::vector<ScpiCommand>& commands = *commands_out;
+  commands.clear();
   Parts units;
   if (absl::Status split = SplitOutsideQuotes(line, ';', &units); !split.ok()) return split;
-  std::vector<ScpiCommand> commands;
   commands.reserve(units.size());
   ScpiNodes current_path;  // §6.2: where a header without a leading ':' starts
   for (size_t u = 0; u < units.size(); ++u) {
@@ -148,7 +155,7 @@ absl::StatusOr<std::vector<ScpiCommand>> ParseScpiLine(absl::string_view line) {
       }
     }
   }
-  return commands;
+  return absl::OkStatus();
 }
 
 }  // namespace labgate::serial

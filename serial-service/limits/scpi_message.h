@@ -59,5 +59,8 @@ struct ScpiCommand {
 // Parses one line (without its terminator). INVALID_ARGUMENT says what could not be read and
 // where: an empty command between two ';', a bad mnemonic, an unclosed quote, block data.
 absl::StatusOr<std::vector<ScpiCommand>> ParseScpiLine(absl::string_view line);
+// The same into `commands` (cleared first), so a caller that reads line after line keeps one
+// vector's storage rather than allocating one per line.
+absl::Status ParseScpiLine(absl::string_view line, std::vector<ScpiCommand>* commands_out);
 
 }  // namespace labgate::serial
