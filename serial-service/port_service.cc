@@ -8,13 +8,16 @@
 #include "common/byte_pattern.h"
 #include "common/log.h"
 #include "serial-service/backends/libserialport_backend.h"
-#include "serial-service/backends/sim_port.h"
+#include "serial-service/backends/replay_port.h"
+#include "serial-service/backends/scripted_port.h"
 #include "serial-service/backends/termios_port.h"
 #include "serial-service/instruments/reply_readings.h"
 #include "serial-service/limits/scpi_quantity.h"
 #include "serial-service/ports/data_encoding.h"
 #include "serial-service/ports/port_settings.h"
 #include "serial-service/serial_metrics.h"
+#include "serial-service/sim/replayed_instrument.h"
+#include "serial-service/sim/simulated_instrument.h"
 
 namespace labgate::serial {
 namespace {
@@ -66,8 +69,8 @@ PortService::PortService(const PortServiceOptions& options)
       policy_file_(options.policy_file),
       custom_factory_(static_cast<bool>(options.port_factory)),
       recorder_(std::make_unique<SessionRecorder>(RecorderOptionsFor(options))),
-      registry_(WithSimulations(options.port_factory ? options.port_factory
-                                                     : PortFactory(DefaultPortFactory)),
+      registry_(WithScriptedDevices(options.port_factory ? options.port_factory
+                                                         : PortFactory(DefaultPortFactory)),
                 clock_, &hub_, options.poll_period_ms, recorder_.get(), options.query_reply_spin,
                 options.capture),
       instruments_(options.profiles_dir, options.instruments_file),
@@ -78,14 +81,56 @@ PortService::PortService(const PortServiceOptions& options)
 
 PortService::~PortService() { StopPorts(); }
 
-PortFactory PortService::WithSimulations(PortFactory base) {
+PortFactory PortService::WithScriptedDevices(PortFactory base) {
   // Called only once the service is built: instruments_ is there by then.
   return [this, base = std::move(base)](const std::string& name) -> std::unique_ptr<SerialPort> {
     if (std::shared_ptr<const InstrumentProfile> profile = SimulatedProfile(name)) {
-      return std::make_unique<SimPort>(*profile->simulation);
+      return std::make_unique<ScriptedPort>(
+          std::make_shared<SimulatedInstrument>(*profile->simulation), "sim");
+    }
+    if (IsReplayName(name) && !custom_factory_) {
+      absl::StatusOr<ReplayTarget> target = ParseReplayName(name);
+      if (!target.ok()) return nullptr;  // CheckScriptedName refused it before
+      return std::make_unique<ReplayPort>(std::make_shared<ReplayedInstrument>(
+          *std::move(target),
+          [this](const std::string& session_id) { return LoadRecording(session_id); }));
     }
     return base(name);
   };
+}
+
+absl::Status PortService::CheckScriptedName(const std::string& name) const {
+  if (custom_factory_) return absl::OkStatus();  // a test's factory serves what it serves
+  if (IsSimName(name) && SimulatedProfile(name) == nullptr) {
+    const std::vector<std::string> simulated = SimulatedPortNames();
+    return absl::NotFoundError(absl::StrCat(
+        "no profile simulates ", name.substr(6), "; ",
+        simulated.empty() ? "none has a simulation section (labgate-serial --profiles DIR)"
+                          : "simulated: " + absl::StrJoin(simulated, ", ")));
+  }
+  if (IsReplayName(name)) {
+    if (absl::StatusOr<ReplayTarget> target = ParseReplayName(name); !target.ok()) {
+      return target.status();
+    }
+    if (!session_reader_.enabled()) {
+      return absl::FailedPreconditionError(
+          "replay:// reads recorded sessions, but this labgate-serial has no session service "
+          "(start it with --session-addr)");
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ReplayRecording> PortService::LoadRecording(const std::string& session_id) const {
+  absl::StatusOr<std::vector<session::v1::Message>> messages =
+      session_reader_.ReadAll(session_id, std::chrono::seconds(30), kMaxReplayMessages);
+  if (!messages.ok()) return messages.status();
+  return RecordingFromMessages(session_id, *messages);
+}
+
+void PortService::SetSessionChannel(std::shared_ptr<grpc::Channel> channel) {
+  session_reader_.SetChannel(channel);
+  recorder_->SetChannel(std::move(channel));
 }
 
 std::shared_ptr<const InstrumentProfile> PortService::SimulatedProfile(
@@ -236,13 +281,7 @@ void PortService::OpenPort(const std::string& owner, const std::string& name,
                            const PortSettings& settings,
                            std::function<void(absl::StatusOr<PortSettings>)> done) {
   if (absl::Status can = CheckCanRecord(settings.session_id); !can.ok()) return done(can);
-  if (IsSimName(name) && !custom_factory_ && SimulatedProfile(name) == nullptr) {
-    const std::vector<std::string> simulated = SimulatedPortNames();
-    return done(absl::NotFoundError(absl::StrCat(
-        "no profile simulates ", name.substr(6), "; ",
-        simulated.empty() ? "none has a simulation section (labgate-serial --profiles DIR)"
-                          : "simulated: " + absl::StrJoin(simulated, ", "))));
-  }
+  if (absl::Status scripted = CheckScriptedName(name); !scripted.ok()) return done(scripted);
   if (absl::Status allowed = policy_.CheckOpen(name, settings.baud_rate); !allowed.ok()) {
     SerialMetrics::Get().policy_refusals.With({"open"}).Increment();
     if (!settings.session_id.empty()) {

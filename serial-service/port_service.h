@@ -34,7 +34,9 @@
 #include "serial-service/ports/managed_port.h"
 #include "serial-service/ports/port_registry.h"
 #include "serial-service/ports/port_worker.h"
+#include "serial-service/recording/session_reader.h"
 #include "serial-service/recording/session_recorder.h"
+#include "serial-service/sim/replay_recording.h"
 
 namespace labgate::serial {
 
@@ -129,6 +131,8 @@ class PortService {
   absl::Status ReloadPolicy();
   // Where bound ports are recorded (its channel may be set later).
   SessionRecorder& recorder() { return *recorder_; }
+  // Where bound ports record to and replay:// ports read recordings from.
+  void SetSessionChannel(std::shared_ptr<grpc::Channel> channel);
   EventHub& hub() { return hub_; }
 
   // Closes every port (waiting up to 5 s for the closes); calls made after it should be
@@ -357,8 +361,13 @@ class PortService {
   // Runs `work` on the misc worker.
   void OnMiscWorker(std::function<void()> work) { misc_worker_->Post(std::move(work)); }
 
-  // The backends: sim://MODEL from a profile's simulation, anything else from `base`.
-  PortFactory WithSimulations(PortFactory base);
+  // The backends: sim://MODEL from a profile's simulation, replay://SESSION_ID from a recorded
+  // session, anything else from `base`.
+  PortFactory WithScriptedDevices(PortFactory base);
+  // Why `name` (sim:// or replay://) cannot be opened here, before anything is made for it.
+  absl::Status CheckScriptedName(const std::string& name) const;
+  // A replay's recording, read from the session service (on the port's worker, at open).
+  absl::StatusOr<ReplayRecording> LoadRecording(const std::string& session_id) const;
   // The profile that simulates sim://MODEL; null for another name or none.
   std::shared_ptr<const InstrumentProfile> SimulatedProfile(const std::string& name) const;
   std::vector<std::string> SimulatedPortNames() const;
@@ -368,6 +377,7 @@ class PortService {
   const bool custom_factory_;  // a test's factory may serve sim:// names itself
   // Declared before the registry: ports record into it until they are gone.
   std::unique_ptr<SessionRecorder> recorder_;
+  SessionReader session_reader_;
   std::atomic<bool> stopped_{false};
   EventHub hub_;
   PortRegistry registry_;

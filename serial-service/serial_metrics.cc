@@ -29,6 +29,8 @@ SerialMetrics& SerialMetrics::Get() {
         registry.Counter("labgate_serial_capture_dropped_bytes_total",
                          "Received bytes dropped unread because a port's capture buffer was "
                          "full (a bound port's transcript still has them)."),
+        registry.Counter("labgate_serial_replay_divergences_total",
+                         "Writes to replay:// ports that the recording did not expect."),
     };
     // The fixed series exist from the start, so a scrape shows them at 0.
     made->open_ports.Get();
@@ -44,6 +46,7 @@ SerialMetrics& SerialMetrics::Get() {
     made->recording_queue_depth.Get();
     made->recording_lost.Get();
     made->capture_dropped.Get();
+    made->replay_divergences.Get();
     return made;
   }();
   return *families;

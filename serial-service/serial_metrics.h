@@ -18,6 +18,7 @@ struct SerialMetrics {
   metrics::GaugeFamily& recording_queue_depth;   // (none)
   metrics::CounterFamily& recording_lost;        // (none)
   metrics::CounterFamily& capture_dropped;       // (none): bytes, not reads
+  metrics::CounterFamily& replay_divergences;    // (none)
 
   // Registers every family (with its fixed series at 0) on first use.
   static SerialMetrics& Get();

@@ -89,4 +89,23 @@ MessageQuery FromProto(const pb::FilterMessagesRequest& request) {
   return query;
 }
 
+SessionImportParams FromProto(const pb::SessionExport& exported) {
+  SessionImportParams params;
+  params.session.device_id = exported.session().device_id();
+  params.session.port_name = exported.session().port_name();
+  params.messages.reserve(exported.messages_size());
+  for (const pb::Message& message : exported.messages()) {
+    AppendParams& append = params.messages.emplace_back();
+    append.content = message.content();
+    append.role = message.role();
+    if (message.has_direction()) append.direction = message.direction();
+    if (message.has_features()) append.features = message.features();
+    if (message.has_latency_ms()) append.latency_ms = message.latency_ms();
+    append.occurred_at = message.has_occurred_at() && !message.occurred_at().empty()
+                             ? message.occurred_at()
+                             : message.created_at();
+  }
+  return params;
+}
+
 }  // namespace labgate::session

@@ -17,5 +17,8 @@ CreateSessionParams FromProto(const pb::CreateSessionRequest& request);
 AppendParams FromProto(const pb::AppendMessageRequest& request);
 MessageQuery FromProto(const pb::ListMessagesRequest& request);
 MessageQuery FromProto(const pb::FilterMessagesRequest& request);
+// An export's messages keep their role, direction, features, latency and content; each keeps
+// when it happened (its occurred_at, or when it was stored there).
+SessionImportParams FromProto(const pb::SessionExport& exported);
 
 }  // namespace labgate::session

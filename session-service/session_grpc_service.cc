@@ -105,6 +105,23 @@ void SessionGrpcService::ServeExportSession(CallContext* call,
       }));
 }
 
+void SessionGrpcService::ServeImportSession(CallContext* call,
+                                            const v1::ImportSessionRequest* request,
+                                            v1::ImportSessionResponse* response) {
+  if (!request->has_export_()) {
+    return FinishNow(
+        call, absl::InvalidArgumentError("export is required: what export_session returned"));
+  }
+  SessionImportParams params = FromProto(request->export_());
+  const int64_t count = static_cast<int64_t>(params.messages.size());
+  response->set_imported_from(request->export_().session().id());
+  store_->ImportSession(std::move(params),
+                        FinishWith<SessionRecord>(call, [response, count](const SessionRecord& s) {
+                          ToProto(s, response->mutable_session());
+                          response->set_message_count(count);
+                        }));
+}
+
 void SessionGrpcService::ServeFeatureIndex(CallContext* call,
                                            const v1::FeatureIndexRequest* request,
                                            v1::FeatureIndexResponse* response) {
@@ -139,6 +156,7 @@ void SessionGrpcService::AddLocalMethods(LocalMethods* methods) {
   methods->Add(service, "ListMessages", this, &SessionGrpcService::ServeListMessages);
   methods->Add(service, "FilterMessages", this, &SessionGrpcService::ServeFilterMessages);
   methods->Add(service, "ExportSession", this, &SessionGrpcService::ServeExportSession);
+  methods->Add(service, "ImportSession", this, &SessionGrpcService::ServeImportSession);
   methods->Add(service, "FeatureIndex", this, &SessionGrpcService::ServeFeatureIndex);
   methods->Add(service, "SessionStats", this, &SessionGrpcService::ServeSessionStats);
 }

@@ -67,6 +67,12 @@ class SessionGrpcService : public ::labgate::session::v1::SessionService::Callba
     return ServeCallback(this, &SessionGrpcService::ServeExportSession, auth_, context, request,
                          response);
   }
+  grpc::ServerUnaryReactor* ImportSession(grpc::CallbackServerContext* context,
+                                          const v1::ImportSessionRequest* request,
+                                          v1::ImportSessionResponse* response) override {
+    return ServeCallback(this, &SessionGrpcService::ServeImportSession, auth_, context, request,
+                         response);
+  }
   grpc::ServerUnaryReactor* FeatureIndex(grpc::CallbackServerContext* context,
                                          const v1::FeatureIndexRequest* request,
                                          v1::FeatureIndexResponse* response) override {
@@ -110,6 +116,8 @@ class SessionGrpcService : public ::labgate::session::v1::SessionService::Callba
                            v1::FilterMessagesResponse* response);
   void ServeExportSession(CallContext* call, const v1::ExportSessionRequest* request,
                           v1::ExportSessionResponse* response);
+  void ServeImportSession(CallContext* call, const v1::ImportSessionRequest* request,
+                          v1::ImportSessionResponse* response);
   void ServeFeatureIndex(CallContext* call, const v1::FeatureIndexRequest* request,
                          v1::FeatureIndexResponse* response);
   void ServeSessionStats(CallContext* call, const v1::SessionStatsRequest* request,

@@ -12,6 +12,10 @@
 namespace labgate::serial {
 
 bool IsLoopbackName(const std::string& port_name) { return absl::StartsWith(port_name, "loop://"); }
+bool IsSimName(const std::string& port_name) { return absl::StartsWith(port_name, "sim://"); }
+bool IsReplayName(const std::string& port_name) {
+  return absl::StartsWith(port_name, "replay://");
+}
 
 absl::Status SerialPort::NoControlLines(const std::string& what, const std::string& reason) const {
   return absl::FailedPreconditionError(absl::StrCat("the ", backend_name(), " backend cannot ",

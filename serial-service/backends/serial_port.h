@@ -18,6 +18,8 @@
 
 namespace labgate::serial {
 
+class ReplayedInstrument;
+
 enum class Parity { kNone, kOdd, kEven };
 enum class FlowControl { kNone, kHardware, kSoftware };
 
@@ -83,6 +85,8 @@ class SerialPort {
   // the port's worker sleeps on it to capture bytes as they arrive. -1 when there is none
   // (then the worker drains the port after each call and polls while it has subscribers).
   virtual int ReadableFd() const { return -1; }
+  // The recording a replay:// port plays; null for every other backend.
+  virtual std::shared_ptr<ReplayedInstrument> replay() const { return nullptr; }
 
   // The control lines of an open port. A backend without them (a pseudo-terminal, a custom
   // port) answers FAILED_PRECONDITION naming itself, never a made-up state.
@@ -104,5 +108,7 @@ using PortFactory = std::function<std::unique_ptr<SerialPort>(const std::string&
 std::unique_ptr<SerialPort> DefaultPortFactory(const std::string& port_name);
 
 bool IsLoopbackName(const std::string& port_name);
+bool IsSimName(const std::string& port_name);     // sim://MODEL
+bool IsReplayName(const std::string& port_name);  // replay://SESSION_ID[?mode=...&speed=...]
 
 }  // namespace labgate::serial

@@ -13,6 +13,7 @@
 #include "common/grpc_unary_call.h"
 #include "common/local_methods.h"
 #include "serial-service/grpc/instrument_messages.h"
+#include "serial-service/grpc/replay_messages.h"
 #include "serial-service/grpc/stream_reactors.h"
 #include "serial-service/policy/port_policy_proto.h"
 #include "serial-service/port_service.h"
@@ -149,7 +150,7 @@ class SerialServiceImpl final : public SerialGrpcService {
   }
 
   void SetSessionChannel(std::shared_ptr<grpc::Channel> channel) override {
-    ports_->recorder().SetChannel(std::move(channel));
+    ports_->SetSessionChannel(std::move(channel));
   }
 
   void Shutdown() override {
@@ -548,6 +549,26 @@ class SerialServiceImpl final : public SerialGrpcService {
     return Reply(call, absl::OkStatus());
   }
 
+  void ServeReplayStatus(CallContext* call, const v1::ReplayStatusRequest* request,
+                         v1::ReplayStatusResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = ports_->ObservedPort(
+        call->principal(), OptionalName(request->has_port_name(), request->port_name()));
+    if (!port.ok()) return Reply(call, port.status());
+    if (*port == nullptr) {
+      return Reply(call, absl::NotFoundError(absl::StrCat(
+                             "port ", request->port_name(),
+                             " is not open; open replay://SESSION_ID to replay a session")));
+    }
+    if ((*port)->replay() == nullptr) {
+      return Reply(call, absl::FailedPreconditionError(
+                             absl::StrCat("port ", (*port)->name(), " is no replay:// port")));
+    }
+    response->set_port_name((*port)->name());
+    ReplayProgressToProto((*port)->replay()->Progress(), response);
+    return Reply(call, absl::OkStatus());
+  }
+
   void ServeGetMetrics(CallContext* call, const v1::GetMetricsRequest* request,
                        v1::GetMetricsResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
@@ -741,6 +762,12 @@ class SerialServiceImpl final : public SerialGrpcService {
     return ServeCallback(this, &SerialServiceImpl::ServeGetStatus, auth_, context, request,
                          response);
   }
+  grpc::ServerUnaryReactor* ReplayStatus(grpc::CallbackServerContext* context,
+                                         const v1::ReplayStatusRequest* request,
+                                         v1::ReplayStatusResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::ServeReplayStatus, auth_, context, request,
+                         response);
+  }
   grpc::ServerUnaryReactor* GetMetrics(grpc::CallbackServerContext* context,
                                        const v1::GetMetricsRequest* request,
                                        v1::GetMetricsResponse* response) override {
@@ -775,6 +802,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     methods->Add(service, "ClosePort", this, &SerialServiceImpl::ServeClosePort);
     methods->Add(service, "GetStatus", this, &SerialServiceImpl::ServeGetStatus);
     methods->Add(service, "GetMetrics", this, &SerialServiceImpl::ServeGetMetrics);
+    methods->Add(service, "ReplayStatus", this, &SerialServiceImpl::ServeReplayStatus);
     methods->Add(service, "ReleaseOwner", this, &SerialServiceImpl::ServeReleaseOwner);
   }
 
@@ -832,7 +860,7 @@ absl::StatusOr<std::unique_ptr<SerialGrpcService>> CreateSerialService(
   port_options.port_lister = options.port_lister;
   absl::StatusOr<std::unique_ptr<PortService>> ports = PortService::Create(port_options);
   if (!ports.ok()) return ports.status();
-  if (options.session_channel) (*ports)->recorder().SetChannel(options.session_channel);
+  if (options.session_channel) (*ports)->SetSessionChannel(options.session_channel);
   return std::unique_ptr<SerialGrpcService>(std::make_unique<SerialServiceImpl>(
       *std::move(ports), static_cast<size_t>(options.subscriber_queue_limit),
       CallerAuth(options.caller_auth)));

@@ -4,11 +4,13 @@
 #include <chrono>
 #include <optional>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "common/log.h"
 #include "serial-service/ports/idle_close.h"
 #include "serial-service/serial_metrics.h"
+#include "serial-service/sim/replayed_instrument.h"
 
 namespace labgate::serial {
 
@@ -26,6 +28,7 @@ ManagedPort::ManagedPort(std::string name, std::string owner, std::unique_ptr<Se
     : name_(std::move(name)),
       owner_(std::move(owner)),
       instrument_(std::move(identity.instrument)),
+      replay_(backend->replay()),
       env_(std::move(env)),
       backend_(std::move(backend)),
       settings_(std::move(settings)),
@@ -392,7 +395,33 @@ absl::StatusOr<WriteResult> ManagedPort::DoWrite(const std::string& bytes, int64
       Publish(PortEventRecord::Type::kWritten, bytes.substr(0, *wrote));
     }
   }
+  if (replay_ != nullptr) {
+    if (absl::Status diverged = ReportDivergences(); !diverged.ok()) return diverged;
+  }
   return result;
+}
+
+absl::Status ManagedPort::ReportDivergences() {
+  std::vector<ReplayDivergence> diverged = replay_->TakeUnreported();
+  if (diverged.empty()) return absl::OkStatus();
+  const std::string session_id = replay_->Progress().target.session_id;
+  std::string first;
+  for (const ReplayDivergence& divergence : diverged) {
+    std::string text =
+        divergence.message_id == 0
+            ? absl::StrCat("sent \"", absl::CHexEscape(divergence.sent),
+                           "\" after every tx of session ", session_id, " was matched")
+            : absl::StrCat("sent \"", absl::CHexEscape(divergence.sent), "\" where session ",
+                           session_id, " has \"", absl::CHexEscape(divergence.expected),
+                           "\" (message ", divergence.message_id, ")");
+    Record("event", "replay divergence: " + text);
+    if (first.empty()) first = std::move(text);
+  }
+  SerialMetrics::Get().replay_divergences.Get().Increment(static_cast<double>(diverged.size()));
+  return absl::FailedPreconditionError(
+      absl::StrCat("replay diverged: ", first,
+                   diverged.size() > 1 ? absl::StrCat(" (and ", diverged.size() - 1, " more)") : "",
+                   "; nothing answers it, and replay_status lists every divergence"));
 }
 
 absl::StatusOr<size_t> ManagedPort::Receive(int64_t timeout_ms) {

@@ -199,6 +199,9 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   const std::string& owner() const { return owner_; }
   const std::string& instrument() const { return instrument_; }
   std::string device_path() const ABSL_LOCKS_EXCLUDED(mu_);
+  // The recording a replay:// port plays (null for others): replay_status reads it, and a
+  // write it did not expect fails with the divergence.
+  const std::shared_ptr<ReplayedInstrument>& replay() const { return replay_; }
   PortSnapshot Snapshot() const;
   PortState state() const;
 
@@ -328,6 +331,9 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   // keeps I/O order. True when recorded or when the port is not bound.
   bool Record(const std::string& direction, std::string bytes)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  // After a write to a replay:// port: the divergences it caused, recorded as events, as the
+  // write's error; OK when there were none.
+  absl::Status ReportDivergences() ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
   bool RecordTo(const std::string& session_id, const std::string& direction, std::string bytes,
                 std::optional<int64_t> latency_ms,
                 std::chrono::system_clock::time_point occurred_at);
@@ -338,6 +344,7 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   const std::string name_;
   const std::string owner_;
   const std::string instrument_;
+  const std::shared_ptr<ReplayedInstrument> replay_;
   const PortEnvironment env_;
   std::unique_ptr<SerialPort> backend_ ABSL_GUARDED_BY(worker_);
   std::string pending_ ABSL_GUARDED_BY(worker_);  // the capture buffer: received, not yet read

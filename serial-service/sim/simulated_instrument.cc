@@ -40,8 +40,9 @@ std::string Shown(double value) { return absl::StrFormat("%.6g", value); }
 SimulatedInstrument::SimulatedInstrument(const SimulationSpec& spec, uint32_t noise_seed)
     : spec_(spec), noise_(noise_seed) {}
 
-void SimulatedInstrument::Open(Clock::time_point now) {
+absl::Status SimulatedInstrument::Open(Clock::time_point now) {
   if (!spec_.banner.empty()) Say(spec_.banner, now);
+  return absl::OkStatus();
 }
 
 void SimulatedInstrument::Receive(absl::string_view bytes, Clock::time_point now) {

@@ -29,6 +29,7 @@
 #include "serial-service/limits/scpi_header_pattern.h"
 #include "serial-service/limits/scpi_message.h"
 #include "serial-service/limits/scpi_quantity.h"
+#include "serial-service/sim/scripted_device.h"
 
 namespace labgate::serial {
 
@@ -64,22 +65,21 @@ struct SimulationSpec {
   static constexpr size_t kMaxErrors = 32;  // as instruments do, the oldest go first
 };
 
-class SimulatedInstrument {
+class SimulatedInstrument : public ScriptedDevice {
  public:
-  using Clock = std::chrono::steady_clock;
   explicit SimulatedInstrument(const SimulationSpec& spec, uint32_t noise_seed = 1);
 
-  // What it says on its own when opened.
-  void Open(Clock::time_point now);
+  // Prints its banner.
+  absl::Status Open(Clock::time_point now) override;
   // Bytes written to it; complete lines are answered.
-  void Receive(absl::string_view bytes, Clock::time_point now);
+  void Receive(absl::string_view bytes, Clock::time_point now) override;
   // DTR as the host drives it: released and then asserted again is a reboot, if the profile
   // says so.
-  void SetDtr(bool asserted, Clock::time_point now);
+  void SetDtr(bool asserted, Clock::time_point now) override;
   // What it has said that is due by `now`, removed from its output.
-  std::string TakeDue(Clock::time_point now);
+  std::string TakeDue(Clock::time_point now) override;
   // When its next output is due; nullopt when nothing is pending.
-  std::optional<Clock::time_point> NextDue() const;
+  std::optional<Clock::time_point> NextDue() const override;
 
   // For tests and replay_status-like views.
   double Value(const std::string& quantity, int channel = 1) const;

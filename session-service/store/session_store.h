@@ -86,6 +86,13 @@ struct SessionExportRecord {
   std::vector<MessageRecord> messages;
 };
 
+// A session brought in from an export: stored under a new id, with every message in order,
+// then closed, in one transaction.
+struct SessionImportParams {
+  CreateSessionParams session;
+  std::vector<AppendParams> messages;  // session_id is ignored: they go to the new session
+};
+
 struct SessionStatsRecord {
   int64_t message_count = 0;
   int64_t last_message_id = 0;
@@ -111,6 +118,8 @@ class SessionStore {
   virtual void CreateSession(CreateSessionParams params, StoreCallback<SessionRecord> done) = 0;
   virtual void CloseSession(std::string session_id, StoreCallback<SessionRecord> done) = 0;
   virtual void AppendMessage(AppendParams params, StoreCallback<MessageRecord> done) = 0;
+  // All or nothing: a message that would not append refuses the import, naming its place.
+  virtual void ImportSession(SessionImportParams params, StoreCallback<SessionRecord> done) = 0;
 
   // Reads.
   virtual void GetSession(std::string session_id, StoreCallback<SessionRecord> done) = 0;

@@ -35,6 +35,9 @@ using WriteRequest = SqliteSessionStore::WriteRequest;
 
 absl::Status ShutDownError() { return absl::UnavailableError("session store is shut down"); }
 
+// An imported message's session until the new one exists (validation wants one).
+constexpr char kImportPlaceholderId[] = "import";
+
 class CreateRequest : public WriteRequest {
  public:
   CreateRequest(CreateSessionParams params, StoreCallback<SessionRecord> done)
@@ -105,6 +108,43 @@ class AppendRequest : public WriteRequest {
   AppendParams params_;
   StoreCallback<MessageRecord> done_;
   AppendResult result_;
+};
+
+class ImportRequest : public WriteRequest {
+ public:
+  ImportRequest(SessionImportParams params, StoreCallback<SessionRecord> done)
+      : params_(std::move(params)), done_(std::move(done)) {}
+  absl::Status Execute(SqliteConnection& db, const WriteTime& now) override {
+    absl::StatusOr<SessionRecord> created = InsertSession(db, params_.session, now);
+    if (!created.ok()) return created.status();
+    for (size_t i = 0; i < params_.messages.size(); ++i) {
+      AppendParams& message = params_.messages[i];
+      message.session_id = created->id;
+      absl::StatusOr<AppendResult> appended = InsertMessage(db, message, now);
+      if (!appended.ok()) {
+        return absl::Status(
+            appended.status().code(),
+            absl::StrCat("message ", i + 1, " of the import: ", appended.status().message()));
+      }
+    }
+    bool changed = false;
+    absl::StatusOr<SessionRecord> closed = MarkSessionClosed(db, created->id, now, &changed);
+    if (!closed.ok()) return closed.status();
+    session_ = std::move(*closed);
+    return absl::OkStatus();
+  }
+  void Complete(const absl::Status& status, EventHub& events) override {
+    if (!status.ok()) return done_(status);
+    // Watchers hear of the session, not of each of its (possibly many) messages.
+    events.Publish({SessionEventRecord::Type::kCreated, session_, std::nullopt});
+    events.Publish({SessionEventRecord::Type::kClosed, session_, std::nullopt});
+    done_(std::move(session_));
+  }
+
+ private:
+  SessionImportParams params_;
+  StoreCallback<SessionRecord> done_;
+  SessionRecord session_;
 };
 
 // Runs `query` on a reader connection inside one read transaction.
@@ -354,6 +394,22 @@ void SqliteSessionStore::AppendMessage(AppendParams params, StoreCallback<Messag
   if (absl::Status valid = ValidateAppend(params); !valid.ok()) return done(valid);
   EnqueueWrite(
       std::make_unique<AppendRequest>(NormaliseAppend(std::move(params)), std::move(done)));
+}
+
+void SqliteSessionStore::ImportSession(SessionImportParams params,
+                                       StoreCallback<SessionRecord> done) {
+  if (absl::Status valid = ValidateCreate(params.session); !valid.ok()) return done(valid);
+  for (size_t i = 0; i < params.messages.size(); ++i) {
+    AppendParams& message = params.messages[i];
+    message.session_id = kImportPlaceholderId;  // replaced by the new id when it is stored
+    message.idempotency_key.reset();
+    if (absl::Status valid = ValidateAppend(message); !valid.ok()) {
+      return done(absl::Status(
+          valid.code(), absl::StrCat("message ", i + 1, " of the import: ", valid.message())));
+    }
+    message = NormaliseAppend(std::move(message));
+  }
+  EnqueueWrite(std::make_unique<ImportRequest>(std::move(params), std::move(done)));
 }
 
 void SqliteSessionStore::GetSession(std::string session_id, StoreCallback<SessionRecord> done) {

@@ -63,6 +63,7 @@ class SqliteSessionStore : public SessionStore {
   void CreateSession(CreateSessionParams params, StoreCallback<SessionRecord> done) override;
   void CloseSession(std::string session_id, StoreCallback<SessionRecord> done) override;
   void AppendMessage(AppendParams params, StoreCallback<MessageRecord> done) override;
+  void ImportSession(SessionImportParams params, StoreCallback<SessionRecord> done) override;
   void GetSession(std::string session_id, StoreCallback<SessionRecord> done) override;
   void ListSessions(ListSessionsQuery query,
                     StoreCallback<std::vector<SessionRecord>> done) override;

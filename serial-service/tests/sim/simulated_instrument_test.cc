@@ -67,7 +67,7 @@ class SimulatedInstrumentTest : public ::testing::Test {
 };
 
 TEST_F(SimulatedInstrumentTest, ItIdentifiesItselfAndKeepsWhatItIsSet) {
-  sim_.Open(now_);
+  ASSERT_TRUE(sim_.Open(now_).ok());
   EXPECT_EQ(sim_.TakeDue(now_), "SIM-PSU ready\n");
   EXPECT_EQ(Ask("*IDN?"), "LABGATE,SIM-PSU,PSU0042,1.0\n");
   EXPECT_EQ(Ask("VOLT 4.9"), "");
@@ -127,7 +127,7 @@ TEST_F(SimulatedInstrumentTest, AResponseWithADelayIsDueOnlyThen) {
 }
 
 TEST_F(SimulatedInstrumentTest, ADtrPulseRebootsItWithItsBanner) {
-  sim_.Open(now_);
+  ASSERT_TRUE(sim_.Open(now_).ok());
   sim_.TakeDue(now_);
   Ask("VOLT 5");
   sim_.SetDtr(false, now_);

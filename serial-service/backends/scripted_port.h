@@ -1,7 +1,8 @@
-// sim://NAME: a port whose device is a SimulatedInstrument (issue 33). Writes go to the
-// simulation; what it says comes back through Read when it is due, and its descriptor (a
-// timerfd armed for the next thing due) lets the port's worker capture it as a real device's
-// bytes. DTR drives the simulation's reset line; the other lines read as a plain cable's.
+// A port whose device is a ScriptedDevice: sim://MODEL (a profile's simulation) and
+// replay://SESSION_ID (a recorded session). Writes go to the device; what it says comes back
+// through Read when it is due, and its descriptor (a timerfd armed for the next thing due) lets
+// the port's worker capture it as a real device's bytes. DTR drives the device's reset line;
+// the other lines read as a plain cable's.
 #pragma once
 
 #include <memory>
@@ -10,23 +11,24 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "serial-service/backends/serial_port.h"
-#include "serial-service/sim/simulated_instrument.h"
+#include "serial-service/sim/scripted_device.h"
 
 namespace labgate::serial {
 
-class SimPort : public SerialPort {
+class ScriptedPort : public SerialPort {
  public:
-  explicit SimPort(const SimulationSpec& spec);
-  ~SimPort() override;
-  SimPort(const SimPort&) = delete;
-  SimPort& operator=(const SimPort&) = delete;
+  // `backend_name` is what describe_port reports ("sim", "replay").
+  ScriptedPort(std::shared_ptr<ScriptedDevice> device, std::string backend_name);
+  ~ScriptedPort() override;
+  ScriptedPort(const ScriptedPort&) = delete;
+  ScriptedPort& operator=(const ScriptedPort&) = delete;
 
   absl::Status Open() override;
   absl::Status Configure(const PortSettings& settings) override;
   absl::StatusOr<size_t> Read(char* buffer, size_t max, int64_t timeout_ms) override;
   absl::StatusOr<size_t> Write(const std::string& data, int64_t timeout_ms) override;
   void Close() override;
-  std::string backend_name() const override { return "sim"; }
+  std::string backend_name() const override { return backend_name_; }
   int ReadableFd() const override { return timer_fd_; }
   absl::StatusOr<ModemSignals> GetSignals() override;
   absl::Status SetSignals(std::optional<bool> dtr, std::optional<bool> rts) override;
@@ -38,14 +40,13 @@ class SimPort : public SerialPort {
   void Collect() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const int timer_fd_;
+  const std::string backend_name_;
   mutable absl::Mutex mu_;
-  SimulatedInstrument sim_ ABSL_GUARDED_BY(mu_);
+  const std::shared_ptr<ScriptedDevice> device_ ABSL_PT_GUARDED_BY(mu_);
   std::string pending_ ABSL_GUARDED_BY(mu_);  // said and due, not yet read
   bool open_ ABSL_GUARDED_BY(mu_) = false;
   bool dtr_ ABSL_GUARDED_BY(mu_) = true;
   bool rts_ ABSL_GUARDED_BY(mu_) = true;
 };
-
-bool IsSimName(const std::string& port_name);
 
 }  // namespace labgate::serial

@@ -1,4 +1,4 @@
-#include "serial-service/backends/sim_port.h"
+#include "serial-service/backends/scripted_port.h"
 
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -6,14 +6,14 @@
 #include <algorithm>
 #include <cstring>
 #include <thread>
+#include <utility>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace labgate::serial {
 namespace {
 
-using Clock = SimulatedInstrument::Clock;
+using Clock = ScriptedDevice::Clock;
 
 // Arms `fd` to fire at `at` (at once when it is past); disarms it for nullopt.
 void Arm(int fd, std::optional<Clock::time_point> at) {
@@ -30,43 +30,43 @@ void Arm(int fd, std::optional<Clock::time_point> at) {
 
 }  // namespace
 
-bool IsSimName(const std::string& port_name) { return absl::StartsWith(port_name, "sim://"); }
+ScriptedPort::ScriptedPort(std::shared_ptr<ScriptedDevice> device, std::string backend_name)
+    : timer_fd_(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)),
+      backend_name_(std::move(backend_name)),
+      device_(std::move(device)) {}
 
-SimPort::SimPort(const SimulationSpec& spec)
-    : timer_fd_(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK)), sim_(spec) {}
-
-SimPort::~SimPort() {
+ScriptedPort::~ScriptedPort() {
   if (timer_fd_ >= 0) close(timer_fd_);
 }
 
-absl::Status SimPort::CheckOpen() const {
-  if (!open_) return absl::FailedPreconditionError("the simulated port is not open");
+absl::Status ScriptedPort::CheckOpen() const {
+  if (!open_) return absl::FailedPreconditionError("the " + backend_name_ + " port is not open");
   return absl::OkStatus();
 }
 
-absl::Status SimPort::Open() {
+absl::Status ScriptedPort::Open() {
   if (timer_fd_ < 0) return absl::InternalError("timerfd_create failed");
   absl::MutexLock lock(&mu_);
+  if (absl::Status opened = device_->Open(Clock::now()); !opened.ok()) return opened;
   open_ = true;
-  sim_.Open(Clock::now());
   Collect();
   return absl::OkStatus();
 }
 
-absl::Status SimPort::Configure(const PortSettings&) {
+absl::Status ScriptedPort::Configure(const PortSettings&) {
   absl::MutexLock lock(&mu_);
   return CheckOpen();  // any baud rate and framing: it is no wire
 }
 
-void SimPort::Collect() {
+void ScriptedPort::Collect() {
   uint64_t expirations = 0;
   (void)!read(timer_fd_, &expirations, sizeof(expirations));  // clears readability
-  pending_ += sim_.TakeDue(Clock::now());
+  pending_ += device_->TakeDue(Clock::now());
   // Readable at once while something waits to be read, else when the next thing is due.
-  Arm(timer_fd_, pending_.empty() ? sim_.NextDue() : std::optional(Clock::now()));
+  Arm(timer_fd_, pending_.empty() ? device_->NextDue() : std::optional(Clock::now()));
 }
 
-absl::StatusOr<size_t> SimPort::Read(char* buffer, size_t max, int64_t timeout_ms) {
+absl::StatusOr<size_t> ScriptedPort::Read(char* buffer, size_t max, int64_t timeout_ms) {
   const auto deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
   while (true) {
     {
@@ -82,27 +82,27 @@ absl::StatusOr<size_t> SimPort::Read(char* buffer, size_t max, int64_t timeout_m
       }
     }
     if (Clock::now() >= deadline) return 0;
-    // A simulation has no wire to wait on: look again shortly (or when the next thing is due).
+    // A scripted device has no wire to wait on: look again shortly (or when the next thing is due).
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }
 
-absl::StatusOr<size_t> SimPort::Write(const std::string& data, int64_t) {
+absl::StatusOr<size_t> ScriptedPort::Write(const std::string& data, int64_t) {
   absl::MutexLock lock(&mu_);
   if (absl::Status open = CheckOpen(); !open.ok()) return open;
-  sim_.Receive(data, Clock::now());
+  device_->Receive(data, Clock::now());
   Collect();
   return data.size();
 }
 
-void SimPort::Close() {
+void ScriptedPort::Close() {
   absl::MutexLock lock(&mu_);
   open_ = false;
   pending_.clear();
   Arm(timer_fd_, std::nullopt);
 }
 
-absl::StatusOr<ModemSignals> SimPort::GetSignals() {
+absl::StatusOr<ModemSignals> ScriptedPort::GetSignals() {
   absl::MutexLock lock(&mu_);
   if (absl::Status open = CheckOpen(); !open.ok()) return open;
   ModemSignals signals;
@@ -114,19 +114,19 @@ absl::StatusOr<ModemSignals> SimPort::GetSignals() {
   return signals;
 }
 
-absl::Status SimPort::SetSignals(std::optional<bool> dtr, std::optional<bool> rts) {
+absl::Status ScriptedPort::SetSignals(std::optional<bool> dtr, std::optional<bool> rts) {
   absl::MutexLock lock(&mu_);
   if (absl::Status open = CheckOpen(); !open.ok()) return open;
   if (rts.has_value()) rts_ = *rts;
   if (dtr.has_value()) {
     dtr_ = *dtr;
-    sim_.SetDtr(*dtr, Clock::now());
+    device_->SetDtr(*dtr, Clock::now());
     Collect();
   }
   return absl::OkStatus();
 }
 
-absl::Status SimPort::SendBreak(int64_t ms) {
+absl::Status ScriptedPort::SendBreak(int64_t ms) {
   {
     absl::MutexLock lock(&mu_);
     if (absl::Status open = CheckOpen(); !open.ok()) return open;

@@ -1,7 +1,7 @@
-// sim:// ports: a SimulatedInstrument behind the SerialPort interface, alone (its descriptor
+// sim:// ports: a SimulatedInstrument behind ScriptedPort, alone (its descriptor
 // turns readable when something is due) and under the gRPC service (query, capture of what it
 // says late, and a DTR pulse that reboots it), with no hardware.
-#include "serial-service/backends/sim_port.h"
+#include "serial-service/backends/scripted_port.h"
 
 #include <gtest/gtest.h>
 #include <poll.h>
@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "common/service_host.h"
 #include "serial-service/serial_service.h"
+#include "serial-service/sim/simulated_instrument.h"
 #include "serial-service/tests/serial_test_client.h"
 
 namespace labgate::serial {
@@ -43,7 +44,7 @@ SimulationSpec Supply() {
   return spec;
 }
 
-std::string ReadAll(SimPort& port, int64_t timeout_ms) {
+std::string ReadAll(ScriptedPort& port, int64_t timeout_ms) {
   char buffer[256];
   absl::StatusOr<size_t> got = port.Read(buffer, sizeof(buffer), timeout_ms);
   EXPECT_TRUE(got.ok()) << got.status();
@@ -56,7 +57,7 @@ bool Readable(int fd, int timeout_ms) {
 }
 
 TEST(SimPortTest, ItsDescriptorTurnsReadableWhenWhatItSaysIsDue) {
-  SimPort port(Supply());
+  ScriptedPort port(std::make_shared<SimulatedInstrument>(Supply()), "sim");
   EXPECT_FALSE(port.Write("*IDN?\n", 0).ok()) << "not open yet";
   ASSERT_TRUE(port.Open().ok());
   EXPECT_TRUE(Readable(port.ReadableFd(), 100)) << "the banner";
@@ -76,7 +77,9 @@ class SimServiceTest : public ::testing::Test {
   void SetUp() override {
     SerialServiceOptions options;
     options.port_factory = [](const std::string& name) -> std::unique_ptr<SerialPort> {
-      if (IsSimName(name)) return std::make_unique<SimPort>(Supply());
+      if (IsSimName(name))
+        return std::make_unique<ScriptedPort>(std::make_shared<SimulatedInstrument>(Supply()),
+                                              "sim");
       return DefaultPortFactory(name);
     };
     auto service = CreateSerialService(options);
