@@ -1,7 +1,8 @@
 // A port whose device is a ScriptedDevice: sim://MODEL (a profile's simulation) and
 // replay://SESSION_ID (a recorded session). Writes go to the device; what it says comes back
-// through Read when it is due, and its descriptor (a timerfd armed for the next thing due) lets
-// the port's worker capture it as a real device's bytes. DTR drives the device's reset line;
+// through Read when it is due, and its descriptor lets the port's worker capture it as a real
+// device's bytes: an epoll set of an eventfd (readable while output waits to be read) and a
+// timerfd (armed for the next output due). DTR drives the device's reset line;
 // the other lines read as a plain cable's.
 #pragma once
 
@@ -29,7 +30,7 @@ class ScriptedPort : public SerialPort {
   absl::StatusOr<size_t> Write(const std::string& data, int64_t timeout_ms) override;
   void Close() override;
   std::string backend_name() const override { return backend_name_; }
-  int ReadableFd() const override { return timer_fd_; }
+  int ReadableFd() const override { return poll_fd_; }
   absl::StatusOr<ModemSignals> GetSignals() override;
   absl::Status SetSignals(std::optional<bool> dtr, std::optional<bool> rts) override;
   absl::Status SendBreak(int64_t ms) override;
@@ -40,10 +41,14 @@ class ScriptedPort : public SerialPort {
   void Collect() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const int timer_fd_;
+  const int ready_fd_;
+  const int poll_fd_;
   const std::string backend_name_;
   mutable absl::Mutex mu_;
   const std::shared_ptr<ScriptedDevice> device_ ABSL_PT_GUARDED_BY(mu_);
   std::string pending_ ABSL_GUARDED_BY(mu_);  // said and due, not yet read
+  std::optional<ScriptedDevice::Clock::time_point> armed_for_ ABSL_GUARDED_BY(mu_);
+  bool ready_signalled_ ABSL_GUARDED_BY(mu_) = false;  // ready_fd_ is readable
   bool open_ ABSL_GUARDED_BY(mu_) = false;
   bool dtr_ ABSL_GUARDED_BY(mu_) = true;
   bool rts_ ABSL_GUARDED_BY(mu_) = true;
