@@ -56,8 +56,8 @@ double Timed(Call call) {
 
 // 1. sim:// against loop://, the same query, alternating blocks.
 json SimAgainstLoop(Gateway& gateway, int total) {
-  gateway.Tool("open_port", {{"port_name", "sim://SIM-PSU"}, {"baud_rate", 115200},
-                             {"terminator", "\n"}});
+  gateway.Tool("open_port",
+               {{"port_name", "sim://SIM-PSU"}, {"baud_rate", 115200}, {"terminator", "\n"}});
   gateway.Tool("open_port",
                {{"port_name", "loop://bench"}, {"baud_rate", 115200}, {"terminator", "\n"}});
   gateway.Tool("wait_for", {{"port_name", "sim://SIM-PSU"},
@@ -117,11 +117,10 @@ json Export(int pairs, Delay delay_ms) {
 
 // 2. open_port replay:// of a 10,000-message session, against open_port loop://.
 json ReplayLoad(Gateway& gateway, int loads) {
-  const json imported = gateway.Tool("import_session", {{"export", Export(5000, [](int) {
-                                                          return 2;
-                                                        })}});
-  const std::string port = absl::StrCat("replay://", imported["session"]["id"].get<std::string>(),
-                                        "?speed=0");
+  const json imported =
+      gateway.Tool("import_session", {{"export", Export(5000, [](int) { return 2; })}});
+  const std::string port =
+      absl::StrCat("replay://", imported["session"]["id"].get<std::string>(), "?speed=0");
   std::vector<double> replay_ms, loop_ms;
   for (int i = 0; i < loads; ++i) {
     replay_ms.push_back(Timed([&] {
@@ -131,11 +130,11 @@ json ReplayLoad(Gateway& gateway, int loads) {
     json status = gateway.Tool("replay_status", {{"port_name", port}});
     if (status.value("total_tx", 0) != 5000) throw std::runtime_error(status.dump());
     gateway.Tool("close", {{"port_name", port}});
-    loop_ms.push_back(Timed([&] {
-                        gateway.Tool("open_port",
-                                     {{"port_name", "loop://load"}, {"baud_rate", 9600}});
-                      }) /
-                      1000);
+    loop_ms.push_back(
+        Timed([&] {
+          gateway.Tool("open_port", {{"port_name", "loop://load"}, {"baud_rate", 9600}});
+        }) /
+        1000);
     gateway.Tool("close", {{"port_name", "loop://load"}});
   }
   return {{"messages", imported.value("message_count", 0)},
@@ -152,9 +151,9 @@ json ReplayTiming(Gateway& gateway, int replies) {
   std::vector<double> error_ms;
   for (int i = 0; i < replies; ++i) {
     const auto started = Clock::now();
-    json reply = gateway.Tool("query", {{"port_name", port},
-                                        {"data", absl::StrCat("MEAS:VOLT? ", i)},
-                                        {"timeout_ms", 1000}});
+    json reply = gateway.Tool(
+        "query",
+        {{"port_name", port}, {"data", absl::StrCat("MEAS:VOLT? ", i)}, {"timeout_ms", 1000}});
     const double took_ms = Micros(Clock::now() - started) / 1000;
     if (reply.value("timed_out", false)) throw std::runtime_error("replay reply timed out");
     error_ms.push_back(took_ms - delay(i));

@@ -53,10 +53,10 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using labgate::bench::Gateway;
 using labgate::serial_harness::InstrumentMode;
 using labgate::serial_harness::kInstrumentId;
 using labgate::serial_harness::PtyDevice;
-using labgate::bench::Gateway;
 using nlohmann::json;
 
 constexpr size_t kTransferBytes = 1 << 20;

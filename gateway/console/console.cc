@@ -28,6 +28,40 @@ std::string Target(const http::Request& request) {
 
 std::string PathOf(const std::string& target) { return target.substr(0, target.find('?')); }
 
+// POST /console/api/replays {"session_id", "mode"?, "speed"?, "bench"?} -> the port to open:
+// [bench:]replay://SESSION_ID[?mode=...&speed=...]. labgate-serial judges mode and speed.
+absl::StatusOr<std::string> ReplayPortName(const std::string& body) {
+  const json request = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!request.is_object()) {
+    return absl::InvalidArgumentError(
+        "the body must be a JSON object: {\"session_id\", \"mode\"?, \"speed\"?, \"bench\"?}");
+  }
+  const auto session = request.find("session_id");
+  if (session == request.end() || !session->is_string() || session->get<std::string>().empty()) {
+    return absl::InvalidArgumentError("session_id (a string) is required");
+  }
+  const std::string id = session->get<std::string>();
+  if (id.find_first_of("?&/: \t\r\n") != std::string::npos) {
+    return absl::InvalidArgumentError("session_id \"" + id + "\" is not a session id");
+  }
+  std::string port = "replay://" + id;
+  std::string options;
+  if (const auto mode = request.find("mode"); mode != request.end()) {
+    if (!mode->is_string()) return absl::InvalidArgumentError("mode must be a string");
+    options += "mode=" + mode->get<std::string>();
+  }
+  if (const auto speed = request.find("speed"); speed != request.end()) {
+    if (!speed->is_number()) return absl::InvalidArgumentError("speed must be a number");
+    options += std::string(options.empty() ? "" : "&") + "speed=" + speed->dump();
+  }
+  if (!options.empty()) port += "?" + options;
+  if (const auto bench = request.find("bench"); bench != request.end()) {
+    if (!bench->is_string()) return absl::InvalidArgumentError("bench must be a string");
+    if (!bench->get<std::string>().empty()) port = bench->get<std::string>() + ":" + port;
+  }
+  return port;
+}
+
 }  // namespace
 
 Console::Console(ConsoleOptions options)
@@ -51,10 +85,15 @@ void Console::Serve(std::shared_ptr<http::HttpConnection> connection, const http
   if (!access.allowed) {
     return RespondError(connection, access.status, access.error, std::move(access.headers));
   }
-  // Read-only: nothing but GET, on the page and the API alike.
-  if (request.method() != beast_http::verb::get) {
-    return RespondError(connection, 405, "Method not allowed: the console is read-only (GET)",
-                        {{"Allow", "GET"}});
+  // Nothing but GET, on the page and the API alike; the one exception starts a replay, which
+  // drives no instrument, and only POST does that.
+  const bool replays = api && ParseRoute(path).endpoint == Endpoint::kReplays;
+  const beast_http::verb allowed = replays ? beast_http::verb::post : beast_http::verb::get;
+  if (request.method() != allowed) {
+    return RespondError(connection, 405,
+                        replays ? "Method not allowed: POST starts a replay"
+                                : "Method not allowed: the console is read-only (GET)",
+                        {{"Allow", replays ? "POST" : "GET"}});
   }
   if (!api) {
     if (ParseRoute(path).endpoint != Endpoint::kPage) {
@@ -129,6 +168,18 @@ void Console::ServeApi(std::shared_ptr<http::HttpConnection> connection,
             }
             RespondJson(connection, 200, {{"backends", std::move(backends)}, {"ready", ready}});
           });
+    case Endpoint::kReplays: {
+      absl::StatusOr<std::string> port = ReplayPortName(request.body());
+      if (!port.ok()) return RespondStatus(connection, port.status());
+      // The replay belongs to the operator's own MCP principal (the same token's), so the
+      // assistant they run can drive it.
+      return ports_.OpenReplay("http:" + principal, *port,
+                               [connection](absl::StatusOr<json> opened) {
+                                 if (!opened.ok())
+                                   return RespondStatus(connection, opened.status());
+                                 RespondJson(connection, 201, *opened);
+                               });
+    }
     case Endpoint::kPage:
     case Endpoint::kUnknown:
       break;

@@ -3,7 +3,8 @@
 // tools use (serial ListPorts/GetStatus/GetMetrics/Subscribe, session ListSessions/
 // GetSession/ListMessages/FeatureIndex/WatchSession, grpc.health.v1). Access follows
 // /mcp: Origin and Host allow-lists, and with tokens a bearer token on every API call.
-// Nothing here writes to an instrument; every endpoint answers GET only.
+// Nothing here writes to an instrument: every endpoint answers GET only, except POST
+// /console/api/replays, which opens a replay:// port for the operator's own principal.
 #pragma once
 
 #include <grpcpp/channel.h>

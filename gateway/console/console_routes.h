@@ -19,6 +19,7 @@ enum class Endpoint {
   kSessionExport,  // /console/api/sessions/{id}/export
   kSessionEvents,  // /console/api/sessions/{id}/events
   kBackends,       // /console/api/backends
+  kReplays,        // /console/api/replays (POST: start one)
   kUnknown,        // anything else under /console
 };
 

@@ -5,6 +5,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "common/caller_metadata.h"
 #include "gateway/backends/async_calls.h"
 #include "gateway/backends/unreachable.h"
 #include "gateway/catalog/json_proto.h"
@@ -63,6 +64,13 @@ json PortJson(const Bench& bench, const std::string& local_name,
   }
   port["counters"] = std::move(counters);
   return port;
+}
+
+// A replay:// port's progress (replay_status), or its error; null for other ports.
+json ReplayJson(const std::optional<absl::StatusOr<serial_v1::ReplayStatusResponse>>& replay) {
+  if (!replay.has_value()) return nullptr;
+  if (!replay->ok()) return {{"error", std::string(replay->status().message())}};
+  return ProtoToJson(**replay);
 }
 
 }  // namespace
@@ -127,21 +135,49 @@ class PortViews::Impl : public std::enable_shared_from_this<PortViews::Impl> {
       int left ABSL_GUARDED_BY(mutex) = 2;
       std::optional<absl::StatusOr<serial_v1::GetStatusResponse>> status ABSL_GUARDED_BY(mutex);
       std::optional<absl::StatusOr<serial_v1::GetMetricsResponse>> metrics ABSL_GUARDED_BY(mutex);
+      std::optional<absl::StatusOr<serial_v1::ReplayStatusResponse>> replay ABSL_GUARDED_BY(mutex);
       const JsonDone done;  // called once, by the last answer, outside the lock
     };
     auto pending = std::make_shared<Pending>(std::move(done));
+    const bool replaying = local_name.rfind("replay://", 0) == 0;
+    if (replaying) {
+      absl::MutexLock lock(&pending->mutex);
+      pending->left = 3;
+    }
     // Runs once both calls have answered.
     auto finish = [self = shared_from_this(), pending, bench = bench.bench, local_name] {
       std::optional<absl::StatusOr<serial_v1::GetStatusResponse>> status;
       std::optional<absl::StatusOr<serial_v1::GetMetricsResponse>> metrics;
+      std::optional<absl::StatusOr<serial_v1::ReplayStatusResponse>> replay;
       {
         absl::MutexLock lock(&pending->mutex);
         status = std::move(pending->status);
         metrics = std::move(pending->metrics);
+        replay = std::move(pending->replay);
       }
       if (!status->ok()) return pending->done(status->status());
-      pending->done(PortJson(*bench, local_name, **status, *metrics));
+      json port = PortJson(*bench, local_name, **status, *metrics);
+      port["replay"] = ReplayJson(replay);
+      pending->done(std::move(port));
     };
+    if (replaying) {
+      serial_v1::ReplayStatusRequest replay_request;
+      replay_request.set_port_name(local_name);
+      Unary<serial_v1::ReplayStatusResponse>(
+          replay_request, deadline_,
+          [stub = bench.stub.get()](auto* context, auto* request, auto* response, auto callback) {
+            stub->async()->ReplayStatus(context, request, response, std::move(callback));
+          },
+          [pending, finish](absl::StatusOr<serial_v1::ReplayStatusResponse> replay) {
+            bool last;
+            {
+              absl::MutexLock lock(&pending->mutex);
+              pending->replay = std::move(replay);
+              last = --pending->left == 0;
+            }
+            if (last) finish();
+          });
+    }
     serial_v1::GetStatusRequest status_request;
     status_request.set_port_name(local_name);
     Unary<serial_v1::GetStatusResponse>(
@@ -308,6 +344,33 @@ class PortViews::Impl : public std::enable_shared_from_this<PortViews::Impl> {
     });
   }
 
+  void OpenReplay(const std::string& owner, const std::string& port_name, JsonDone done) const {
+    absl::StatusOr<SerialBenches::Route> route = benches_->Resolve(port_name);
+    if (!route.ok()) return done(route.status());
+    const BenchStub* bench = nullptr;
+    for (const BenchStub& candidate : stubs_) {
+      if (candidate.bench == route->bench) bench = &candidate;
+    }
+    if (bench == nullptr) return done(absl::NotFoundError("no such bench for " + port_name));
+    serial_v1::OpenPortRequest request;
+    request.set_port_name(route->local_port);
+    request.set_baud_rate(9600);  // a recording has no wire: any rate will do
+    request.set_terminator("\n");
+    Unary<serial_v1::OpenPortResponse>(
+        request, deadline_,
+        [stub = bench->stub.get(), owner](auto* context, auto* request, auto* response,
+                                          auto callback) {
+          context->AddMetadata(kOwnerMetadataKey, owner);
+          stub->async()->OpenPort(context, request, response, std::move(callback));
+        },
+        [done = std::move(done), bench = bench->bench, local = route->local_port,
+         owner](absl::StatusOr<serial_v1::OpenPortResponse> opened) {
+          if (!opened.ok())
+            return done(SerialBenches::QualifyError(*bench, local, opened.status()));
+          done(json{{"port_name", SerialBenches::Qualify(*bench, local)}, {"owner", owner}});
+        });
+  }
+
  private:
   std::shared_ptr<const SerialBenches> benches_;
   std::chrono::milliseconds deadline_;
@@ -322,6 +385,11 @@ void PortViews::List(JsonDone done) const { impl_->List(std::move(done)); }
 
 void PortViews::Describe(const std::string& port_name, JsonDone done) const {
   impl_->Describe(port_name, std::move(done));
+}
+
+void PortViews::OpenReplay(const std::string& owner, const std::string& port_name,
+                           JsonDone done) const {
+  impl_->OpenReplay(owner, port_name, std::move(done));
 }
 
 void PortViews::Relay(std::shared_ptr<http::HttpConnection> connection,

@@ -1,6 +1,7 @@
 // The console's view of the serial ports: every bench's ListPorts, and for each port its
-// GetStatus (state, owner, bound session, settings, policy) and GetMetrics (counters);
-// and a port's Subscribe stream (received data, what is written, events) relayed as SSE.
+// GetStatus (state, owner, bound session, settings, policy), GetMetrics (counters) and, for a
+// replay:// port, its ReplayStatus (progress and divergences); a port's Subscribe stream
+// (received data, what is written, events) relayed as SSE; and opening a replay.
 #pragma once
 
 #include <chrono>
@@ -31,6 +32,9 @@ class PortViews {
   void List(JsonDone done) const;
   // One port's entry; NOT_FOUND when its bench does not list it.
   void Describe(const std::string& port_name, JsonDone done) const;
+  // Opens `port_name` (a replay://, optionally bench-qualified) for `owner`: {"port_name",
+  // "owner"}.
+  void OpenReplay(const std::string& owner, const std::string& port_name, JsonDone done) const;
   // Relays the port's events to `connection` as SSE (404 JSON for a port its bench does
   // not list).
   void Relay(std::shared_ptr<http::HttpConnection> connection, const std::string& port_name,

@@ -364,3 +364,74 @@ test('a named instrument shows beside its path, and its limits bind writes by ei
     removeDir(dir);
   }
 });
+
+test('a replay started from the console is the operator\'s own port, and shows its progress and divergences', async () => {
+  const dir = tempDir();
+  const tokens = join(dir, 'tokens');
+  writeFileSync(tokens, 'alice token-of-alice\nbob token-of-bob\n');
+  const gw = await startHttpGateway(['--auth-token-file', tokens]);
+  const base = `http://127.0.0.1:${gw.port}`;
+  const alice = (await connectHttp(gw.url, { requestInit: { headers: { Authorization: 'Bearer token-of-alice' } } })).client;
+  const bob = (await connectHttp(gw.url, { requestInit: { headers: { Authorization: 'Bearer token-of-bob' } } })).client;
+  const post = (body, token = 'token-of-alice') => fetch(`${base}/console/api/replays`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  }).then(async (response) => ({ status: response.status, json: await response.json() }));
+  try {
+    const { session } = await callOk(alice, 'create_session', { device_id: 'DMM-7' });
+    await callOk(alice, 'open_port', { port_name: 'loop://bench', baud_rate: 9600, terminator: '\n', session_id: session.id });
+    assert.equal((await callOk(alice, 'query', { port_name: 'loop://bench', data: 'MEAS?' })).data, 'MEAS?');
+    await callOk(alice, 'close', { port_name: 'loop://bench' });
+    await eventually(async () => (await callOk(alice, 'list_messages', { session_id: session.id })).messages
+      .filter((m) => m.direction !== 'event').length === 2, 'the recorded query');
+
+    const started = await post({ session_id: session.id, speed: 0 });
+    assert.equal(started.status, 201, JSON.stringify(started.json));
+    const port = `replay://${session.id}?speed=0`;
+    assert.deepEqual(started.json, { port_name: port, owner: 'http:alice' });
+
+    // The operator's assistant (the same token) drives it; another principal may not.
+    assert.equal((await callOk(alice, 'query', { port_name: port, data: 'MEAS?' })).data, 'MEAS?');
+    const inUse = await bob.callTool({ name: 'query', arguments: { port_name: port, data: 'MEAS?' } });
+    assert.equal(inUse.isError, true);
+    assert.match(inUse.content[0].text, /in use/);
+    const diverged = await alice.callTool({ name: 'write', arguments: { port_name: port, data: 'RESET' } });
+    assert.equal(diverged.isError, true);
+    assert.match(diverged.content[0].text, /replay diverged: sent "RESET\\n" after every tx/);
+
+    const listed = (await getJson(base, '/console/api/ports', { token: 'token-of-alice' })).json.ports
+      .find((p) => p.name === port);
+    assert.ok(listed, 'the replay is listed');
+    assert.equal(listed.owner, 'http:alice');
+    assert.equal(listed.replay.session_id, session.id);
+    assert.equal(listed.replay.summary, 'matched 1 of 1, 1 divergence, finished');
+    assert.equal(listed.replay.divergences[0].sent, 'RESET\n');
+    assert.equal(listed.replay.divergences[0].message_id, 0, 'nothing was left to expect');
+    const plain = (await getJson(base, '/console/api/ports', { token: 'token-of-alice' })).json.ports
+      .filter((p) => !p.name.startsWith('replay://'));
+    assert.ok(plain.every((p) => p.replay === null), 'other ports have no replay');
+
+    // Refusals: no token, a bad body, an unknown session, a bad speed, and GET.
+    assert.equal((await post({ session_id: session.id }, null)).status, 401);
+    for (const [body, pattern] of [['not json', /JSON object/], [{}, /session_id \(a string\) is required/],
+      [{ session_id: 'a/b' }, /not a session id/], [{ session_id: session.id, speed: 'fast' }, /speed must be a number/]]) {
+      const refused = await post(body);
+      assert.equal(refused.status, 400, JSON.stringify(body));
+      assert.match(refused.json.error, pattern);
+    }
+    const missing = await post({ session_id: 'no-such-session' });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.json.error, 'no session no-such-session to replay');
+    assert.equal((await post({ session_id: session.id, speed: -1 })).status, 400);
+    const get = await getJson(base, '/console/api/replays', { token: 'token-of-alice' });
+    assert.equal(get.status, 405);
+    assert.equal(get.headers.get('allow'), 'POST');
+    await callOk(alice, 'list_ports');
+  } finally {
+    await alice.close();
+    await bob.close();
+    await gw.stop();
+    removeDir(dir);
+  }
+});

@@ -28,7 +28,8 @@ test('the console shows ports with their owners, transcripts and live traffic', 
   const dir = tempDir();
   const policy = join(dir, 'policy.json');
   writeFileSync(policy, JSON.stringify({ ports: [{ match: 'loop://*', max_baud: 115200,
-    deny: [{ name: 'no-reset', pattern: '^\\*RST' }], confirm: [{ name: 'output-on', pattern: '^OUTP ON' }] }] }));
+    deny: [{ name: 'no-reset', pattern: '^\\*RST' }], confirm: [{ name: 'output-on', pattern: '^OUTP ON' }] },
+  { match: 'replay://*' }] }));
   const gw = await startHttpGateway(['--policy', policy]);
   const base = `http://127.0.0.1:${gw.port}`;
   const { client } = await connectHttp(gw.url);
@@ -87,6 +88,21 @@ test('the console shows ports with their owners, transcripts and live traffic', 
       'the recorded write in the transcript');
     await callOk(client, 'query', { port_name: 'loop://dmm', data: 'MEAS:VOLT?' });
     await browser.waitFor(`${pane}.textContent.includes('MEAS:VOLT?')`, 'a query');
+
+    // A rehearsal: replay the session from its row; the operator's assistant departs from it.
+    await browser.evaluate(`document.querySelector('[data-replay=${js(session.id)}]').click()`);
+    const replay = `replay://${session.id}`;
+    const replayRow = `document.querySelector('#ports tr[data-port=${js(replay)}]')`;
+    await browser.waitFor(`document.querySelector('#replay-note').textContent.startsWith('Replaying on replay://')`,
+      'the replay to start');
+    await browser.waitFor(`${replayRow}?.querySelector('.owner')?.textContent === 'http:local'`, 'the replay port');
+    await callOk(client, 'query', { port_name: replay, data: '*IDN?' });
+    const departed = await client.callTool({ name: 'write', arguments: { port_name: replay, data: 'OUTP ON' } });
+    assert.equal(departed.isError, true);
+    await browser.waitFor(`${replayRow}?.querySelector('.divergence')?.textContent.includes('OUTP ON')`,
+      'the divergence on the page');
+    assert.match(await browser.evaluate(`${replayRow}.querySelector('.replay').textContent`),
+      /^replay strict ×1 matched 1 of \d+, 1 divergence/);
     assert.doesNotMatch(await browser.evaluate('document.body.innerText'), /\b(null|undefined|NaN)\b/,
       'no value is shown unrendered');
     await saveScreenshot(browser, 'console.png');
