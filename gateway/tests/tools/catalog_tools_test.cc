@@ -88,7 +88,7 @@ TEST_F(CatalogToolsTest, ListsTheAnnotatedMethods) {
                 "list_ports", "list_ports_extended", "describe_port", "list_instruments", "open_port",
                 "reconfigure_port", "write", "read", "query", "wait_for", "send_expect",
                 "run_sequence", "close", "get_signals", "set_signals", "pulse_signal",
-                "send_break", "status", "metrics"}));
+                "send_break", "status", "replay_status", "metrics"}));
   EXPECT_TRUE(tools_->HasTool("write"));
   EXPECT_FALSE(tools_->HasTool("create_session"));
 }
