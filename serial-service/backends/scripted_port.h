@@ -45,7 +45,7 @@ class ScriptedPort : public SerialPort {
   const int poll_fd_;
   const std::string backend_name_;
   mutable absl::Mutex mu_;
-  const std::shared_ptr<ScriptedDevice> device_ ABSL_PT_GUARDED_BY(mu_);
+  const std::shared_ptr<ScriptedDevice> device_;  // used only under mu_
   std::string pending_ ABSL_GUARDED_BY(mu_);  // said and due, not yet read
   std::optional<ScriptedDevice::Clock::time_point> armed_for_ ABSL_GUARDED_BY(mu_);
   bool ready_signalled_ ABSL_GUARDED_BY(mu_) = false;  // ready_fd_ is readable

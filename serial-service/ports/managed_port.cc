@@ -404,7 +404,7 @@ absl::StatusOr<WriteResult> ManagedPort::DoWrite(const std::string& bytes, int64
 absl::Status ManagedPort::ReportDivergences() {
   std::vector<ReplayDivergence> diverged = replay_->TakeUnreported();
   if (diverged.empty()) return absl::OkStatus();
-  const std::string session_id = replay_->Progress().target.session_id;
+  const std::string& session_id = replay_->target().session_id;
   std::string first;
   for (const ReplayDivergence& divergence : diverged) {
     std::string text =

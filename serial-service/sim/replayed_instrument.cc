@@ -131,12 +131,8 @@ void ReplayedInstrument::Receive(absl::string_view bytes, Clock::time_point now)
 }
 
 std::optional<size_t> ReplayedInstrument::FindMatch() const {
-  const std::vector<RecordedIo>& records = recording_->records;
-  auto begins_with = [&](size_t index) {
-    return absl::StartsWith(partial_, records[tx_[index]].bytes);
-  };
   if (target_.mode == ReplayMode::kStrict) {
-    if (cursor_ < tx_.size() && begins_with(cursor_)) return cursor_;
+    if (cursor_ < tx_.size() && PartialBeginsWith(cursor_)) return cursor_;
     return std::nullopt;
   }
   // Lenient: the next tx of this content after the cursor, else the first. A write that is
@@ -149,19 +145,24 @@ std::optional<size_t> ReplayedInstrument::FindMatch() const {
   }
   for (size_t offset = 0; offset < tx_.size(); ++offset) {
     const size_t index = (cursor_ + offset) % tx_.size();
-    if (begins_with(index)) return index;
+    if (PartialBeginsWith(index)) return index;
   }
   return std::nullopt;
 }
 
+bool ReplayedInstrument::PartialBeginsWith(size_t index) const {
+  return absl::StartsWith(partial_, recording_->records[tx_[index]].bytes);
+}
+
+bool ReplayedInstrument::PartialIsPrefixOf(size_t index) const {
+  return absl::StartsWith(recording_->records[tx_[index]].bytes, partial_);
+}
+
 bool ReplayedInstrument::CouldStillMatch() const {
-  const std::vector<RecordedIo>& records = recording_->records;
-  auto extends = [&](size_t index) {
-    return absl::StartsWith(records[tx_[index]].bytes, partial_);
-  };
-  if (target_.mode == ReplayMode::kStrict) return cursor_ < tx_.size() && extends(cursor_);
+  if (target_.mode == ReplayMode::kStrict)
+    return cursor_ < tx_.size() && PartialIsPrefixOf(cursor_);
   for (size_t index = 0; index < tx_.size(); ++index) {
-    if (extends(index)) return true;
+    if (PartialIsPrefixOf(index)) return true;
   }
   return false;
 }

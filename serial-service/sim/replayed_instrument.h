@@ -83,6 +83,7 @@ class ReplayedInstrument : public ScriptedDevice {
   std::string TakeDue(Clock::time_point now) override;
   std::optional<Clock::time_point> NextDue() const override;
 
+  const ReplayTarget& target() const { return target_; }
   ReplayProgress Progress() const;
   // Divergences not yet reported to the write that caused them, oldest first.
   std::vector<ReplayDivergence> TakeUnreported();
@@ -91,6 +92,9 @@ class ReplayedInstrument : public ScriptedDevice {
   void Index() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The tx (index into tx_) that `partial_` begins with, as the mode allows.
   std::optional<size_t> FindMatch() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Whether `partial_` begins with tx `index`'s bytes, or they with it.
+  bool PartialBeginsWith(size_t index) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool PartialIsPrefixOf(size_t index) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Whether more bytes could still make `partial_` match.
   bool CouldStillMatch() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Schedules what the device said after tx `index`, from `now`.
