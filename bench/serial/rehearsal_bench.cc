@@ -160,6 +160,7 @@ json ReplayTiming(Gateway& gateway, int replies) {
   }
   gateway.Tool("close", {{"port_name", port}});
   std::vector<double> magnitude;
+  magnitude.reserve(error_ms.size());
   for (double e : error_ms) magnitude.push_back(std::abs(e));
   return {{"late_by", Summary(error_ms, "ms")},
           {"min_ms", Percentile(error_ms, 0)},

@@ -108,10 +108,10 @@ void Console::Serve(std::shared_ptr<http::HttpConnection> connection, const http
                                 {"Cache-Control", "no-store"}},
                                std::string(page));
   }
-  ServeApi(std::move(connection), request, access.principal, !http_options.auth_tokens.empty());
+  ServeApi(connection, request, access.principal, !http_options.auth_tokens.empty());
 }
 
-void Console::ServeApi(std::shared_ptr<http::HttpConnection> connection,
+void Console::ServeApi(const std::shared_ptr<http::HttpConnection>& connection,
                        const http::Request& request, const std::string& principal, bool tokens) {
   const std::string target = Target(request);
   const std::string path = PathOf(target);
@@ -158,7 +158,7 @@ void Console::ServeApi(std::shared_ptr<http::HttpConnection> connection,
     case Endpoint::kBackends:
       return http::CheckBackends(
           options_.health_channels, std::chrono::seconds(2),
-          [connection](std::vector<http::BackendHealth> all) {
+          [connection](const std::vector<http::BackendHealth>& all) {
             json backends = json::array();
             bool ready = true;
             for (const http::BackendHealth& backend : all) {

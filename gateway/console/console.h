@@ -47,8 +47,8 @@ class Console {
   size_t open_streams() const { return relays_->open(); }
 
  private:
-  void ServeApi(std::shared_ptr<http::HttpConnection> connection, const http::Request& request,
-                const std::string& principal, bool tokens);
+  void ServeApi(const std::shared_ptr<http::HttpConnection>& connection,
+                const http::Request& request, const std::string& principal, bool tokens);
 
   ConsoleOptions options_;
   PortViews ports_;

@@ -364,7 +364,7 @@ class PortViews::Impl : public std::enable_shared_from_this<PortViews::Impl> {
           stub->async()->OpenPort(context, request, response, std::move(callback));
         },
         [done = std::move(done), bench = bench->bench, local = route->local_port,
-         owner](absl::StatusOr<serial_v1::OpenPortResponse> opened) {
+         owner](const absl::StatusOr<serial_v1::OpenPortResponse>& opened) {
           if (!opened.ok())
             return done(SerialBenches::QualifyError(*bench, local, opened.status()));
           done(json{{"port_name", SerialBenches::Qualify(*bench, local)}, {"owner", owner}});

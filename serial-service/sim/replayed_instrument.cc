@@ -71,11 +71,12 @@ ReplayedInstrument::ReplayedInstrument(ReplayTarget target, ReplayRecording reco
     : target_(std::move(target)) {
   absl::MutexLock lock(&mu_);
   recording_ = std::move(recording);
+  loaded_ = true;
   Index();
 }
 
 void ReplayedInstrument::Index() {
-  const std::vector<RecordedIo>& records = recording_->records;
+  const std::vector<RecordedIo>& records = recording_.records;
   for (size_t i = 0; i < records.size(); ++i) {
     if (!records[i].tx || records[i].bytes.empty()) continue;
     tx_by_bytes_[records[i].bytes].push_back(tx_.size());
@@ -88,7 +89,7 @@ absl::Status ReplayedInstrument::Open(Clock::time_point now) {
   bool loaded;
   {
     absl::MutexLock lock(&mu_);
-    loaded = recording_.has_value();
+    loaded = loaded_;
   }
   if (!loaded) {
     // Outside the lock: replay_status may ask while a long session loads.
@@ -96,11 +97,12 @@ absl::Status ReplayedInstrument::Open(Clock::time_point now) {
     if (!recording.ok()) return recording.status();
     absl::MutexLock lock(&mu_);
     recording_ = *std::move(recording);
+    loaded_ = true;
     Index();
   }
   absl::MutexLock lock(&mu_);
   // What the device said before anything was sent plays from the open.
-  for (const RecordedIo& io : recording_->records) {
+  for (const RecordedIo& io : recording_.records) {
     if (io.tx) break;
     output_.emplace(now + Scaled(io.at), io.bytes);
   }
@@ -116,11 +118,11 @@ ReplayedInstrument::Clock::duration ReplayedInstrument::Scaled(
 
 void ReplayedInstrument::Receive(absl::string_view bytes, Clock::time_point now) {
   absl::MutexLock lock(&mu_);
-  if (!recording_.has_value()) return;
+  if (!loaded_) return;
   partial_.append(bytes.data(), bytes.size());
   while (!partial_.empty()) {
     if (std::optional<size_t> match = FindMatch()) {
-      partial_.erase(0, recording_->records[tx_[*match]].bytes.size());
+      partial_.erase(0, recording_.records[tx_[*match]].bytes.size());
       Play(*match, now);
     } else if (CouldStillMatch()) {
       return;
@@ -151,11 +153,11 @@ std::optional<size_t> ReplayedInstrument::FindMatch() const {
 }
 
 bool ReplayedInstrument::PartialBeginsWith(size_t index) const {
-  return absl::StartsWith(partial_, recording_->records[tx_[index]].bytes);
+  return absl::StartsWith(partial_, recording_.records[tx_[index]].bytes);
 }
 
 bool ReplayedInstrument::PartialIsPrefixOf(size_t index) const {
-  return absl::StartsWith(recording_->records[tx_[index]].bytes, partial_);
+  return absl::StartsWith(recording_.records[tx_[index]].bytes, partial_);
 }
 
 bool ReplayedInstrument::CouldStillMatch() const {
@@ -174,7 +176,7 @@ void ReplayedInstrument::Play(size_t index, Clock::time_point now) {
     ++used_;
   }
   cursor_ = index + 1;
-  const std::vector<RecordedIo>& records = recording_->records;
+  const std::vector<RecordedIo>& records = recording_.records;
   const RecordedIo& tx = records[tx_[index]];
   for (size_t i = tx_[index] + 1; i < records.size() && !records[i].tx; ++i) {
     output_.emplace(now + Scaled(records[i].at - tx.at), records[i].bytes);
@@ -186,7 +188,7 @@ void ReplayedInstrument::Diverge() {
   const size_t expected =
       target_.mode == ReplayMode::kLenient && cursor_ >= tx_.size() && !tx_.empty() ? 0 : cursor_;
   if (expected < tx_.size()) {
-    const RecordedIo& tx = recording_->records[tx_[expected]];
+    const RecordedIo& tx = recording_.records[tx_[expected]];
     divergence.message_id = tx.message_id;
     divergence.expected = tx.bytes;
   }
@@ -220,11 +222,11 @@ ReplayProgress ReplayedInstrument::Progress() const {
   absl::MutexLock lock(&mu_);
   ReplayProgress progress;
   progress.target = target_;
-  progress.loaded = recording_.has_value();
+  progress.loaded = loaded_;
   if (!progress.loaded) return progress;
   progress.matched = matched_;
   progress.total_tx = static_cast<int64_t>(tx_.size());
-  progress.total_rx = recording_->rx_count;
+  progress.total_rx = recording_.rx_count;
   progress.rx_played = rx_played_;
   progress.divergences = divergences_;
   progress.divergence_count = divergence_count_;

@@ -105,7 +105,8 @@ class ReplayedInstrument : public ScriptedDevice {
   const ReplayTarget target_;
   const Loader loader_;
   mutable absl::Mutex mu_;
-  std::optional<ReplayRecording> recording_ ABSL_GUARDED_BY(mu_);
+  bool loaded_ ABSL_GUARDED_BY(mu_) = false;
+  ReplayRecording recording_ ABSL_GUARDED_BY(mu_);
   std::vector<size_t> tx_ ABSL_GUARDED_BY(mu_);  // positions of the tx records
   // A tx's bytes -> its indexes in tx_, for a write that is exactly one recorded tx.
   std::unordered_map<std::string, std::vector<size_t>> tx_by_bytes_ ABSL_GUARDED_BY(mu_);

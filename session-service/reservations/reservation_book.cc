@@ -293,6 +293,23 @@ std::vector<Reservation> ReservationBook::Advance(const std::vector<Reservable>&
   return changed;
 }
 
+absl::Status ReservationBook::Restore(std::vector<Reservation> reservations) {
+  for (const Reservation& reservation : reservations) {
+    if (reservations_.contains(reservation.id)) {
+      return absl::AlreadyExistsError(absl::StrCat("reservation ", reservation.id, " exists"));
+    }
+  }
+  for (Reservation& reservation : reservations) {
+    next_sequence_ = std::max(next_sequence_, reservation.sequence + 1);
+    std::string id = reservation.id;
+    reservations_.emplace(std::move(id), std::move(reservation));
+  }
+  // Places in the queue are not stored: they are its order.
+  int position = 0;
+  for (Reservation* waiting : QueueOrder()) waiting->position = ++position;
+  return absl::OkStatus();
+}
+
 std::vector<Reservation> ReservationBook::Active() const {
   std::vector<Reservation> active;
   for (const auto& [id, reservation] : reservations_) {

@@ -99,6 +99,11 @@ class ReservationBook {
   // granted from `inventory`. Returns every reservation whose state or position changed.
   std::vector<Reservation> Advance(const std::vector<Reservable>& inventory, ReservationTime now);
 
+  // After a restart: takes back reservations as they were stored (any state), keeping their
+  // arrival order (the queue's places follow from it); later ones arrive after them.
+  // ALREADY_EXISTS for an id it has.
+  absl::Status Restore(std::vector<Reservation> reservations);
+
   // Granted ones first, then the queue in order.
   std::vector<Reservation> Active() const;
   std::optional<Reservation> Find(const std::string& id) const;

@@ -91,9 +91,23 @@ absl::Status AddOccurredAt(SqliteConnection& db) {
   return db.Exec("ALTER TABLE messages ADD COLUMN occurred_at TEXT");
 }
 
+// v5: bench reservations (issue 32), one JSON body each (reservations/reservation_json), so a
+// restart restores the queue and the grants.
+absl::Status AddReservations(SqliteConnection& db) {
+  return db.Exec(R"sql(
+    CREATE TABLE reservations (
+      id TEXT PRIMARY KEY NOT NULL,
+      state TEXT NOT NULL,
+      body TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    );
+    CREATE INDEX reservations_by_state ON reservations(state);
+  )sql");
+}
+
 const std::vector<MigrationStep>& Migrations() {
-  static const std::vector<MigrationStep> kMigrations = {CreateInitialTables, AddFeatureTagIndex,
-                                                         AddIdempotencyKeys, AddOccurredAt};
+  static const std::vector<MigrationStep> kMigrations = {
+      CreateInitialTables, AddFeatureTagIndex, AddIdempotencyKeys, AddOccurredAt, AddReservations};
   return kMigrations;
 }
 

@@ -93,6 +93,14 @@ struct SessionImportParams {
   std::vector<AppendParams> messages;  // session_id is ignored: they go to the new session
 };
 
+// A bench reservation as stored: its id, its state's name, and the whole of it as JSON
+// (reservations/reservation_json); the store does not read the body.
+struct ReservationRow {
+  std::string id;
+  std::string state;
+  std::string body;
+};
+
 struct SessionStatsRecord {
   int64_t message_count = 0;
   int64_t last_message_id = 0;
@@ -121,7 +129,12 @@ class SessionStore {
   // All or nothing: a message that would not append refuses the import, naming its place.
   virtual void ImportSession(SessionImportParams params, StoreCallback<SessionRecord> done) = 0;
 
+  // Each row replaces the stored one of its id, all in one transaction; `done` gets how many.
+  virtual void SaveReservations(std::vector<ReservationRow> rows, StoreCallback<int64_t> done) = 0;
+
   // Reads.
+  // The stored reservations that were waiting or granted, for a restart.
+  virtual void LoadActiveReservations(StoreCallback<std::vector<ReservationRow>> done) = 0;
   virtual void GetSession(std::string session_id, StoreCallback<SessionRecord> done) = 0;
   virtual void ListSessions(ListSessionsQuery query,
                             StoreCallback<std::vector<SessionRecord>> done) = 0;

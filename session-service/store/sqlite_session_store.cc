@@ -147,6 +147,48 @@ class ImportRequest : public WriteRequest {
   SessionRecord session_;
 };
 
+class SaveReservationsRequest : public WriteRequest {
+ public:
+  SaveReservationsRequest(std::vector<ReservationRow> rows, StoreCallback<int64_t> done)
+      : rows_(std::move(rows)), done_(std::move(done)) {}
+  absl::Status Execute(SqliteConnection& db, const WriteTime& now) override {
+    absl::StatusOr<Statement> upsert = db.Prepare(
+        "INSERT INTO reservations(id, state, body, updated_at) VALUES (?1, ?2, ?3, ?4) "
+        "ON CONFLICT(id) DO UPDATE SET state = excluded.state, body = excluded.body, "
+        "updated_at = excluded.updated_at");
+    if (!upsert.ok()) return upsert.status();
+    for (const ReservationRow& row : rows_) {
+      upsert->BindText(1, row.id);
+      upsert->BindText(2, row.state);
+      upsert->BindText(3, row.body);
+      upsert->BindText(4, now.rfc3339);
+      if (absl::Status ran = upsert->Run(); !ran.ok()) return ran;
+    }
+    return absl::OkStatus();
+  }
+  void Complete(const absl::Status& status, EventHub& /*events*/) override {
+    if (!status.ok()) return done_(status);
+    done_(static_cast<int64_t>(rows_.size()));
+  }
+
+ private:
+  std::vector<ReservationRow> rows_;
+  StoreCallback<int64_t> done_;
+};
+
+absl::StatusOr<std::vector<ReservationRow>> ReadActiveReservations(SqliteConnection& db) {
+  absl::StatusOr<Statement> select =
+      db.Prepare("SELECT id, state, body FROM reservations WHERE state IN ('waiting', 'granted')");
+  if (!select.ok()) return select.status();
+  std::vector<ReservationRow> rows;
+  for (;;) {
+    absl::StatusOr<bool> row = select->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return rows;
+    rows.push_back({select->ColumnText(0), select->ColumnText(1), select->ColumnText(2)});
+  }
+}
+
 // Runs `query` on a reader connection inside one read transaction.
 template <typename T, typename Query>
 void RunRead(ReaderPool& pool, Query query, StoreCallback<T> done) {
@@ -410,6 +452,20 @@ void SqliteSessionStore::ImportSession(SessionImportParams params,
     message = NormaliseAppend(std::move(message));
   }
   EnqueueWrite(std::make_unique<ImportRequest>(std::move(params), std::move(done)));
+}
+
+void SqliteSessionStore::SaveReservations(std::vector<ReservationRow> rows,
+                                          StoreCallback<int64_t> done) {
+  for (const ReservationRow& row : rows) {
+    if (row.id.empty() || row.state.empty() || row.body.empty()) {
+      return done(absl::InvalidArgumentError("a reservation row needs an id, a state and a body"));
+    }
+  }
+  EnqueueWrite(std::make_unique<SaveReservationsRequest>(std::move(rows), std::move(done)));
+}
+
+void SqliteSessionStore::LoadActiveReservations(StoreCallback<std::vector<ReservationRow>> done) {
+  RunRead<std::vector<ReservationRow>>(readers_, ReadActiveReservations, std::move(done));
 }
 
 void SqliteSessionStore::GetSession(std::string session_id, StoreCallback<SessionRecord> done) {

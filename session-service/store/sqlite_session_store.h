@@ -64,6 +64,8 @@ class SqliteSessionStore : public SessionStore {
   void CloseSession(std::string session_id, StoreCallback<SessionRecord> done) override;
   void AppendMessage(AppendParams params, StoreCallback<MessageRecord> done) override;
   void ImportSession(SessionImportParams params, StoreCallback<SessionRecord> done) override;
+  void SaveReservations(std::vector<ReservationRow> rows, StoreCallback<int64_t> done) override;
+  void LoadActiveReservations(StoreCallback<std::vector<ReservationRow>> done) override;
   void GetSession(std::string session_id, StoreCallback<SessionRecord> done) override;
   void ListSessions(ListSessionsQuery query,
                     StoreCallback<std::vector<SessionRecord>> done) override;

@@ -22,7 +22,7 @@ class PtyReplayTest : public testing::TranscriptFixture {
   // Records a bench session against the pty SCPI instrument: a banner, an identification, a
   // command it answers 60 ms late, and a setting.
   std::string RecordBench() {
-    const std::string session_id = CreateSession();
+    std::string session_id = CreateSession();
     auto device = Device(InstrumentMode::kScpi);
     if (device == nullptr) return "";
     OpenBound(device->path(), session_id);

@@ -19,7 +19,6 @@ namespace {
 using serial_harness::InstrumentMode;
 using serial_harness::PtyDevice;
 using testing::SerialClient;
-using testing::SessionChild;
 namespace session_v1 = labgate::session::v1;
 
 using testing::FreePort;
