@@ -74,8 +74,8 @@ Console::~Console() { Stop(); }
 
 void Console::Stop() { relays_->StopAll(); }
 
-void Console::Serve(std::shared_ptr<http::HttpConnection> connection, const http::Request& request,
-                    const http::HttpOptions& http_options) {
+void Console::Serve(const std::shared_ptr<http::HttpConnection>& connection,
+                    const http::Request& request, const http::HttpOptions& http_options) {
   if (request.method() == beast_http::verb::head) {
     return connection->Respond(405, {{"Allow", "GET"}}, "");  // a HEAD answer has no body
   }

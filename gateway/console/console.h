@@ -40,7 +40,7 @@ class Console {
   ~Console();
 
   // Serves a request for /console or a path under it (console_routes.h IsConsolePath).
-  void Serve(std::shared_ptr<http::HttpConnection> connection, const http::Request& request,
+  void Serve(const std::shared_ptr<http::HttpConnection>& connection, const http::Request& request,
              const http::HttpOptions& http_options);
   // Ends every open stream (its client gets an "end" event); later ones get 503.
   void Stop();

@@ -35,8 +35,14 @@ ReservationRequest Wants(const std::string& holder, std::vector<std::string> tar
   return request;
 }
 
+// The reservation `id` as the book has it (an empty one when it has none).
+Reservation Of(const ReservationBook& book, const std::string& id) {
+  return book.Find(id).value_or(Reservation{});
+}
+
 std::vector<ReservationRow> Rows(const std::vector<Reservation>& reservations) {
   std::vector<ReservationRow> rows;
+  rows.reserve(reservations.size());
   for (const Reservation& reservation : reservations) {
     rows.push_back(
         {reservation.id, ReservationStateName(reservation.state), ReservationToJson(reservation)});
@@ -48,7 +54,7 @@ TEST(ReservationJsonTest, AReservationComesBackAsItWasStored) {
   ReservationBook book;
   ASSERT_TRUE(book.Reserve("r1", Wants("ci:nightly", {"psu-1", "dmm-1"}, 7), Bench(), kStart).ok());
   ASSERT_TRUE(book.Renew("r1", "ci:nightly", kStart + seconds(30)).ok());
-  const Reservation stored = *book.Find("r1");
+  const Reservation stored = Of(book, "r1");
   absl::StatusOr<Reservation> read = ReservationFromJson(ReservationToJson(stored));
   ASSERT_TRUE(read.ok()) << read.status();
   EXPECT_EQ(read->id, "r1");
@@ -88,7 +94,7 @@ TEST(ReservationStoreTest, ARestartKeepsTheGrantsAndTheQueueInOrder) {
     ASSERT_TRUE(book.Reserve("gone", Wants("http:carol", {"dmm-1"}), Bench(), kStart).ok());
     ASSERT_TRUE(book.End("gone", "http:carol", kStart + seconds(1)).ok());
     std::vector<Reservation> all = book.Active();
-    all.push_back(*book.Find("gone"));
+    all.push_back(Of(book, "gone"));
     absl::StatusOr<int64_t> saved =
         Await<int64_t>([&](auto done) { store->SaveReservations(Rows(all), std::move(done)); });
     ASSERT_TRUE(saved.ok()) << saved.status();
@@ -124,9 +130,9 @@ TEST(ReservationStoreTest, ARestartKeepsTheGrantsAndTheQueueInOrder) {
 
   // It goes on as before: alice's lease runs out, and the queue's head (ci, priority 5) is next.
   std::vector<Reservation> changed = book.Advance(Bench(), kStart + seconds(61));
-  EXPECT_EQ(book.Find("alice")->state, ReservationState::kExpired);
-  EXPECT_EQ(book.Find("ci")->state, ReservationState::kGranted);
-  EXPECT_EQ(book.Find("bob")->position, 1);
+  EXPECT_EQ(Of(book, "alice").state, ReservationState::kExpired);
+  EXPECT_EQ(Of(book, "ci").state, ReservationState::kGranted);
+  EXPECT_EQ(Of(book, "bob").position, 1);
   absl::StatusOr<int64_t> saved =
       Await<int64_t>([&](auto done) { store->SaveReservations(Rows(changed), std::move(done)); });
   ASSERT_TRUE(saved.ok()) << saved.status();
@@ -139,7 +145,7 @@ TEST(ReservationStoreTest, ARestartKeepsTheGrantsAndTheQueueInOrder) {
   absl::StatusOr<Reservation> later =
       book.Reserve("dave", Wants("http:dave", {"psu-1"}), Bench(), kStart + seconds(62));
   ASSERT_TRUE(later.ok());
-  EXPECT_GT(later->sequence, book.Find("bob")->sequence);
+  EXPECT_GT(later->sequence, Of(book, "bob").sequence);
   EXPECT_EQ(later->position, 2);
 
   absl::StatusOr<int64_t> refused = Await<int64_t>([&](auto done) {
