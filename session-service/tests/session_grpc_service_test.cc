@@ -1,5 +1,5 @@
 // The gRPC adapter on an in-process server, as the gateway embeds it: status codes,
-// field mapping, WatchSession streaming and shutdown with streams open.
+// field mapping, WatchSession streaming, shutdown with streams open, and import_session.
 #include <grpcpp/grpcpp.h>
 #include <stdlib.h>
 
@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <future>
 #include <thread>
+#include <vector>
 
 #include "common/service_host.h"
 #include "gtest/gtest.h"
@@ -58,6 +59,44 @@ class SessionGrpcServiceTest : public ::testing::Test {
     request.set_session_id(session_id);
     request.set_content(content);
     return stub_->AppendMessage(&context, request, response);
+  }
+
+  pb::SessionExport Recorded() {
+    pb::SessionExport exported;
+    exported.mutable_session()->set_id("from-another-lab");
+    exported.mutable_session()->set_device_id("psu-2");
+    exported.mutable_session()->set_port_name("/dev/ttyUSB0");
+    auto add = [&](const char* direction, const char* content, const char* occurred_at) {
+      pb::Message* message = exported.add_messages();
+      message->set_message_id(exported.messages_size());
+      message->set_role("device");
+      message->set_direction(direction);
+      message->set_features("serial,/dev/ttyUSB0");
+      message->set_content(content);
+      message->set_created_at("2026-11-20T08:00:05.000Z");
+      if (occurred_at != nullptr) message->set_occurred_at(occurred_at);
+    };
+    add("tx", "*IDN?\n", "2026-11-20T08:00:00.100Z");
+    add("rx", "ACME,PSU,1\n", "2026-11-20T08:00:00.130Z");
+    add("event", "closed", nullptr);
+    exported.mutable_messages(1)->set_latency_ms(30);
+    return exported;
+  }
+
+  grpc::Status Import(const pb::SessionExport& exported, pb::ImportSessionResponse* response) {
+    grpc::ClientContext context;
+    pb::ImportSessionRequest request;
+    *request.mutable_export_() = exported;
+    return stub_->ImportSession(&context, request, response);
+  }
+
+  std::vector<pb::Message> Messages(const std::string& session_id) {
+    grpc::ClientContext context;
+    pb::ListMessagesRequest request;
+    request.set_session_id(session_id);
+    pb::ListMessagesResponse response;
+    EXPECT_TRUE(stub_->ListMessages(&context, request, &response).ok());
+    return {response.messages().begin(), response.messages().end()};
   }
 
   std::string data_dir_;
@@ -162,6 +201,75 @@ TEST_F(SessionGrpcServiceTest, ShutdownFinishesOpenWatchStreams) {
   service_->store().CreateSession(
       {"d", ""}, [&](absl::StatusOr<SessionRecord> r) { late.set_value(std::move(r)); });
   EXPECT_EQ(late.get_future().get().status().code(), absl::StatusCode::kUnavailable);
+}
+
+// import_session: an export comes back as a new, closed session with its messages in order
+// and their times kept, all or nothing.
+TEST_F(SessionGrpcServiceTest, AnExportComesBackAsANewClosedSessionWithItsTimes) {
+  pb::ImportSessionResponse imported;
+  grpc::Status status = Import(Recorded(), &imported);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_NE(imported.session().id(), "from-another-lab");
+  EXPECT_EQ(imported.imported_from(), "from-another-lab");
+  EXPECT_EQ(imported.session().device_id(), "psu-2");
+  EXPECT_EQ(imported.session().port_name(), "/dev/ttyUSB0");
+  EXPECT_TRUE(imported.session().closed());
+  EXPECT_EQ(imported.message_count(), 3);
+
+  std::vector<pb::Message> messages = Messages(imported.session().id());
+  ASSERT_EQ(messages.size(), 3u);
+  EXPECT_EQ(messages[0].message_id(), 1);
+  EXPECT_EQ(messages[0].direction(), "tx");
+  EXPECT_EQ(messages[0].content(), "*IDN?\n");
+  EXPECT_EQ(messages[0].role(), "device");
+  EXPECT_EQ(messages[0].occurred_at(), "2026-11-20T08:00:00.100Z");
+  EXPECT_EQ(messages[1].latency_ms(), 30);
+  EXPECT_EQ(messages[1].features(), "serial,/dev/ttyusb0");  // normalised as appends are
+  EXPECT_EQ(messages[2].occurred_at(), "2026-11-20T08:00:05.000Z")
+      << "a message that did not say when it happened keeps when it was stored";
+
+  // A closed session takes no more appends.
+  grpc::ClientContext context;
+  pb::AppendMessageRequest append;
+  append.set_session_id(imported.session().id());
+  append.set_content("late");
+  pb::AppendMessageResponse appended;
+  EXPECT_EQ(stub_->AppendMessage(&context, append, &appended).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+TEST_F(SessionGrpcServiceTest, ABadMessageRefusesTheWholeImportNamingIt) {
+  pb::SessionExport exported = Recorded();
+  exported.mutable_messages(1)->set_occurred_at("not a time");
+  pb::ImportSessionResponse imported;
+  grpc::Status status = Import(exported, &imported);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("message 2 of the import"), std::string::npos)
+      << status.error_message();
+
+  exported = Recorded();
+  exported.mutable_messages(2)->clear_content();
+  status = Import(exported, &imported);
+  EXPECT_NE(status.error_message().find("message 3 of the import: content is required"),
+            std::string::npos)
+      << status.error_message();
+
+  exported = Recorded();
+  exported.mutable_session()->clear_device_id();
+  EXPECT_EQ(Import(exported, &imported).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+
+  grpc::ClientContext context;
+  EXPECT_EQ(stub_->ImportSession(&context, pb::ImportSessionRequest(), &imported).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+
+  grpc::ClientContext list_context;
+  pb::ListSessionsRequest list;
+  list.set_include_closed(true);
+  pb::ListSessionsResponse sessions;
+  ASSERT_TRUE(stub_->ListSessions(&list_context, list, &sessions).ok());
+  EXPECT_EQ(sessions.sessions_size(), 0) << "nothing was stored by a refused import";
+
+  ASSERT_TRUE(Import(Recorded(), &imported).ok()) << "and the service still serves";
 }
 
 }  // namespace
