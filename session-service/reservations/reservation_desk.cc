@@ -1,0 +1,240 @@
+#include "session-service/reservations/reservation_desk.h"
+
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "common/log.h"
+#include "session-service/reservations/reservation_json.h"
+#include "session-service/store/uuid.h"
+
+namespace labgate::session {
+namespace {
+
+// The timer looks again at least this often: a clock moved by hand, or a deadline missed.
+constexpr absl::Duration kLongestSleep = absl::Seconds(1);
+
+std::string Qualified(const std::string& bench, const std::string& name) {
+  return bench.empty() ? name : absl::StrCat(bench, ":", name);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ReservationDesk>> ReservationDesk::Open(
+    SessionStore* store, ReservationDeskOptions options) {
+  if (!options.clock) options.clock = [] { return std::chrono::system_clock::now(); };
+  absl::Notification loaded;
+  absl::StatusOr<std::vector<ReservationRow>> rows;
+  store->LoadActiveReservations([&](absl::StatusOr<std::vector<ReservationRow>> got) {
+    rows = std::move(got);
+    loaded.Notify();
+  });
+  loaded.WaitForNotification();
+  if (!rows.ok()) return rows.status();
+  std::vector<Reservation> restored;
+  for (const ReservationRow& row : *rows) {
+    absl::StatusOr<Reservation> reservation = ReservationFromJson(row.body);
+    if (!reservation.ok()) {
+      return absl::DataLossError(absl::StrCat("stored reservation ", row.id,
+                                              " cannot be read: ", reservation.status().message()));
+    }
+    restored.push_back(*std::move(reservation));
+  }
+  std::unique_ptr<ReservationDesk> desk(new ReservationDesk(store, std::move(options)));
+  {
+    absl::MutexLock lock(&desk->mu_);
+    if (absl::Status kept = desk->book_.Restore(std::move(restored)); !kept.ok()) return kept;
+  }
+  desk->worker_ = std::thread([raw = desk.get()] { raw->Run(); });
+  return desk;
+}
+
+ReservationDesk::ReservationDesk(SessionStore* store, ReservationDeskOptions options)
+    : store_(store), options_(std::move(options)), book_(options_.limits) {}
+
+ReservationDesk::~ReservationDesk() {
+  {
+    absl::MutexLock lock(&mu_);
+    stop_ = true;
+  }
+  wake_.SignalAll();
+  if (worker_.joinable()) worker_.join();
+  // Saves in flight answer through `this`: wait for the store to finish them.
+  absl::MutexLock lock(&mu_);
+  mu_.Await(absl::Condition(
+      +[](int64_t* saving) { return *saving == 0; }, &saving_));
+}
+
+std::vector<Reservable> ReservationDesk::InventoryLocked() const {
+  std::vector<Reservable> all;
+  for (const auto& [bench, reservables] : inventory_) {
+    for (Reservable reservable : reservables) {
+      reservable.name = Qualified(bench, reservable.name);
+      all.push_back(std::move(reservable));
+    }
+  }
+  return all;
+}
+
+void ReservationDesk::StoreLocked(std::vector<Reservation> changed, const std::string& reason,
+                                  std::function<void(absl::Status)> then) {
+  if (changed.empty()) return then(absl::OkStatus());
+  SaveJob job;
+  job.rows.reserve(changed.size());
+  for (const Reservation& reservation : changed) {
+    job.rows.push_back(
+        {reservation.id, ReservationStateName(reservation.state), ReservationToJson(reservation)});
+  }
+  job.changed = std::move(changed);
+  job.reason = reason;
+  job.then = std::move(then);
+  to_save_.push_back(std::move(job));
+  ++saving_;
+  wake_.SignalAll();
+}
+
+void ReservationDesk::Save(SaveJob job) {
+  store_->SaveReservations(
+      std::move(job.rows), [this, changed = std::move(job.changed), reason = std::move(job.reason),
+                            then = std::move(job.then)](absl::StatusOr<int64_t> saved) {
+        std::vector<std::shared_ptr<Listener>> listeners;
+        if (saved.ok()) {
+          absl::MutexLock lock(&mu_);
+          for (const auto& [id, listener] : listeners_) listeners.push_back(listener);
+        } else {
+          LG_LOG(kError) << "reservations not stored: " << saved.status().message();
+        }
+        for (const Reservation& reservation : changed) {
+          for (const auto& listener : listeners) (*listener)(reservation, reason);
+        }
+        then(saved.ok() ? absl::OkStatus() : saved.status());
+        absl::MutexLock lock(&mu_);
+        --saving_;  // last: the destructor may go on once this is 0
+      });
+}
+
+void ReservationDesk::Reserve(ReservationRequest request, Done done) {
+  absl::MutexLock lock(&mu_);
+  const ReservationTime now = options_.clock();
+  const std::vector<Reservable> inventory = InventoryLocked();
+  // What ran out before it arrived ends first, and is stored with it.
+  std::vector<Reservation> changed = book_.Advance(inventory, now);
+  absl::StatusOr<Reservation> reserved =
+      book_.Reserve(NewUuidV4(), std::move(request), inventory, now);
+  if (!reserved.ok()) {
+    StoreLocked(std::move(changed), "time passed", [](const absl::Status&) {});
+    return done(reserved.status());
+  }
+  changed.push_back(*reserved);
+  StoreLocked(std::move(changed), "reserved",
+              [done = std::move(done), reserved = *reserved](absl::Status stored) mutable {
+                if (!stored.ok()) return done(stored);
+                done(std::move(reserved));
+              });
+}
+
+void ReservationDesk::Renew(const std::string& id, const std::string& holder, Done done) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Reservation> renewed = book_.Renew(id, holder, options_.clock());
+  if (!renewed.ok()) return done(renewed.status());
+  StoreLocked({*renewed}, "renewed",
+              [done = std::move(done), renewed = *renewed](absl::Status stored) mutable {
+                if (!stored.ok()) return done(stored);
+                done(std::move(renewed));
+              });
+}
+
+void ReservationDesk::Release(const std::string& id, const std::string& holder, Done done) {
+  absl::MutexLock lock(&mu_);
+  const ReservationTime now = options_.clock();
+  absl::StatusOr<Reservation> ended = book_.End(id, holder, now);
+  if (!ended.ok()) return done(ended.status());
+  // What it freed goes to the queue at once.
+  std::vector<Reservation> changed = {*ended};
+  for (Reservation& next : book_.Advance(InventoryLocked(), now)) {
+    if (next.id != ended->id) changed.push_back(std::move(next));
+  }
+  StoreLocked(std::move(changed), "released",
+              [done = std::move(done), ended = *ended](absl::Status stored) mutable {
+                if (!stored.ok()) return done(stored);
+                done(std::move(ended));
+              });
+}
+
+void ReservationDesk::PublishInventory(const std::string& bench,
+                                       std::vector<Reservable> reservables,
+                                       std::function<void(absl::Status)> done) {
+  absl::MutexLock lock(&mu_);
+  inventory_[bench] = std::move(reservables);
+  StoreLocked(book_.Advance(InventoryLocked(), options_.clock()), "inventory changed",
+              std::move(done));
+}
+
+void ReservationDesk::Advance() {
+  absl::MutexLock lock(&mu_);
+  StoreLocked(book_.Advance(InventoryLocked(), options_.clock()), "time passed",
+              [](const absl::Status&) {});
+}
+
+ReservationDesk::Listing ReservationDesk::List() const {
+  absl::MutexLock lock(&mu_);
+  Listing listing;
+  listing.reservations = book_.Active();
+  for (const auto& [bench, reservables] : inventory_) {
+    for (const Reservable& reservable : reservables) {
+      BenchReservable entry{bench, reservable, ""};
+      entry.reservable.name = Qualified(bench, reservable.name);
+      if (const Reservation* holder = book_.HolderOf(entry.reservable.name)) {
+        entry.holder = holder->request.holder;
+      }
+      listing.reservables.push_back(std::move(entry));
+    }
+  }
+  return listing;
+}
+
+uint64_t ReservationDesk::Subscribe(Listener listener) {
+  absl::MutexLock lock(&mu_);
+  const uint64_t id = next_listener_++;
+  listeners_[id] = std::make_shared<Listener>(std::move(listener));
+  return id;
+}
+
+void ReservationDesk::Unsubscribe(uint64_t id) {
+  absl::MutexLock lock(&mu_);
+  listeners_.erase(id);
+}
+
+void ReservationDesk::Run() {
+  while (true) {
+    std::optional<SaveJob> job;
+    {
+      absl::MutexLock lock(&mu_);
+      while (to_save_.empty() && !stop_) {
+        absl::Duration sleep = kLongestSleep;
+        if (options_.run_timer) {
+          if (std::optional<ReservationTime> next = book_.NextDeadline()) {
+            sleep = std::min(sleep, absl::FromChrono(*next - options_.clock()));
+          }
+          if (sleep <= absl::ZeroDuration()) {
+            StoreLocked(book_.Advance(InventoryLocked(), options_.clock()), "time passed",
+                        [](const absl::Status&) {});
+            if (!to_save_.empty()) continue;  // leaves the wait to save it
+            sleep = kLongestSleep;            // nothing changed: no spinning on a past deadline
+          }
+        }
+        wake_.WaitWithTimeout(&mu_, sleep);
+      }
+      if (to_save_.empty()) return;  // stopped, and everything is handed to the store
+      job = std::move(to_save_.front());
+      to_save_.pop_front();
+    }
+    // Outside the lock: the store may answer at once, on this thread.
+    Save(*std::move(job));
+  }
+}
+
+}  // namespace labgate::session

@@ -1,0 +1,107 @@
+// The reservation service's state (issue 32): the book of reservations, what each bench can
+// reserve now, and the session store that keeps the book through restarts. Thread-safe: the
+// RPCs, the benches' inventory reports and the deadline timer all come through here.
+//
+// Every change is stored before it is answered: a caller hears of its reservation only once the
+// row has committed, and listeners hear of changes in the order they were made. A bench's
+// inventory is not stored; each labgate-serial reports it again when it connects.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "session-service/reservations/reservation_book.h"
+#include "session-service/store/session_store.h"
+
+namespace labgate::session {
+
+struct ReservationDeskOptions {
+  ReservationLimits limits;
+  // Now; the system clock when null (tests pass their own).
+  std::function<ReservationTime()> clock;
+  // Ends leases and waits on time. Tests turn it off and call Advance.
+  bool run_timer = true;
+};
+
+// What a bench can reserve, as it reported it, with its holder if any.
+struct BenchReservable {
+  std::string bench;
+  Reservable reservable;  // its name qualified by the bench ("lab-a:psu-2") when the bench has one
+  std::string holder;
+};
+
+class ReservationDesk {
+ public:
+  // Restores the waiting and granted reservations `store` kept.
+  static absl::StatusOr<std::unique_ptr<ReservationDesk>> Open(SessionStore* store,
+                                                               ReservationDeskOptions options);
+  ~ReservationDesk();
+  ReservationDesk(const ReservationDesk&) = delete;
+  ReservationDesk& operator=(const ReservationDesk&) = delete;
+
+  using Done = std::function<void(absl::StatusOr<Reservation>)>;
+  // The request's holder is the caller's principal.
+  void Reserve(ReservationRequest request, Done done) ABSL_LOCKS_EXCLUDED(mu_);
+  void Renew(const std::string& id, const std::string& holder, Done done) ABSL_LOCKS_EXCLUDED(mu_);
+  // Releases a grant, or takes a waiting reservation out of the queue.
+  void Release(const std::string& id, const std::string& holder, Done done)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Replaces what `bench` can reserve; grants what that frees or brings back.
+  void PublishInventory(const std::string& bench, std::vector<Reservable> reservables,
+                        std::function<void(absl::Status)> done) ABSL_LOCKS_EXCLUDED(mu_);
+  // Ends what has run out and grants what can be granted, at the clock's now.
+  void Advance() ABSL_LOCKS_EXCLUDED(mu_);
+
+  struct Listing {
+    std::vector<Reservation> reservations;  // granted first, then the queue in order
+    std::vector<BenchReservable> reservables;
+  };
+  Listing List() const ABSL_LOCKS_EXCLUDED(mu_);
+
+  // `listener` hears every reservation that changes, after it is stored, with what changed.
+  using Listener = std::function<void(const Reservation&, const std::string& reason)>;
+  uint64_t Subscribe(Listener listener) ABSL_LOCKS_EXCLUDED(mu_);
+  void Unsubscribe(uint64_t id) ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  ReservationDesk(SessionStore* store, ReservationDeskOptions options);
+  std::vector<Reservable> InventoryLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  struct SaveJob {
+    std::vector<ReservationRow> rows;
+    std::vector<Reservation> changed;
+    std::string reason;
+    std::function<void(absl::Status)> then;
+  };
+  // Queues `changed` to be stored (in the order of the changes, by the worker), after which
+  // the listeners hear of it and `then` gets the outcome.
+  void StoreLocked(std::vector<Reservation> changed, const std::string& reason,
+                   std::function<void(absl::Status)> then) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Save(SaveJob job) ABSL_LOCKS_EXCLUDED(mu_);
+  // The worker: hands the saves to the store in order, and ends leases and waits on time.
+  void Run() ABSL_LOCKS_EXCLUDED(mu_);
+
+  SessionStore* const store_;
+  const ReservationDeskOptions options_;
+  mutable absl::Mutex mu_;
+  absl::CondVar wake_;
+  ReservationBook book_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::vector<Reservable>> inventory_ ABSL_GUARDED_BY(mu_);  // by bench
+  std::map<uint64_t, std::shared_ptr<Listener>> listeners_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_listener_ ABSL_GUARDED_BY(mu_) = 1;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t saving_ ABSL_GUARDED_BY(mu_) = 0;  // saves the store has not answered yet
+  std::deque<SaveJob> to_save_ ABSL_GUARDED_BY(mu_);
+  std::thread worker_;
+};
+
+}  // namespace labgate::session
