@@ -37,6 +37,9 @@ class CallContext {
   absl::Time deadline() const { return deadline_; }
   // Set only when a caller that may relay a person's answer relayed one.
   const std::optional<ConfirmationAnswer>& confirmation() const { return confirmation_; }
+  // Whether the caller is one of labgate's own that may speak for principals: a trusted
+  // gateway over gRPC, or the embedded gateway in process.
+  bool speaks_for_principals() const { return speaks_for_principals_; }
 
   // Whether the caller has given up, or the deadline has passed. Any thread.
   virtual bool IsCancelled() const = 0;
@@ -46,10 +49,11 @@ class CallContext {
 
  protected:
   CallContext(std::string principal, absl::Time deadline,
-              std::optional<ConfirmationAnswer> confirmation)
+              std::optional<ConfirmationAnswer> confirmation, bool speaks_for_principals)
       : principal_(principal.empty() ? std::string(kAnonymousPrincipal) : std::move(principal)),
         deadline_(deadline),
-        confirmation_(std::move(confirmation)) {}
+        confirmation_(std::move(confirmation)),
+        speaks_for_principals_(speaks_for_principals) {}
 
   bool DeadlinePassed() const {
     return deadline_ != absl::InfiniteFuture() && absl::Now() >= deadline_;
@@ -59,6 +63,7 @@ class CallContext {
   const std::string principal_;
   const absl::Time deadline_;
   const std::optional<ConfirmationAnswer> confirmation_;
+  const bool speaks_for_principals_;
 };
 
 }  // namespace labgate

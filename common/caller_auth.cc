@@ -85,6 +85,7 @@ absl::StatusOr<Caller> CallerAuth::Identify(const grpc::ServerContextBase& conte
     }
   }
   if (gateway) {
+    caller.speaks_for_principals = true;
     caller.principal = owner.empty() ? kAnonymousPrincipal : owner;
     caller.confirmation = RelayedAnswer(context);
     return caller;

@@ -22,6 +22,7 @@ namespace labgate {
 struct Caller {
   std::string principal;
   std::optional<ConfirmationAnswer> confirmation;
+  bool speaks_for_principals = false;  // a trusted gateway (or every caller is trusted)
 };
 
 struct CallerAuthOptions {

@@ -24,7 +24,7 @@ class GrpcUnaryCall final : public CallContext {
  public:
   GrpcUnaryCall(grpc::CallbackServerContext* context, Caller caller)
       : CallContext(std::move(caller.principal), absl::FromChrono(context->deadline()),
-                    std::move(caller.confirmation)),
+                    std::move(caller.confirmation), caller.speaks_for_principals),
         context_(context),
         reactor_(context->DefaultReactor()) {}
 

@@ -94,7 +94,8 @@ class DeadlineWatch {
 LocalCall::LocalCall(LocalCallOptions options, std::unique_ptr<Message> request,
                      std::unique_ptr<Message> response, std::shared_ptr<DeadlineWatch> watch,
                      Done done)
-    : CallContext(std::move(options.principal), options.deadline, std::move(options.confirmation)),
+    : CallContext(std::move(options.principal), options.deadline, std::move(options.confirmation),
+                  /*speaks_for_principals=*/true),
       request_(std::move(request)),
       response_(std::move(response)),
       watch_(std::move(watch)),

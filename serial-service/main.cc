@@ -11,7 +11,7 @@
 #include "absl/flags/flag.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "common/caller_auth.h"
+#include "common/caller_auth_flags.h"
 #include "common/cli.h"
 #include "common/confirmation_secret.h"
 #include "common/log.h"
@@ -49,53 +49,9 @@ ABSL_FLAG(int64_t, record_coalesce_ms, 20,
 ABSL_FLAG(int64_t, record_queue_limit, 10000,
           "Records that may wait for the session service before new ones are lost");
 
-ABSL_FLAG(std::vector<std::string>, trusted_gateway, {},
-          "Client certificate identities (common name, subject alternative name or subject) of "
-          "gateways that may name the principal they act for; needs --tls-client-ca");
-ABSL_FLAG(std::string, gateway_token_file, "",
-          "File whose first line is the token a gateway presents (authorization: Bearer TOKEN) "
-          "to name the principal it acts for");
-ABSL_FLAG(std::string, client_token_file, "",
-          "File of lines \"NAME TOKEN\": a caller presenting TOKEN is the principal NAME");
-
 namespace {
 
 constexpr char kServiceName[] = "labgate.serial.v1.SerialService";
-
-// Who callers are, from --trusted-gateway, --gateway-token-file and --client-token-file. With
-// none of them every caller is anonymous and no caller may name an owner: a split gateway
-// must be given a token or a certificate before it can act for its principals.
-absl::StatusOr<labgate::CallerAuthOptions> CallerAuthFromFlags(std::vector<std::string>* lines) {
-  labgate::CallerAuthOptions auth;
-  for (const std::string& identity : absl::GetFlag(FLAGS_trusted_gateway)) {
-    if (!identity.empty()) auth.trusted_gateways.insert(identity);
-  }
-  if (!auth.trusted_gateways.empty() && labgate::ServerTlsFromFlags().client_ca.empty()) {
-    return absl::InvalidArgumentError(
-        "--trusted-gateway needs --tls-client-ca: gateways are known by their certificates");
-  }
-  if (const std::string path = absl::GetFlag(FLAGS_gateway_token_file); !path.empty()) {
-    absl::StatusOr<std::string> token = labgate::ReadTokenFile(path, "--gateway-token-file");
-    if (!token.ok()) return token.status();
-    auth.gateway_token = *std::move(token);
-  }
-  if (const std::string path = absl::GetFlag(FLAGS_client_token_file); !path.empty()) {
-    auto clients = labgate::ReadClientTokenFile(path, "--client-token-file");
-    if (!clients.ok()) return clients.status();
-    auth.client_tokens = *std::move(clients);
-  }
-  if (auth.AuthenticatesAnyone()) {
-    lines->push_back(absl::StrCat("callers: authenticated (", auth.trusted_gateways.size(),
-                                  " trusted gateway certificate(s), gateway token ",
-                                  auth.gateway_token.empty() ? "none" : "set", ", ",
-                                  auth.client_tokens.size(), " client token(s))"));
-  } else {
-    lines->push_back(
-        "callers: all anonymous; no gateway may name an owner (give --gateway-token-file or "
-        "--trusted-gateway to serve a split labgate)");
-  }
-  return auth;
-}
 
 }  // namespace
 
@@ -123,7 +79,8 @@ int main(int argc, char** argv) {
       config.status = checked.status();
     }
   }
-  absl::StatusOr<labgate::CallerAuthOptions> caller_auth = CallerAuthFromFlags(&config.lines);
+  absl::StatusOr<labgate::CallerAuthOptions> caller_auth =
+      labgate::CallerAuthFromFlags(&config.lines);
   if (!caller_auth.ok() && config.status.ok()) config.status = caller_auth.status();
   labgate::serial::CaptureOptions capture;
   capture.buffer_bytes =

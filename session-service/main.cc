@@ -1,8 +1,10 @@
-// labgate-session: the session service on its own gRPC port.
+// labgate-session: the session service, and the bench reservations kept in the same database,
+// on its own gRPC port.
 #include <cstdlib>
 #include <string>
 
 #include "absl/flags/flag.h"
+#include "common/caller_auth_flags.h"
 #include "common/check_config.h"
 #include "common/cli.h"
 #include "common/log.h"
@@ -39,6 +41,10 @@ int main(int argc, char** argv) {
     config.status = labgate::CheckWritableDirIfPresent("--data-dir", options.data_dir);
     config.lines.push_back("sessions.db in " + options.data_dir);
   }
+  // Who reservation callers are (the session API keeps nothing per principal).
+  absl::StatusOr<labgate::CallerAuthOptions> caller_auth =
+      labgate::CallerAuthFromFlags(&config.lines);
+  if (config.status.ok() && !caller_auth.ok()) config.status = caller_auth.status();
   if (labgate::CheckConfigRequested()) {
     return labgate::FinishCheckConfig("labgate-session", config.lines, config.status);
   }
@@ -53,17 +59,28 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  auto host = labgate::ServiceHost::Start(config.listen, {service->get()}, config.credentials);
+  auto reservations = labgate::session::CreateReservationService(**service, *caller_auth);
+  if (!reservations.ok()) {
+    LG_LOG(kError) << "labgate-session: cannot restore the reservations: "
+                   << std::string(reservations.status().message());
+    (*service)->Shutdown();
+    return 1;
+  }
+  auto host = labgate::ServiceHost::Start(config.listen, {service->get(), reservations->get()},
+                                          config.credentials);
   if (!host.ok()) {
     LG_LOG(kError) << "labgate-session: " << std::string(host.status().message());
+    reservations->reset();
     (*service)->Shutdown();
     return 1;
   }
   (*host)->SetServing(labgate::session::kSessionServiceName, true);
+  (*host)->SetServing(labgate::session::kReservationServiceName, true);
   auto metrics_server = labgate::metrics::StartMetricsFromFlags("labgate-session");
   if (!metrics_server.ok()) {
     LG_LOG(kError) << "labgate-session: " << std::string(metrics_server.status().message());
     (*host)->Shutdown(std::chrono::milliseconds(0));
+    reservations->reset();
     (*service)->Shutdown();
     return 1;
   }
@@ -74,6 +91,7 @@ int main(int argc, char** argv) {
       !announced.ok()) {
     LG_LOG(kError) << "labgate-session: " << std::string(announced.message());
     (*host)->Shutdown(std::chrono::milliseconds(0));
+    reservations->reset();
     (*service)->Shutdown();
     return 1;
   }
@@ -82,6 +100,7 @@ int main(int argc, char** argv) {
   LG_LOG(kInfo) << "labgate-session: signal " << signal_number << ", draining";
   (*service)->FinishWatchStreams();
   (*host)->Shutdown(kDrainGrace);
+  reservations->reset();  // its last changes reach the store before the store stops
   (*service)->Shutdown();
   LG_LOG(kInfo) << "labgate-session: stopped";
   return 0;

@@ -18,4 +18,12 @@ absl::StatusOr<std::unique_ptr<SessionGrpcService>> CreateSessionService(
   return std::make_unique<SessionGrpcService>(std::move(*store));
 }
 
+absl::StatusOr<std::unique_ptr<ReservationGrpcService>> CreateReservationService(
+    SessionGrpcService& sessions, CallerAuthOptions auth) {
+  absl::StatusOr<std::unique_ptr<ReservationDesk>> desk =
+      ReservationDesk::Open(&sessions.store(), ReservationDeskOptions());
+  if (!desk.ok()) return desk.status();
+  return std::make_unique<ReservationGrpcService>(*std::move(desk), std::move(auth));
+}
+
 }  // namespace labgate::session

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "common/caller_auth.h"
+#include "session-service/reservations/reservation_grpc_service.h"
 #include "session-service/session_grpc_service.h"
 
 namespace labgate::session {
@@ -23,5 +25,11 @@ struct SessionServiceOptions {
 // at exit: FinishWatchStreams(), shut the server down, and call Shutdown().
 absl::StatusOr<std::unique_ptr<SessionGrpcService>> CreateSessionService(
     const SessionServiceOptions& options);
+
+// The bench reservations API (issue 32) over the session service's store, its waiting and
+// granted reservations restored. `sessions` must outlive it: destroy it after the server has
+// stopped and before sessions->Shutdown(). `auth` says who callers are: a reservation's holder.
+absl::StatusOr<std::unique_ptr<ReservationGrpcService>> CreateReservationService(
+    SessionGrpcService& sessions, CallerAuthOptions auth);
 
 }  // namespace labgate::session
