@@ -99,7 +99,7 @@ void ReservationDesk::StoreLocked(std::vector<Reservation> changed, const std::s
 void ReservationDesk::Save(SaveJob job) {
   store_->SaveReservations(
       std::move(job.rows), [this, changed = std::move(job.changed), reason = std::move(job.reason),
-                            then = std::move(job.then)](absl::StatusOr<int64_t> saved) {
+                            then = std::move(job.then)](const absl::StatusOr<int64_t>& saved) {
         std::vector<std::shared_ptr<Listener>> listeners;
         if (saved.ok()) {
           absl::MutexLock lock(&mu_);
@@ -130,7 +130,7 @@ void ReservationDesk::Reserve(ReservationRequest request, Done done) {
   }
   changed.push_back(*reserved);
   StoreLocked(std::move(changed), "reserved",
-              [done = std::move(done), reserved = *reserved](absl::Status stored) mutable {
+              [done = std::move(done), reserved = *reserved](const absl::Status& stored) mutable {
                 if (!stored.ok()) return done(stored);
                 done(std::move(reserved));
               });
@@ -141,7 +141,7 @@ void ReservationDesk::Renew(const std::string& id, const std::string& holder, Do
   absl::StatusOr<Reservation> renewed = book_.Renew(id, holder, options_.clock());
   if (!renewed.ok()) return done(renewed.status());
   StoreLocked({*renewed}, "renewed",
-              [done = std::move(done), renewed = *renewed](absl::Status stored) mutable {
+              [done = std::move(done), renewed = *renewed](const absl::Status& stored) mutable {
                 if (!stored.ok()) return done(stored);
                 done(std::move(renewed));
               });
@@ -158,7 +158,7 @@ void ReservationDesk::Release(const std::string& id, const std::string& holder, 
     if (next.id != ended->id) changed.push_back(std::move(next));
   }
   StoreLocked(std::move(changed), "released",
-              [done = std::move(done), ended = *ended](absl::Status stored) mutable {
+              [done = std::move(done), ended = *ended](const absl::Status& stored) mutable {
                 if (!stored.ok()) return done(stored);
                 done(std::move(ended));
               });

@@ -66,7 +66,7 @@ class ReservationDeskTest : public ::testing::Test {
   }
   void Publish(const std::string& bench, std::vector<Reservable> reservables) {
     absl::StatusOr<bool> published = Await<bool>([&](auto done) {
-      desk_->PublishInventory(bench, std::move(reservables), [done](absl::Status status) {
+      desk_->PublishInventory(bench, std::move(reservables), [done](const absl::Status& status) {
         done(status.ok() ? absl::StatusOr<bool>(true) : status);
       });
     });

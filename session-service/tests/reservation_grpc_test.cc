@@ -71,7 +71,7 @@ class ReservationGrpcTest : public ::testing::Test {
   }
 
   grpc::Status Reserve(const std::string& token, const std::string& owner,
-                       std::vector<std::string> targets, pb::Reservation* reservation,
+                       const std::vector<std::string>& targets, pb::Reservation* reservation,
                        int64_t wait_s = 600) {
     pb::ReserveRequest request;
     for (const std::string& target : targets) request.add_targets(target);

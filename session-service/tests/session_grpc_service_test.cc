@@ -293,7 +293,7 @@ TEST_F(SessionGrpcServiceTest, WatcherThatFallsBehindIsFinishedWithResourceExhau
     AppendParams params;
     params.session_id = session.id();
     params.content = "event " + std::to_string(i);
-    service_->store().AppendMessage(std::move(params), [&](absl::StatusOr<MessageRecord> r) {
+    service_->store().AppendMessage(std::move(params), [&](const absl::StatusOr<MessageRecord>& r) {
       EXPECT_TRUE(r.ok()) << r.status();
       if (pending.fetch_sub(1) == 1) all_acknowledged.set_value();
     });
