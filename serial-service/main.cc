@@ -28,6 +28,11 @@ ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "HOST:PORT to serve gRPC on (p
 ABSL_FLAG(std::string, session_addr, "",
           "HOST:PORT of labgate-session, where ports opened with a session_id are recorded");
 ABSL_FLAG(std::string, policy, "", "Safety policy (JSON) for ports and writes; SIGHUP reloads it");
+ABSL_FLAG(bool, publish_inventory, false,
+          "Report the named instruments and ports to labgate-session's reservation service "
+          "(needs --session-addr; presents the --gateway-token-file token)");
+ABSL_FLAG(std::string, bench, "",
+          "The name gateways give this labgate-serial, under which its inventory is reported");
 ABSL_FLAG(std::string, profiles, "",
           "Directory of instrument profiles (one JSON file per model: identity probe, settings, "
           "limits, sequences); SIGHUP reloads them");
@@ -130,6 +135,13 @@ int main(int argc, char** argv) {
   options.profiles_dir = absl::GetFlag(FLAGS_profiles);
   options.instruments_file = absl::GetFlag(FLAGS_instruments);
   options.caller_auth = *caller_auth;
+  options.publish_inventory = absl::GetFlag(FLAGS_publish_inventory);
+  options.bench = absl::GetFlag(FLAGS_bench);
+  options.session_token = caller_auth->gateway_token;
+  if (options.publish_inventory && !options.session_channel) {
+    std::fprintf(stderr, "labgate-serial: --publish-inventory needs --session-addr\n");
+    return 2;
+  }
   if (!options.caller_auth.AuthenticatesAnyone()) {
     LG_LOG(kInfo) << "labgate-serial: every caller is anonymous and may not name an owner; a "
                      "split labgate needs --gateway-token-file or --trusted-gateway here";

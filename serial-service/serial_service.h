@@ -60,6 +60,12 @@ struct SerialServiceOptions {
   // owner, as the embedded gateway's in-process server needs; labgate-serial sets it from its
   // flags.
   CallerAuthOptions caller_auth = CallerAuthOptions::TrustEveryCaller();
+  // Report what can be reserved (named instruments, and the ports that are no instrument's) to
+  // the reservation service behind session_channel, as bench `bench`, presenting
+  // `session_token` (issue 32; reservations/inventory_publisher.h).
+  bool publish_inventory = false;
+  std::string bench;
+  std::string session_token;
 };
 
 class SerialGrpcService : public v1::SerialService::CallbackService {

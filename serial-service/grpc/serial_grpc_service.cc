@@ -3,6 +3,7 @@
 // PortService and writes what it answers into the response. Handlers never block: PortService
 // finishes each call from its completion.
 #include <atomic>
+#include <future>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "serial-service/port_service.h"
 #include "serial-service/ports/data_encoding.h"
 #include "serial-service/ports/port_settings.h"
+#include "serial-service/reservations/inventory_publisher.h"
 #include "serial-service/serial_service.h"
 
 namespace labgate::serial {
@@ -141,6 +143,12 @@ class SerialServiceImpl final : public SerialGrpcService {
   SerialServiceImpl(std::unique_ptr<PortService> ports, size_t queue_limit, CallerAuth auth)
       : ports_(std::move(ports)), queue_limit_(queue_limit), auth_(std::move(auth)) {}
 
+  // Starts reporting what can be reserved to the reservation service behind `channel`.
+  void PublishInventory(std::shared_ptr<grpc::Channel> channel, InventoryPublisherOptions options) {
+    publisher_ = std::make_unique<InventoryPublisher>(
+        std::move(channel), [this] { return GatherReservables(); }, std::move(options));
+  }
+
   ~SerialServiceImpl() override { Shutdown(); }
 
   absl::Status ReloadPolicy() override {
@@ -154,6 +162,7 @@ class SerialServiceImpl final : public SerialGrpcService {
   }
 
   void Shutdown() override {
+    publisher_.reset();  // it reads the ports
     if (!ports_->StopPorts()) return;
     tracker_.EndAll();
     ports_->DrainRecords(std::chrono::seconds(2));
@@ -834,10 +843,47 @@ class SerialServiceImpl final : public SerialGrpcService {
     return events;
   }
 
+  // What can be reserved: named instruments (their tags and the profile's), present or not,
+  // and the listed ports that are no instrument's (an instrument is reserved by its name only,
+  // so one device is never two reservables).
+  std::vector<reservations::v1::Reservable> GatherReservables() {
+    std::promise<absl::StatusOr<std::vector<InstrumentListing>>> instruments;
+    ports_->ListInstruments([&instruments](absl::StatusOr<std::vector<InstrumentListing>> got) {
+      instruments.set_value(std::move(got));
+    });
+    std::promise<absl::StatusOr<std::vector<ListedPort>>> listed;
+    ports_->ListPorts([&listed](absl::StatusOr<std::vector<ListedPort>> got) {
+      listed.set_value(std::move(got));
+    });
+    std::vector<reservations::v1::Reservable> reservables;
+    if (absl::StatusOr<std::vector<InstrumentListing>> all = instruments.get_future().get();
+        all.ok()) {
+      for (const InstrumentListing& instrument : *all) {
+        reservations::v1::Reservable& reservable = reservables.emplace_back();
+        reservable.set_name(instrument.named.name);
+        for (const std::string& tag : instrument.named.tags) reservable.add_tags(tag);
+        if (instrument.profile != nullptr) {
+          for (const std::string& tag : instrument.profile->tags) reservable.add_tags(tag);
+        }
+        reservable.set_present(instrument.present);
+      }
+    }
+    if (absl::StatusOr<std::vector<ListedPort>> ports = listed.get_future().get(); ports.ok()) {
+      for (const ListedPort& port : *ports) {
+        if (port.instrument.has_value()) continue;
+        reservations::v1::Reservable& reservable = reservables.emplace_back();
+        reservable.set_name(port.port_name);
+        reservable.set_present(true);
+      }
+    }
+    return reservables;
+  }
+
   const std::unique_ptr<PortService> ports_;
   const size_t queue_limit_;
   const CallerAuth auth_;
   StreamTracker tracker_;
+  std::unique_ptr<InventoryPublisher> publisher_;  // set at creation, reset by Shutdown
 };
 
 }  // namespace
@@ -861,9 +907,16 @@ absl::StatusOr<std::unique_ptr<SerialGrpcService>> CreateSerialService(
   absl::StatusOr<std::unique_ptr<PortService>> ports = PortService::Create(port_options);
   if (!ports.ok()) return ports.status();
   if (options.session_channel) (*ports)->SetSessionChannel(options.session_channel);
-  return std::unique_ptr<SerialGrpcService>(std::make_unique<SerialServiceImpl>(
+  auto service = std::make_unique<SerialServiceImpl>(
       *std::move(ports), static_cast<size_t>(options.subscriber_queue_limit),
-      CallerAuth(options.caller_auth)));
+      CallerAuth(options.caller_auth));
+  if (options.publish_inventory && options.session_channel) {
+    InventoryPublisherOptions publishing;
+    publishing.bench = options.bench;
+    publishing.token = options.session_token;
+    service->PublishInventory(options.session_channel, std::move(publishing));
+  }
+  return std::unique_ptr<SerialGrpcService>(std::move(service));
 }
 
 }  // namespace labgate::serial

@@ -26,7 +26,9 @@ namespace labgate::serial::testing {
 
 class SessionChild {
  public:
-  explicit SessionChild(std::string data_dir) : data_dir_(std::move(data_dir)) {}
+  // `extra_args` go after the defaults (e.g. "--gateway-token-file", FILE).
+  explicit SessionChild(std::string data_dir, std::vector<std::string> extra_args = {})
+      : data_dir_(std::move(data_dir)), extra_args_(std::move(extra_args)) {}
   ~SessionChild() { Kill(); }
 
   // Starts on `port` (0: any); returns the port bound, or 0 on failure.
@@ -42,6 +44,7 @@ class SessionChild {
                                      port_file,
                                      "--log-level",
                                      "warning"};
+    args.insert(args.end(), extra_args_.begin(), extra_args_.end());
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
@@ -71,6 +74,7 @@ class SessionChild {
 
  private:
   std::string data_dir_;
+  std::vector<std::string> extra_args_;
   pid_t pid_ = -1;
   int port_ = 0;
 };
