@@ -9,6 +9,7 @@
 #include "absl/time/time.h"
 #include "common/log.h"
 #include "session-service/reservations/reservation_json.h"
+#include "session-service/reservations/reservation_metrics.h"
 #include "session-service/store/uuid.h"
 
 namespace labgate::session {
@@ -79,6 +80,35 @@ std::vector<Reservable> ReservationDesk::InventoryLocked() const {
   return all;
 }
 
+void ReservationDesk::CountLocked(const std::vector<Reservation>& changed,
+                                  ReservationTime now) const {
+  ReservationMetrics& metrics = ReservationMetrics::Get();
+  for (const Reservation& reservation : changed) {
+    if (reservation.state == ReservationState::kGranted && reservation.granted_at == now) {
+      metrics.grants.Get().Increment();
+      metrics.wait_seconds.Get().Observe(
+          std::chrono::duration<double>(reservation.granted_at - reservation.created_at).count());
+    } else if (reservation.state == ReservationState::kExpired && reservation.ended_at == now) {
+      metrics.expiries.Get().Increment();
+    }
+  }
+  double waiting = 0;
+  double granted = 0;
+  for (const Reservation& reservation : book_.Active()) {
+    (reservation.state == ReservationState::kGranted ? granted : waiting) += 1;
+  }
+  metrics.waiting.Get().Set(waiting);
+  metrics.granted.Get().Set(granted);
+}
+
+void ReservationDesk::AdvanceLocked(const std::string& reason,
+                                    std::function<void(absl::Status)> then) {
+  const ReservationTime now = options_.clock();
+  std::vector<Reservation> changed = book_.Advance(InventoryLocked(), now);
+  CountLocked(changed, now);
+  StoreLocked(std::move(changed), reason, std::move(then));
+}
+
 void ReservationDesk::StoreLocked(std::vector<Reservation> changed, const std::string& reason,
                                   std::function<void(absl::Status)> then) {
   if (changed.empty()) return then(absl::OkStatus());
@@ -125,10 +155,12 @@ void ReservationDesk::Reserve(ReservationRequest request, Done done) {
   absl::StatusOr<Reservation> reserved =
       book_.Reserve(NewUuidV4(), std::move(request), inventory, now);
   if (!reserved.ok()) {
+    CountLocked(changed, now);
     StoreLocked(std::move(changed), "time passed", [](const absl::Status&) {});
     return done(reserved.status());
   }
   changed.push_back(*reserved);
+  CountLocked(changed, now);
   StoreLocked(std::move(changed), "reserved",
               [done = std::move(done), reserved = *reserved](const absl::Status& stored) mutable {
                 if (!stored.ok()) return done(stored);
@@ -157,6 +189,7 @@ void ReservationDesk::Release(const std::string& id, const std::string& holder, 
   for (Reservation& next : book_.Advance(InventoryLocked(), now)) {
     if (next.id != ended->id) changed.push_back(std::move(next));
   }
+  CountLocked(changed, now);
   StoreLocked(std::move(changed), "released",
               [done = std::move(done), ended = *ended](const absl::Status& stored) mutable {
                 if (!stored.ok()) return done(stored);
@@ -169,14 +202,12 @@ void ReservationDesk::PublishInventory(const std::string& bench,
                                        std::function<void(absl::Status)> done) {
   absl::MutexLock lock(&mu_);
   inventory_[bench] = std::move(reservables);
-  StoreLocked(book_.Advance(InventoryLocked(), options_.clock()), "inventory changed",
-              std::move(done));
+  AdvanceLocked("inventory changed", std::move(done));
 }
 
 void ReservationDesk::Advance() {
   absl::MutexLock lock(&mu_);
-  StoreLocked(book_.Advance(InventoryLocked(), options_.clock()), "time passed",
-              [](const absl::Status&) {});
+  AdvanceLocked("time passed", [](const absl::Status&) {});
 }
 
 ReservationDesk::Listing ReservationDesk::List() const {
@@ -220,8 +251,7 @@ void ReservationDesk::Run() {
             sleep = std::min(sleep, absl::FromChrono(*next - options_.clock()));
           }
           if (sleep <= absl::ZeroDuration()) {
-            StoreLocked(book_.Advance(InventoryLocked(), options_.clock()), "time passed",
-                        [](const absl::Status&) {});
+            AdvanceLocked("time passed", [](const absl::Status&) {});
             if (!to_save_.empty()) continue;  // leaves the wait to save it
             sleep = kLongestSleep;            // nothing changed: no spinning on a past deadline
           }

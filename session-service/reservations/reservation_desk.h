@@ -76,6 +76,9 @@ class ReservationDesk {
  private:
   ReservationDesk(SessionStore* store, ReservationDeskOptions options);
   std::vector<Reservable> InventoryLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Counts the grants and expiries among `changed` (made at `now`), and the queue's length.
+  void CountLocked(const std::vector<Reservation>& changed, ReservationTime now) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   struct SaveJob {
     std::vector<ReservationRow> rows;
     std::vector<Reservation> changed;
@@ -87,6 +90,9 @@ class ReservationDesk {
   void StoreLocked(std::vector<Reservation> changed, const std::string& reason,
                    std::function<void(absl::Status)> then) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Save(SaveJob job) ABSL_LOCKS_EXCLUDED(mu_);
+  // Ends what has run out and grants what can be granted now, counted and stored.
+  void AdvanceLocked(const std::string& reason, std::function<void(absl::Status)> then)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The worker: hands the saves to the store in order, and ends leases and waits on time.
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
 

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "session-service/reservations/reservation_metrics.h"
 #include "session-service/tests/store_test_util.h"
 
 namespace labgate::session {
@@ -85,6 +86,9 @@ class ReservationDeskTest : public ::testing::Test {
 };
 
 TEST_F(ReservationDeskTest, TheQueueMovesOnAReleaseAndEveryChangeIsStoredBeforeItIsAnswered) {
+  ReservationMetrics& metrics = ReservationMetrics::Get();
+  const uint64_t grants_before = metrics.grants.Get().value();
+  const uint64_t waits_before = metrics.wait_seconds.Get().Read().cumulative.back();
   Publish("lab-a", Supplies());
   std::vector<std::string> heard;
   desk_->Subscribe([&heard](const Reservation& reservation, const std::string& reason) {
@@ -99,6 +103,8 @@ TEST_F(ReservationDeskTest, TheQueueMovesOnAReleaseAndEveryChangeIsStoredBeforeI
   ASSERT_TRUE(ci.ok());
   EXPECT_EQ(ci->state, ReservationState::kWaiting);
   EXPECT_EQ(ci->position, 1);
+  EXPECT_EQ(metrics.waiting.Get().value(), 1);
+  EXPECT_EQ(metrics.granted.Get().value(), 1);
 
   ReservationDesk::Listing listing = desk_->List();
   ASSERT_EQ(listing.reservations.size(), 2u);
@@ -114,6 +120,9 @@ TEST_F(ReservationDeskTest, TheQueueMovesOnAReleaseAndEveryChangeIsStoredBeforeI
   EXPECT_EQ(heard, (std::vector<std::string>{
                        "http:alice granted (reserved)", "ci:nightly waiting (reserved)",
                        "http:alice released (released)", "ci:nightly granted (released)"}));
+  EXPECT_EQ(metrics.grants.Get().value(), grants_before + 2) << "alice, then ci";
+  EXPECT_EQ(metrics.wait_seconds.Get().Read().cumulative.back(), waits_before + 2);
+  EXPECT_EQ(metrics.waiting.Get().value(), 0);
   std::vector<ReservationRow> stored = Stored();
   ASSERT_EQ(stored.size(), 1u);
   EXPECT_EQ(stored[0].id, ci->id);
@@ -135,8 +144,10 @@ TEST_F(ReservationDeskTest, ARestartKeepsTheQueueAndTheBenchesReportAgain) {
   EXPECT_EQ(desk_->List().reservables[0].holder, "http:alice");
 
   // alice stops renewing: her lease ends at its time, and bob gets psu-2.
+  const uint64_t expiries_before = ReservationMetrics::Get().expiries.Get().value();
   now_ = now_.load() + seconds(61);
   desk_->Advance();
+  EXPECT_EQ(ReservationMetrics::Get().expiries.Get().value(), expiries_before + 1);
   absl::StatusOr<Reservation> again = Reserve(Wants("http:carol", {"psu-1"}, seconds(0)));
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->state, ReservationState::kGranted) << "psu-1 is free again";
