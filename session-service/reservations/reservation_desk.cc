@@ -48,6 +48,7 @@ absl::StatusOr<std::unique_ptr<ReservationDesk>> ReservationDesk::Open(
   {
     absl::MutexLock lock(&desk->mu_);
     if (absl::Status kept = desk->book_.Restore(std::move(restored)); !kept.ok()) return kept;
+    desk->CountLocked({}, desk->options_.clock());  // the gauges, from what was restored
   }
   desk->worker_ = std::thread([raw = desk.get()] { raw->Run(); });
   return desk;

@@ -48,6 +48,9 @@ test('each standalone service serves its own families, which follow the calls ma
     s = await scrapeUntil(session.url, (e) => e.value('labgate_session_appends_total') >= 2);
     assert.ok(s.value('labgate_session_commit_batch_size_count') >= 1);
     assert.ok(s.value('labgate_session_database_bytes') > 0);
+    // labgate-session also serves the reservations, with their families from the start.
+    assert.equal(s.value('labgate_reservations_waiting'), 0);
+    assert.equal(s.value('labgate_reservation_grants_total'), 0);
     await scrapeUntil(serial.url, (e) => e.value('labgate_serial_recording_queue_depth') === 0);
     const a = await scrape(actions.url);
     assert.equal(a.value('labgate_action_invocations_total', { action: 'deescalation_plan', outcome: 'ok' }), 1);
