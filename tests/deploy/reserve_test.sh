@@ -1,0 +1,66 @@
+# Bench reservations between real processes: labgate-serial reports its instruments to
+# labgate-session with the gateway token; labgate-reserve wraps commands in reservations (the
+# grant in the command's environment, released when it ends, its exit status passed on); a
+# holder killed with SIGKILL stops renewing, so its grant ends one lease later and the next in
+# line gets the bench.
+source "$(dirname "$0")/lib.sh"
+cd "$work"
+echo "gw-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')" >gateway.token
+printf 'ci ci-token-1\nalice alice-token-2\n' >clients
+echo ci-token-1 >ci.token
+echo alice-token-2 >alice.token
+mkdir profiles
+echo '{"model": "LOOP-PSU", "tags": ["psu"], "settings": {"baud_rate": 9600}}' >profiles/psu.json
+cat >instruments.json <<'JSON'
+{"instruments": [
+  {"name": "psu-1", "profile": "LOOP-PSU", "match": {"port_name": "loop://psu-1"}},
+  {"name": "psu-2", "profile": "LOOP-PSU", "match": {"port_name": "loop://psu-2"}}]}
+JSON
+
+start_service session labgate-session --data-dir "$work/data" \
+  --gateway-token-file gateway.token --client-token-file clients
+start_service serial labgate-serial --session-addr "127.0.0.1:$session_port" \
+  --gateway-token-file gateway.token --publish-inventory \
+  --profiles profiles --instruments instruments.json
+reserve() { "$(bin labgate-reserve)" --addr "127.0.0.1:$session_port" "$@"; }
+
+for _ in $(seq 1 100); do
+  reserve --list 2>/dev/null | grep -q '^psu-2: free' && break
+  sleep 0.1
+done
+reserve --list | grep -q '^psu-1: free' || fail "the inventory never arrived: $(reserve --list 2>&1)"
+pass "labgate-serial's instruments are reservable"
+
+set +e
+reserve --token-file ci.token --tags psu --count 2 --wait 10 -- \
+  sh -c 'echo "held: $LABGATE_RESERVED"; exit 3' >run.out 2>run.err
+status=$?
+set -e
+[[ $status == 3 ]] || fail "the command's status was not passed on ($status): $(cat run.err)"
+grep -q '^held: psu-1,psu-2$' run.out || fail "the grant was not in the command's environment"
+reserve --list | grep -q '^psu-1: free' || fail "the reservation was not released"
+pass "labgate-reserve runs a command holding both supplies, then releases them"
+
+# ci holds psu-1 with a 2 s lease, wrapping sleep, and is killed.
+"$(bin labgate-reserve)" --addr "127.0.0.1:$session_port" --token-file ci.token \
+  --targets psu-1 --lease 2 -- sleep 60 2>holder.err &
+holder=$!  # labgate-reserve itself, not a shell around it
+for _ in $(seq 1 100); do
+  reserve --list | grep -q '^psu-1: held by ci' && break
+  sleep 0.1
+done
+reserve --list | grep -q '^psu-1: held by ci' || fail "ci never got psu-1: $(cat holder.err)"
+set +e
+reserve --token-file alice.token --targets psu-1 --wait 1 -- true 2>busy.err
+status=$?
+set -e
+[[ $status == 75 ]] || fail "alice was granted a held supply ($status)"
+pkill -KILL -P "$holder" sleep || true
+kill -KILL "$holder"
+wait "$holder" 2>/dev/null || true
+started=$SECONDS
+reserve --token-file alice.token --targets psu-1 --wait 20 -- true 2>next.err ||
+  fail "alice never got psu-1 after the holder died: $(cat next.err)"
+grep -q 'waiting, #1 in the queue' next.err || fail "alice did not wait: $(cat next.err)"
+grep -q 'granted psu-1' next.err || fail "alice was not granted: $(cat next.err)"
+pass "a killed holder's grant ends a lease later, and the next in line gets it ($((SECONDS - started)) s)"
