@@ -4,7 +4,7 @@
 # with a bad one (exit 2).
 source "$(dirname "$0")/lib.sh"
 
-for binary in labgate labgate-session labgate-serial labgate-actions labgate-probe; do
+for binary in labgate labgate-session labgate-serial labgate-actions labgate-probe labgate-reserve; do
   help="$("$(bin "$binary")" --help)" || fail "$binary --help exited non-zero"
   grep -q "^usage: $binary" <<<"$help" || fail "$binary --help has no usage line"
   grep -q -- "--check-config" <<<"$help" || fail "$binary --help lists no --check-config"

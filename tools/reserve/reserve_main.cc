@@ -174,6 +174,13 @@ int main(int argc, char** argv) {
     std::cerr << "labgate-reserve: " << credentials.status().message() << "\n";
     return kUsageError;
   }
+  if (labgate::CheckConfigRequested()) {
+    return labgate::FinishCheckConfig(
+        "labgate-reserve",
+        {"reservation service at " + absl::GetFlag(FLAGS_addr),
+         token.empty() ? "no client token: you are anonymous there" : "client token set"},
+        absl::OkStatus());
+  }
   Client client(grpc::CreateChannel(absl::GetFlag(FLAGS_addr), *credentials), token);
   if (absl::GetFlag(FLAGS_list)) return List(client);
   if (command.empty()) {
