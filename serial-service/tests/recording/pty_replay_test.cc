@@ -20,7 +20,7 @@ namespace session_v1 = labgate::session::v1;
 class PtyReplayTest : public testing::TranscriptFixture {
  protected:
   // Records a bench session against the pty SCPI instrument: a banner, an identification, a
-  // command it answers 60 ms late, and a setting.
+  // query it answers late (it stalls for 100 ms just before), and a setting.
   std::string RecordBench() {
     std::string session_id = CreateSession();
     auto device = Device(InstrumentMode::kScpi);
@@ -33,7 +33,14 @@ class PtyReplayTest : public testing::TranscriptFixture {
     v1::QueryResponse reply;
     EXPECT_TRUE(client_->Query("", "*IDN?", 2000, &reply).ok());
     recorded_idn_ = reply.data();
-    EXPECT_TRUE(client_->Write("", "STALL 60").ok());
+    EXPECT_TRUE(client_->Write("", "STALL 100").ok());
+    // The query goes once the instrument has read the stall (one read of both lines would
+    // answer the query at once).
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (device->Received().find("STALL 100\n") == std::string::npos &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
     EXPECT_TRUE(client_->Query("", "MEAS?", 2000, &reply).ok());
     EXPECT_EQ(reply.data(), "MEAS?");
     EXPECT_TRUE(client_->Query("", "VOLT 5", 2000, &reply).ok());
@@ -112,11 +119,11 @@ TEST_F(PtyReplayTest, ARecordedSessionAnswersTheSameCallsAndADivergenceNamesTheR
   v1::QueryResponse reply;
   ASSERT_TRUE(client_->Query(port, "*IDN?", 2000, &reply).ok());
   EXPECT_EQ(reply.data(), recorded_idn_);
-  ASSERT_TRUE(client_->Write(port, "STALL 60").ok());
+  ASSERT_TRUE(client_->Write(port, "STALL 100").ok());
   ASSERT_TRUE(client_->Query(port, "MEAS?", 2000, &reply).ok());
   EXPECT_EQ(reply.data(), "MEAS?");
   const int64_t recorded_delay = ReplyDelayMs(original, "MEAS?\n");
-  ASSERT_GE(recorded_delay, 50) << "the instrument stalled for 60 ms";
+  ASSERT_GE(recorded_delay, 25) << "the instrument stalled for 100 ms before the query came";
   EXPECT_GE(reply.latency_ms(), recorded_delay - 1) << "never answered before it was recorded";
 
   grpc::Status diverged = client_->Query(port, "VOLT 6", 2000, &reply);
@@ -185,7 +192,7 @@ TEST_F(PtyReplayTest, AnExportImportedBackReplaysAndBadReplaysAreRefusedByName) 
   v1::QueryResponse reply;
   ASSERT_TRUE(client_->Query(port, "*IDN?", 2000, &reply).ok());
   EXPECT_EQ(reply.data(), recorded_idn_);
-  ASSERT_TRUE(client_->Write(port, "STALL 60").ok());
+  ASSERT_TRUE(client_->Write(port, "STALL 100").ok());
   ASSERT_TRUE(client_->Query(port, "MEAS?", 2000, &reply).ok());
   EXPECT_LT(reply.latency_ms(), 50) << "speed 0 answers at once";
   ASSERT_TRUE(client_->Close(port).ok());
@@ -212,7 +219,7 @@ TEST_F(PtyReplayTest, AnExportImportedBackReplaysAndBadReplaysAreRefusedByName) 
   // Past the end of the recording: every write is a divergence with nothing expected.
   const std::string again = "replay://" + recorded + "?speed=0";
   ASSERT_TRUE(client_->Open(again, 9600, "\n").ok()) << "the service still serves";
-  for (const char* command : {"*IDN?", "STALL 60", "MEAS?", "VOLT 5"}) {
+  for (const char* command : {"*IDN?", "STALL 100", "MEAS?", "VOLT 5"}) {
     ASSERT_TRUE(client_->Write(again, command).ok()) << command;
   }
   grpc::Status beyond = client_->Write(again, "*IDN?");
