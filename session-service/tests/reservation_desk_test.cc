@@ -172,6 +172,13 @@ TEST_F(ReservationDeskTest, BadRequestsAreRefusedAndNothingIsStored) {
   EXPECT_EQ(Stored().size(), 1u);
 }
 
+TEST_F(ReservationDeskTest, AChangeTheStoreCannotKeepIsNotAcknowledged) {
+  Publish("", Supplies());
+  store_->Shutdown();  // the database goes away under the desk
+  absl::StatusOr<Reservation> lost = Reserve(Wants("http:alice", {"psu-1"}));
+  EXPECT_TRUE(absl::IsUnavailable(lost.status())) << lost.status();
+}
+
 TEST_F(ReservationDeskTest, ALeaseNotRenewedEndsByItselfAndTheNextIsGranted) {
   Restart(/*run_timer=*/true);  // the system clock and the desk's own timer
   Publish("", Supplies());

@@ -133,6 +133,11 @@ TEST_F(ReservationGrpcTest, OnlyLabgatesOwnProcessesReportInventoryAndBadRequest
   EXPECT_EQ(client.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_NE(client.error_message().find("may not report a bench's inventory"), std::string::npos);
   EXPECT_EQ(Publish("not-a-token").error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  pb::PublishInventoryRequest nameless;
+  nameless.add_reservables()->set_present(true);
+  pb::PublishInventoryResponse published;
+  EXPECT_EQ(stub_->PublishInventory(As(kGatewayToken).get(), nameless, &published).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
   ASSERT_TRUE(Publish(kGatewayToken).ok());
 
   pb::Reservation reservation;

@@ -420,6 +420,8 @@ test('a replay started from the console is the operator\'s own port, and shows i
       assert.equal(refused.status, 400, JSON.stringify(body));
       assert.match(refused.json.error, pattern);
     }
+    const benchless = await post({ session_id: session.id, bench: 'lab-z' });
+    assert.equal(benchless.status, 404, JSON.stringify(benchless.json));
     const missing = await post({ session_id: 'no-such-session' });
     assert.equal(missing.status, 404);
     assert.equal(missing.json.error, 'no session no-such-session to replay');

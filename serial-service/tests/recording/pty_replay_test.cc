@@ -8,6 +8,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "serial-service/recording/session_reader.h"
 #include "serial-service/tests/recording/transcript_fixture.h"
 
 namespace labgate::serial {
@@ -215,6 +216,16 @@ TEST_F(PtyReplayTest, AnExportImportedBackReplaysAndBadReplaysAreRefusedByName) 
   grpc::Status not_replay = ReplayStatus("loop://plain", &status);
   EXPECT_EQ(not_replay.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_EQ(not_replay.error_message(), "port loop://plain is no replay:// port");
+  grpc::Status closed = ReplayStatus("replay://" + recorded, &status);
+  EXPECT_EQ(closed.error_code(), grpc::StatusCode::NOT_FOUND) << "no such port open";
+
+  // A recording longer than a reader takes is refused whole, not cut.
+  SessionReader reader;
+  reader.SetChannel(testing::QuickReconnectChannel(session_->address()));
+  absl::StatusOr<std::vector<session_v1::Message>> too_long =
+      reader.ReadAll(recorded, std::chrono::seconds(10), /*max_messages=*/2);
+  EXPECT_TRUE(absl::IsResourceExhausted(too_long.status())) << too_long.status();
+  EXPECT_TRUE(absl::StrContains(too_long.status().message(), "more than 2 messages"));
 
   // Past the end of the recording: every write is a divergence with nothing expected.
   const std::string again = "replay://" + recorded + "?speed=0";
