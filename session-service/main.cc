@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
   int signal_number = labgate::WaitForShutdownSignal();
   LG_LOG(kInfo) << "labgate-session: signal " << signal_number << ", draining";
   (*service)->FinishWatchStreams();
+  (*reservations)->FinishWatchStreams();
   (*host)->Shutdown(kDrainGrace);
   reservations->reset();  // its last changes reach the store before the store stops
   (*service)->Shutdown();

@@ -145,17 +145,22 @@ absl::StatusOr<Reservation> ReservationBook::Renew(const std::string& id, const 
   return reservation;
 }
 
-void ReservationBook::Touch(const std::string& holder, const std::string& target,
-                            ReservationTime now) {
+std::vector<Reservation> ReservationBook::Touch(const std::string& holder,
+                                                const std::string& target, ReservationTime now) {
+  std::vector<Reservation> renewed;
   for (auto& [id, reservation] : reservations_) {
     if (reservation.state != ReservationState::kGranted || reservation.request.holder != holder) {
       continue;
     }
     const auto& granted = reservation.granted;
     if (std::find(granted.begin(), granted.end(), target) != granted.end()) {
-      Renew(id, holder, now).IgnoreError();  // granted and the holder's: cannot fail
+      // Granted and the holder's: it cannot fail.
+      if (absl::StatusOr<Reservation> done = Renew(id, holder, now); done.ok()) {
+        renewed.push_back(*std::move(done));
+      }
     }
   }
+  return renewed;
 }
 
 absl::StatusOr<Reservation> ReservationBook::End(const std::string& id, const std::string& holder,

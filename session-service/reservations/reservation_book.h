@@ -86,8 +86,9 @@ class ReservationBook {
   // that is not granted.
   absl::StatusOr<Reservation> Renew(const std::string& id, const std::string& holder,
                                     ReservationTime now);
-  // A use of `target` by `holder` renews the holder's grant on it, if any.
-  void Touch(const std::string& holder, const std::string& target, ReservationTime now);
+  // A use of `target` by `holder` renews the holder's grant on it, if any; returns it renewed.
+  std::vector<Reservation> Touch(const std::string& holder, const std::string& target,
+                                 ReservationTime now);
   // Ends the holder's reservation: a grant is released, a waiting one leaves the queue
   // (cancelled). Ending one that has ended already answers it as it is.
   absl::StatusOr<Reservation> End(const std::string& id, const std::string& holder,

@@ -1,5 +1,6 @@
 #include "session-service/reservations/reservation_desk.h"
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 
@@ -49,6 +50,10 @@ absl::StatusOr<std::unique_ptr<ReservationDesk>> ReservationDesk::Open(
     absl::MutexLock lock(&desk->mu_);
     if (absl::Status kept = desk->book_.Restore(std::move(restored)); !kept.ok()) return kept;
     desk->CountLocked({}, desk->options_.clock());  // the gauges, from what was restored
+    absl::MutexLock watch_lock(&desk->watch_mu_);
+    for (const Reservation& reservation : desk->book_.Active()) {
+      desk->stored_active_[reservation.id] = reservation;
+    }
   }
   desk->worker_ = std::thread([raw = desk.get()] { raw->Run(); });
   return desk;
@@ -131,20 +136,28 @@ void ReservationDesk::Save(SaveJob job) {
   store_->SaveReservations(
       std::move(job.rows), [this, changed = std::move(job.changed), reason = std::move(job.reason),
                             then = std::move(job.then)](const absl::StatusOr<int64_t>& saved) {
-        std::vector<std::shared_ptr<Listener>> listeners;
         if (saved.ok()) {
-          absl::MutexLock lock(&mu_);
-          for (const auto& [id, listener] : listeners_) listeners.push_back(listener);
+          Publish(changed, reason);
         } else {
           LG_LOG(kError) << "reservations not stored: " << saved.status().message();
-        }
-        for (const Reservation& reservation : changed) {
-          for (const auto& listener : listeners) (*listener)(reservation, reason);
         }
         then(saved.ok() ? absl::OkStatus() : saved.status());
         absl::MutexLock lock(&mu_);
         --saving_;  // last: the destructor may go on once this is 0
       });
+}
+
+void ReservationDesk::Publish(const std::vector<Reservation>& changed, const std::string& reason) {
+  absl::MutexLock lock(&watch_mu_);
+  for (const Reservation& reservation : changed) {
+    if (reservation.state == ReservationState::kWaiting ||
+        reservation.state == ReservationState::kGranted) {
+      stored_active_[reservation.id] = reservation;
+    } else {
+      stored_active_.erase(reservation.id);
+    }
+  }
+  for (const auto& [id, listener] : listeners_) listener(changed, reason);
 }
 
 void ReservationDesk::Reserve(ReservationRequest request, Done done) {
@@ -228,15 +241,60 @@ ReservationDesk::Listing ReservationDesk::List() const {
   return listing;
 }
 
-uint64_t ReservationDesk::Subscribe(Listener listener) {
+void ReservationDesk::Touch(const std::vector<Use>& uses,
+                            std::function<void(absl::StatusOr<int>)> done) {
   absl::MutexLock lock(&mu_);
+  const ReservationTime now = options_.clock();
+  std::map<std::string, Reservation> renewed;  // one row per reservation, however many uses
+  for (const Use& use : uses) {
+    for (Reservation& reservation : book_.Touch(use.holder, use.target, now)) {
+      renewed[reservation.id] = std::move(reservation);
+    }
+  }
+  std::vector<Reservation> changed;
+  changed.reserve(renewed.size());
+  for (auto& [id, reservation] : renewed) changed.push_back(std::move(reservation));
+  const int count = static_cast<int>(changed.size());
+  StoreLocked(std::move(changed), "used",
+              [done = std::move(done), count](const absl::Status& stored) {
+                if (!stored.ok()) return done(stored);
+                done(count);
+              });
+}
+
+void ReservationDesk::Cancel(const std::string& id, const std::string& holder, Done done) {
+  {
+    absl::MutexLock lock(&mu_);
+    std::optional<Reservation> found = book_.Find(id);
+    if (found.has_value() && found->request.holder == holder &&
+        found->state == ReservationState::kGranted) {
+      return done(absl::FailedPreconditionError(absl::StrCat(
+          "reservation ", id, " is granted, not waiting: release it to end the grant")));
+    }
+  }
+  Release(id, holder, std::move(done));
+}
+
+uint64_t ReservationDesk::Watch(const Snapshot& snapshot, Listener listener) {
+  absl::MutexLock lock(&watch_mu_);
+  std::vector<Reservation> active;
+  active.reserve(stored_active_.size());
+  for (const auto& [id, reservation] : stored_active_) active.push_back(reservation);
+  // Granted first, then the queue in order, as List answers.
+  std::stable_sort(active.begin(), active.end(), [](const Reservation& a, const Reservation& b) {
+    const bool a_granted = a.state == ReservationState::kGranted;
+    const bool b_granted = b.state == ReservationState::kGranted;
+    if (a_granted != b_granted) return a_granted;
+    return a_granted ? a.sequence < b.sequence : a.position < b.position;
+  });
+  snapshot(active);
   const uint64_t id = next_listener_++;
-  listeners_[id] = std::make_shared<Listener>(std::move(listener));
+  listeners_[id] = std::move(listener);
   return id;
 }
 
-void ReservationDesk::Unsubscribe(uint64_t id) {
-  absl::MutexLock lock(&mu_);
+void ReservationDesk::Unwatch(uint64_t id) {
+  absl::MutexLock lock(&watch_mu_);
   listeners_.erase(id);
 }
 

@@ -68,10 +68,26 @@ class ReservationDesk {
   };
   Listing List() const ABSL_LOCKS_EXCLUDED(mu_);
 
-  // `listener` hears every reservation that changes, after it is stored, with what changed.
-  using Listener = std::function<void(const Reservation&, const std::string& reason)>;
-  uint64_t Subscribe(Listener listener) ABSL_LOCKS_EXCLUDED(mu_);
-  void Unsubscribe(uint64_t id) ABSL_LOCKS_EXCLUDED(mu_);
+  // Uses of reserved targets (a labgate-serial saw them): each renews its holder's grant on
+  // that target. `done` gets how many grants were renewed.
+  struct Use {
+    std::string holder;
+    std::string target;
+  };
+  void Touch(const std::vector<Use>& uses, std::function<void(absl::StatusOr<int>)> done)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // Takes the holder's waiting reservation out of the queue; FAILED_PRECONDITION for a granted
+  // one (Release ends grants).
+  void Cancel(const std::string& id, const std::string& holder, Done done) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // A watcher first gets `snapshot` (every waiting and granted reservation as stored), then
+  // `listener` gets each stored change in order, from nothing earlier than the snapshot. Both
+  // are called under the desk's watch lock: they must be quick and not call the desk.
+  using Snapshot = std::function<void(const std::vector<Reservation>&)>;
+  using Listener =
+      std::function<void(const std::vector<Reservation>& changed, const std::string& reason)>;
+  uint64_t Watch(const Snapshot& snapshot, Listener listener) ABSL_LOCKS_EXCLUDED(watch_mu_);
+  void Unwatch(uint64_t id) ABSL_LOCKS_EXCLUDED(watch_mu_);
 
  private:
   ReservationDesk(SessionStore* store, ReservationDeskOptions options);
@@ -86,10 +102,13 @@ class ReservationDesk {
     std::function<void(absl::Status)> then;
   };
   // Queues `changed` to be stored (in the order of the changes, by the worker), after which
-  // the listeners hear of it and `then` gets the outcome.
+  // the watchers hear of it and `then` gets the outcome.
   void StoreLocked(std::vector<Reservation> changed, const std::string& reason,
                    std::function<void(absl::Status)> then) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Save(SaveJob job) ABSL_LOCKS_EXCLUDED(mu_);
+  // Tells the watchers of changes that are stored.
+  void Publish(const std::vector<Reservation>& changed, const std::string& reason)
+      ABSL_LOCKS_EXCLUDED(watch_mu_);
   // Ends what has run out and grants what can be granted now, counted and stored.
   void AdvanceLocked(const std::string& reason, std::function<void(absl::Status)> then)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -102,8 +121,12 @@ class ReservationDesk {
   absl::CondVar wake_;
   ReservationBook book_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::vector<Reservable>> inventory_ ABSL_GUARDED_BY(mu_);  // by bench
-  std::map<uint64_t, std::shared_ptr<Listener>> listeners_ ABSL_GUARDED_BY(mu_);
-  uint64_t next_listener_ ABSL_GUARDED_BY(mu_) = 1;
+  // What the watchers have been told: the stored reservations that are waiting or granted.
+  // Changes reach it in the order they are stored, after mu_ is let go.
+  absl::Mutex watch_mu_ ABSL_ACQUIRED_AFTER(mu_);
+  std::map<std::string, Reservation> stored_active_ ABSL_GUARDED_BY(watch_mu_);
+  std::map<uint64_t, Listener> listeners_ ABSL_GUARDED_BY(watch_mu_);
+  uint64_t next_listener_ ABSL_GUARDED_BY(watch_mu_) = 1;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   int64_t saving_ ABSL_GUARDED_BY(mu_) = 0;  // saves the store has not answered yet
   std::deque<SaveJob> to_save_ ABSL_GUARDED_BY(mu_);

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/call_finish.h"
+#include "common/grpc_status.h"
 #include "common/time_format.h"
 
 namespace labgate::session {
@@ -122,6 +123,45 @@ void ReservationGrpcService::ServePublishInventory(
                           [call](const absl::Status& status) { call->Finish(status); });
 }
 
+void ReservationGrpcService::ServeCancel(CallContext* call,
+                                         const reservations_v1::CancelRequest* request,
+                                         reservations_v1::Reservation* response) {
+  desk_->Cancel(request->id(), call->principal(), Answer(call, response));
+}
+
+void ReservationGrpcService::ServeTouch(CallContext* call,
+                                        const reservations_v1::TouchRequest* request,
+                                        reservations_v1::TouchResponse* response) {
+  if (!call->speaks_for_principals()) {
+    return FinishNow(call, absl::PermissionDeniedError(absl::StrCat(
+                               "caller ", call->principal(),
+                               " may not report uses of reserved ports: only labgate's own "
+                               "processes may (a trusted gateway certificate or the gateway "
+                               "token)")));
+  }
+  std::vector<ReservationDesk::Use> uses;
+  uses.reserve(request->uses_size());
+  for (const reservations_v1::TouchRequest::Use& use : request->uses()) {
+    uses.push_back({use.holder(), use.target()});
+  }
+  desk_->Touch(uses, [call, response](absl::StatusOr<int> renewed) {
+    if (renewed.ok()) response->set_renewed(*renewed);
+    call->Finish(renewed.status());
+  });
+}
+
+grpc::ServerWriteReactor<reservations_v1::ReservationUpdate>* ReservationGrpcService::Watch(
+    grpc::CallbackServerContext* context,
+    const reservations_v1::WatchReservationsRequest* /*request*/) {
+  absl::StatusOr<Caller> caller = auth_.Identify(*context);
+  return new ReservationWatchReactor(
+      desk_.get(), &watches_, caller.ok() ? grpc::Status::OK : ToGrpcStatus(caller.status()));
+}
+
+void ReservationGrpcService::FinishWatchStreams() {
+  watches_.CloseAll(grpc::Status(grpc::StatusCode::UNAVAILABLE, "reservations are shutting down"));
+}
+
 void ReservationGrpcService::AddLocalMethods(LocalMethods* methods) {
   const std::string service = reservations_v1::ReservationService::service_full_name();
   methods->Add(service, "Reserve", this, &ReservationGrpcService::ServeReserve);
@@ -129,6 +169,8 @@ void ReservationGrpcService::AddLocalMethods(LocalMethods* methods) {
   methods->Add(service, "Release", this, &ReservationGrpcService::ServeRelease);
   methods->Add(service, "List", this, &ReservationGrpcService::ServeList);
   methods->Add(service, "PublishInventory", this, &ReservationGrpcService::ServePublishInventory);
+  methods->Add(service, "Cancel", this, &ReservationGrpcService::ServeCancel);
+  methods->Add(service, "Touch", this, &ReservationGrpcService::ServeTouch);
 }
 
 }  // namespace labgate::session

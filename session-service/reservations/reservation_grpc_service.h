@@ -10,6 +10,7 @@
 #include "common/local_methods.h"
 #include "labgate/reservations/v1/reservations.grpc.pb.h"
 #include "session-service/reservations/reservation_desk.h"
+#include "session-service/reservations/reservation_watch.h"
 
 namespace labgate::session {
 
@@ -53,6 +54,22 @@ class ReservationGrpcService : public reservations_v1::ReservationService::Callb
                          request, response);
   }
 
+  grpc::ServerUnaryReactor* Cancel(grpc::CallbackServerContext* context,
+                                   const reservations_v1::CancelRequest* request,
+                                   reservations_v1::Reservation* response) override {
+    return ServeCallback(this, &ReservationGrpcService::ServeCancel, auth_, context, request,
+                         response);
+  }
+  grpc::ServerUnaryReactor* Touch(grpc::CallbackServerContext* context,
+                                  const reservations_v1::TouchRequest* request,
+                                  reservations_v1::TouchResponse* response) override {
+    return ServeCallback(this, &ReservationGrpcService::ServeTouch, auth_, context, request,
+                         response);
+  }
+  grpc::ServerWriteReactor<reservations_v1::ReservationUpdate>* Watch(
+      grpc::CallbackServerContext* context,
+      const reservations_v1::WatchReservationsRequest* request) override;
+
   void ServeReserve(CallContext* call, const reservations_v1::ReserveRequest* request,
                     reservations_v1::Reservation* response);
   void ServeRenew(CallContext* call, const reservations_v1::RenewRequest* request,
@@ -64,6 +81,12 @@ class ReservationGrpcService : public reservations_v1::ReservationService::Callb
   void ServePublishInventory(CallContext* call,
                              const reservations_v1::PublishInventoryRequest* request,
                              reservations_v1::PublishInventoryResponse* response);
+  void ServeCancel(CallContext* call, const reservations_v1::CancelRequest* request,
+                   reservations_v1::Reservation* response);
+  void ServeTouch(CallContext* call, const reservations_v1::TouchRequest* request,
+                  reservations_v1::TouchResponse* response);
+  // Ends every Watch stream (UNAVAILABLE) and refuses new ones: before the server shuts down.
+  void FinishWatchStreams();
   // Registers every unary method for in-process calls.
   void AddLocalMethods(LocalMethods* methods);
 
@@ -72,6 +95,7 @@ class ReservationGrpcService : public reservations_v1::ReservationService::Callb
  private:
   const std::unique_ptr<ReservationDesk> desk_;
   const CallerAuth auth_;
+  ReservationWatchRegistry watches_;
 };
 
 // A reservation as the API shows it.

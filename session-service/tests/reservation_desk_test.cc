@@ -91,10 +91,13 @@ TEST_F(ReservationDeskTest, TheQueueMovesOnAReleaseAndEveryChangeIsStoredBeforeI
   const uint64_t waits_before = metrics.wait_seconds.Get().Read().cumulative.back();
   Publish("lab-a", Supplies());
   std::vector<std::string> heard;
-  desk_->Subscribe([&heard](const Reservation& reservation, const std::string& reason) {
-    heard.push_back(reservation.request.holder + " " + ReservationStateName(reservation.state) +
-                    " (" + reason + ")");
-  });
+  desk_->Watch([](const std::vector<Reservation>& active) { EXPECT_TRUE(active.empty()); },
+               [&heard](const std::vector<Reservation>& changed, const std::string& reason) {
+                 for (const Reservation& reservation : changed) {
+                   heard.push_back(reservation.request.holder + " " +
+                                   ReservationStateName(reservation.state) + " (" + reason + ")");
+                 }
+               });
   absl::StatusOr<Reservation> alice = Reserve(Wants("http:alice", {"lab-a:psu-1"}));
   ASSERT_TRUE(alice.ok()) << alice.status();
   EXPECT_EQ(alice->state, ReservationState::kGranted);
@@ -153,6 +156,59 @@ TEST_F(ReservationDeskTest, ARestartKeepsTheQueueAndTheBenchesReportAgain) {
   EXPECT_EQ(again->state, ReservationState::kGranted) << "psu-1 is free again";
   listing = desk_->List();
   EXPECT_EQ(listing.reservables[1].holder, "http:bob");
+}
+
+TEST_F(ReservationDeskTest, UsesRenewOnlyTheHoldersGrantAndAWatcherStartsFromWhatIsStored) {
+  Publish("", Supplies());
+  absl::StatusOr<Reservation> ci = Reserve(Wants("ci:job", {"psu-1"}));
+  ASSERT_TRUE(ci.ok());
+  absl::StatusOr<Reservation> alice = Reserve(Wants("http:alice", {"psu-1"}));
+  ASSERT_TRUE(alice.ok());
+  Restart();  // the watcher's snapshot comes from what was stored
+  Publish("", Supplies());
+  std::vector<std::string> snapshot;
+  std::vector<std::string> heard;
+  absl::Mutex mu;
+  const uint64_t watch = desk_->Watch(
+      [&](const std::vector<Reservation>& active) {
+        for (const Reservation& reservation : active) {
+          snapshot.push_back(reservation.request.holder + " " +
+                             ReservationStateName(reservation.state));
+        }
+      },
+      [&](const std::vector<Reservation>& changed, const std::string& reason) {
+        absl::MutexLock lock(&mu);
+        for (const Reservation& reservation : changed) {
+          heard.push_back(reservation.request.holder + " " +
+                          ReservationStateName(reservation.state) + " (" + reason + ")");
+        }
+      });
+  EXPECT_EQ(snapshot, (std::vector<std::string>{"ci:job granted", "http:alice waiting"}));
+
+  now_ = now_.load() + seconds(50);
+  auto touch = [&](std::vector<ReservationDesk::Use> uses) {
+    return Await<int>([&](auto done) { desk_->Touch(uses, std::move(done)); });
+  };
+  absl::StatusOr<int> renewed = touch({{"ci:job", "psu-1"}, {"ci:job", "psu-1"}});
+  ASSERT_TRUE(renewed.ok()) << renewed.status();
+  EXPECT_EQ(*renewed, 1) << "one grant, however many uses";
+  EXPECT_EQ(*touch({{"http:alice", "psu-1"}, {"ci:job", "psu-2"}}), 0)
+      << "a use by another, or of what the holder does not hold, renews nothing";
+  now_ = now_.load() + seconds(50);  // 100 s after the grant, 50 after the use
+  desk_->Advance();
+  EXPECT_EQ(desk_->List().reservables[0].holder, "ci:job") << "the use renewed the lease";
+
+  absl::StatusOr<Reservation> granted_cancel =
+      Await<Reservation>([&](auto done) { desk_->Cancel(ci->id, "ci:job", std::move(done)); });
+  EXPECT_TRUE(absl::IsFailedPrecondition(granted_cancel.status())) << granted_cancel.status();
+  absl::StatusOr<Reservation> cancelled = Await<Reservation>(
+      [&](auto done) { desk_->Cancel(alice->id, "http:alice", std::move(done)); });
+  ASSERT_TRUE(cancelled.ok()) << cancelled.status();
+  EXPECT_EQ(cancelled->state, ReservationState::kCancelled);
+  desk_->Unwatch(watch);
+  absl::MutexLock lock(&mu);
+  EXPECT_EQ(heard,
+            (std::vector<std::string>{"ci:job granted (used)", "http:alice cancelled (released)"}));
 }
 
 TEST_F(ReservationDeskTest, BadRequestsAreRefusedAndNothingIsStored) {

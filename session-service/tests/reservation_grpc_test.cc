@@ -166,5 +166,64 @@ TEST_F(ReservationGrpcTest, OnlyLabgatesOwnProcessesReportInventoryAndBadRequest
   EXPECT_EQ(reservation.state(), "granted");
 }
 
+TEST_F(ReservationGrpcTest, AWatcherGetsTheQueueThenEveryChangeAndOnlyLabgateReportsUses) {
+  ASSERT_TRUE(Publish(kGatewayToken).ok());
+  pb::Reservation ci;
+  ASSERT_TRUE(Reserve("token-of-ci", "", {"psu-1"}, &ci).ok());
+  auto watching = As("token-of-alice");
+  watching->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  std::unique_ptr<grpc::ClientReader<pb::ReservationUpdate>> watch =
+      stub_->Watch(watching.get(), pb::WatchReservationsRequest());
+  pb::ReservationUpdate update;
+  ASSERT_TRUE(watch->Read(&update));
+  EXPECT_TRUE(update.snapshot());
+  ASSERT_EQ(update.reservations_size(), 1);
+  EXPECT_EQ(update.reservations(0).holder(), "ci-runner");
+  EXPECT_EQ(update.reservations(0).state(), "granted");
+
+  pb::Reservation carol;
+  ASSERT_TRUE(Reserve(kGatewayToken, "http:carol", {"psu-1"}, &carol).ok());
+  ASSERT_TRUE(watch->Read(&update));
+  EXPECT_FALSE(update.snapshot());
+  EXPECT_EQ(update.reason(), "reserved");
+  ASSERT_EQ(update.reservations_size(), 1);
+  EXPECT_EQ(update.reservations(0).holder(), "http:carol");
+  EXPECT_EQ(update.reservations(0).position(), 1);
+
+  // A use labgate-serial saw renews the holder's grant, and the watcher hears the new expiry.
+  pb::TouchRequest touch;
+  pb::TouchRequest::Use* use = touch.add_uses();
+  use->set_holder("ci-runner");
+  use->set_target("psu-1");
+  pb::TouchResponse touched;
+  grpc::Status forged = stub_->Touch(As("token-of-alice").get(), touch, &touched);
+  EXPECT_EQ(forged.error_code(), grpc::StatusCode::PERMISSION_DENIED)
+      << "a client may not renew another's grant by saying it was used";
+  ASSERT_TRUE(stub_->Touch(As(kGatewayToken).get(), touch, &touched).ok());
+  EXPECT_EQ(touched.renewed(), 1);
+  ASSERT_TRUE(watch->Read(&update));
+  EXPECT_EQ(update.reason(), "used");
+  EXPECT_EQ(update.reservations(0).holder(), "ci-runner");
+
+  pb::CancelRequest cancel;
+  cancel.set_id(carol.id());
+  pb::Reservation cancelled;
+  EXPECT_EQ(stub_->Cancel(As("token-of-alice").get(), cancel, &cancelled).error_code(),
+            grpc::StatusCode::NOT_FOUND)
+      << "another's reservation looks like none";
+  ASSERT_TRUE(stub_->Cancel(As(kGatewayToken, "http:carol").get(), cancel, &cancelled).ok());
+  EXPECT_EQ(cancelled.state(), "cancelled");
+  ASSERT_TRUE(watch->Read(&update));
+  EXPECT_EQ(update.reservations(0).state(), "cancelled");
+
+  // Shutting down ends the stream with UNAVAILABLE rather than leaving it hanging.
+  service_->FinishWatchStreams();
+  EXPECT_FALSE(watch->Read(&update));
+  EXPECT_EQ(watch->Finish().error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(
+      stub_->Watch(As("bad-token").get(), pb::WatchReservationsRequest())->Finish().error_code(),
+      grpc::StatusCode::UNAUTHENTICATED);
+}
+
 }  // namespace
 }  // namespace labgate::session
