@@ -19,7 +19,9 @@
 #include "common/reload_signal.h"
 #include "common/service_bootstrap.h"
 #include "common/service_host.h"
+#include "common/time_format.h"
 #include "common/tls_flags.h"
+#include "nlohmann/json.hpp"
 #include "serial-service/instruments/instrument_catalog.h"
 #include "serial-service/policy/policy.h"
 #include "serial-service/serial_service.h"
@@ -29,8 +31,9 @@ ABSL_FLAG(std::string, session_addr, "",
           "HOST:PORT of labgate-session, where ports opened with a session_id are recorded");
 ABSL_FLAG(std::string, policy, "", "Safety policy (JSON) for ports and writes; SIGHUP reloads it");
 ABSL_FLAG(bool, publish_inventory, false,
-          "Report the named instruments and ports to labgate-session's reservation service "
-          "(needs --session-addr; presents the --gateway-token-file token)");
+          "Join labgate-session's bench reservations: report the named instruments and ports "
+          "as reservable, and refuse ports another principal holds a grant on (needs "
+          "--session-addr; presents the --gateway-token-file token)");
 ABSL_FLAG(std::string, bench, "",
           "The name gateways give this labgate-serial, under which its inventory is reported");
 ABSL_FLAG(std::string, profiles, "",
@@ -168,7 +171,32 @@ int main(int argc, char** argv) {
     service->ReloadPolicy().IgnoreError();  // logged; the old policy stays
   });
 
-  auto metrics_server = labgate::metrics::StartMetricsFromFlags("labgate-serial");
+  // /readyz: not ready while reservations are joined but their service is unreachable, since
+  // grants made meanwhile are not enforced here.
+  auto readiness = [service = service->get()] {
+    std::optional<labgate::serial::GrantTable::State> reservations = service->ReservationState();
+    labgate::metrics::Readiness ready;
+    if (!reservations.has_value()) {
+      ready.json = R"({"status":"ready"})";
+      return ready;
+    }
+    ready.ready = reservations->reachable;
+    nlohmann::json body = {{"status", ready.ready ? "ready" : "reservations unreachable"},
+                           {"reservations",
+                            {{"reachable", reservations->reachable},
+                             {"since", labgate::FormatRfc3339(reservations->since)},
+                             {"grants_enforced", reservations->grants},
+                             {"waiting", reservations->waiting}}}};
+    if (!reservations->reachable) {
+      body["reservations"]["why"] =
+          reservations->unreachable_why.empty() ? "not reached yet" : reservations->unreachable_why;
+      body["reservations"]["meaning"] =
+          "the grants last known are enforced until their leases end; none newer is known";
+    }
+    ready.json = body.dump();
+    return ready;
+  };
+  auto metrics_server = labgate::metrics::StartMetricsFromFlags("labgate-serial", readiness);
   if (!metrics_server.ok()) {
     LG_LOG(kError) << "labgate-serial: " << std::string(metrics_server.status().message());
     return 1;

@@ -292,13 +292,18 @@ void PortService::OpenPort(const std::string& owner, const std::string& name,
     return done(allowed);
   }
   auto open = [this, owner, name, settings, done = std::move(done)](std::string instrument) {
-    registry_.Open(
-        owner, name, settings,
-        [done, settings](const absl::Status& status) {
-          if (!status.ok()) return done(status);
-          done(settings);
-        },
-        PortIdentity{name, std::move(instrument)});
+    if (absl::Status reserved = CheckReserved(owner, {name, instrument}); !reserved.ok()) {
+      return done(reserved);
+    }
+    YieldToHolder(owner, name, [this, owner, name, settings, done, instrument] {
+      registry_.Open(
+          owner, name, settings,
+          [done, settings](const absl::Status& status) {
+            if (!status.ok()) return done(status);
+            done(settings);
+          },
+          PortIdentity{name, instrument});
+    });
   };
   if (instruments_.catalog()->instruments.empty()) return open("");
   // A named instrument's path opened directly is still that instrument: its limits bind it.
@@ -316,7 +321,21 @@ absl::StatusOr<std::shared_ptr<ManagedPort>> PortService::CallersPort(
   absl::StatusOr<std::shared_ptr<ManagedPort>> port = registry_.Select(owner, name);
   if (!port.ok()) return port;
   if (absl::Status owned = CheckOwner(**port, owner); !owned.ok()) return owned;
+  if (absl::Status reserved = CheckReserved(owner, **port); !reserved.ok()) return reserved;
   return port;
+}
+
+void PortService::YieldToHolder(const std::string& owner, const std::string& name,
+                                std::function<void()> next) {
+  std::shared_ptr<ManagedPort> open = registry_.Find(name);
+  if (grants_ == nullptr || open == nullptr || open->owner() == owner ||
+      grants_->HolderOf({name, open->instrument(), open->device_path()}) != owner) {
+    return next();
+  }
+  const std::string reason = absl::StrCat("closed for ", open->owner(), ": reserved by ", owner);
+  LG_LOG(kInfo) << name << ": " << reason;
+  open->RecordEvent(reason);
+  open->Close(reason, [next = std::move(next)](const std::string&) { next(); });
 }
 
 absl::StatusOr<std::shared_ptr<ManagedPort>> PortService::ObservedPort(

@@ -36,6 +36,7 @@
 #include "serial-service/ports/port_worker.h"
 #include "serial-service/recording/session_reader.h"
 #include "serial-service/recording/session_recorder.h"
+#include "serial-service/reservations/grant_table.h"
 #include "serial-service/sim/replay_recording.h"
 
 namespace labgate::serial {
@@ -133,6 +134,9 @@ class PortService {
   SessionRecorder& recorder() { return *recorder_; }
   // Where bound ports record to and replay:// ports read recordings from.
   void SetSessionChannel(std::shared_ptr<grpc::Channel> channel);
+  // Bench reservations to enforce (issue 32): a port another principal holds a grant on is
+  // refused to open, write, read, query, wait on and drive the lines of. Set before serving.
+  void SetGrants(std::shared_ptr<GrantTable> grants) { grants_ = std::move(grants); }
   EventHub& hub() { return hub_; }
 
   // Closes every port (waiting up to 5 s for the closes); calls made after it should be
@@ -285,6 +289,18 @@ class PortService {
 
   // The one ownership check: FAILED_PRECONDITION naming the holder.
   static absl::Status CheckOwner(const ManagedPort& port, const std::string& owner);
+  // The reservation check (GrantTable::Check) on a port known by `names`; OK without grants.
+  absl::Status CheckReserved(const std::string& owner,
+                             const std::vector<std::string>& names) const {
+    return grants_ == nullptr ? absl::OkStatus() : grants_->Check(owner, names);
+  }
+  absl::Status CheckReserved(const std::string& owner, const ManagedPort& port) const {
+    if (grants_ == nullptr) return absl::OkStatus();
+    return grants_->Check(owner, {port.name(), port.instrument(), port.device_path()});
+  }
+  // A grant outranks an open port: before `owner`, holding the grant on `name`, opens it,
+  // another principal's port open there is closed, which its session records. Then `next`.
+  void YieldToHolder(const std::string& owner, const std::string& name, std::function<void()> next);
   // A port may be bound to a session only when there is a session service to record to.
   absl::Status CheckCanRecord(const std::string& session_id) const;
   // The size limit, the instrument's limits and the policy's verdict on a write or query of
@@ -384,6 +400,7 @@ class PortService {
   PolicyEngine policy_;
   InstrumentRegistry instruments_;
   const PortLister port_lister_;
+  std::shared_ptr<GrantTable> grants_;  // null: no reservations enforced
   const std::chrono::milliseconds instrument_watch_period_;
   absl::Mutex watch_mu_;
   bool watch_stop_ ABSL_GUARDED_BY(watch_mu_) = false;

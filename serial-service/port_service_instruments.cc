@@ -180,6 +180,21 @@ void PortService::OpenInstrument(const std::string& owner, const std::string& in
     if (profile == nullptr) {
       return done(absl::InternalError("instrument without its profile: " + instrument));
     }
+    if (absl::Status reserved = CheckReserved(owner, {instrument}); !reserved.ok()) {
+      return done(reserved);
+    }
+    if (std::shared_ptr<ManagedPort> open = registry_.Find(instrument);
+        open != nullptr && open->owner() != owner && grants_ != nullptr &&
+        grants_->HolderOf({instrument}) == owner) {
+      // The holder of the grant takes it: the other's port closes, then this open goes on.
+      return YieldToHolder(owner, instrument, [this, owner, instrument, settings, done] {
+        if (std::shared_ptr<ManagedPort> still = registry_.Find(instrument);
+            still != nullptr && still->owner() != owner) {
+          return done(PortInUseError(instrument, still->owner()));  // not given up: no loop
+        }
+        OpenInstrument(owner, instrument, settings, done);
+      });
+    }
     // An instrument already open (by its name or its path) is refused before anything is probed.
     if (std::shared_ptr<ManagedPort> open = registry_.Find(instrument);
         open != nullptr && open->state() != PortState::kError) {

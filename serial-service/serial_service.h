@@ -13,6 +13,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -22,6 +23,7 @@
 #include "serial-service/backends/serial_port.h"
 #include "serial-service/ports/capture_options.h"
 #include "serial-service/ports/clock.h"
+#include "serial-service/reservations/grant_table.h"
 
 namespace labgate::serial {
 
@@ -60,9 +62,10 @@ struct SerialServiceOptions {
   // owner, as the embedded gateway's in-process server needs; labgate-serial sets it from its
   // flags.
   CallerAuthOptions caller_auth = CallerAuthOptions::TrustEveryCaller();
-  // Report what can be reserved (named instruments, and the ports that are no instrument's) to
-  // the reservation service behind session_channel, as bench `bench`, presenting
-  // `session_token` (issue 32; reservations/inventory_publisher.h).
+  // Join the bench reservations of the reservation service behind session_channel, as bench
+  // `bench`, presenting `session_token` (issue 32): report what can be reserved (named
+  // instruments, and the ports that are no instrument's; reservations/inventory_publisher.h),
+  // and refuse ports others hold grants on (reservations/grant_watcher.h).
   bool publish_inventory = false;
   std::string bench;
   std::string session_token;
@@ -82,6 +85,9 @@ class SerialGrpcService : public v1::SerialService::CallbackService {
   virtual absl::Status ReloadPolicy() = 0;
   // Registers every unary method for in-process calls.
   virtual void AddLocalMethods(LocalMethods* methods) = 0;
+  // Whether the reservation service is reachable, and the grants enforced; nullopt when this
+  // serial service does not join reservations.
+  virtual std::optional<GrantTable::State> ReservationState() const = 0;
 };
 
 absl::StatusOr<std::unique_ptr<SerialGrpcService>> CreateSerialService(

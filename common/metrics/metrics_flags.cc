@@ -24,11 +24,11 @@ absl::Status WriteMetricsPortFile(int port) {
   return WritePortFile(absl::GetFlag(FLAGS_metrics_port_file), port);
 }
 
-absl::StatusOr<std::unique_ptr<MetricsHttpServer>> StartMetricsFromFlags(
-    const std::string& program) {
+absl::StatusOr<std::unique_ptr<MetricsHttpServer>> StartMetricsFromFlags(const std::string& program,
+                                                                         ReadinessCheck readiness) {
   const std::string listen = MetricsListenFlag();
   if (listen.empty()) return std::unique_ptr<MetricsHttpServer>();
-  auto server = MetricsHttpServer::Start(listen);
+  auto server = MetricsHttpServer::Start(listen, std::move(readiness));
   if (!server.ok()) return server.status();
   const std::string host = listen.substr(0, listen.rfind(':'));
   LG_LOG(kInfo) << program << " metrics on http://" << host << ":" << (*server)->port()

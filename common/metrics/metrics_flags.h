@@ -21,8 +21,8 @@ absl::Status CheckMetricsListenFlag();
 absl::Status WriteMetricsPortFile(int port);
 
 // For a standalone service: with --metrics-listen, serves /metrics there, logs where, and
-// writes --metrics-port-file; null without the flag.
+// writes --metrics-port-file; null without the flag. `readiness` answers /readyz.
 absl::StatusOr<std::unique_ptr<MetricsHttpServer>> StartMetricsFromFlags(
-    const std::string& program);
+    const std::string& program, ReadinessCheck readiness = {});
 
 }  // namespace labgate::metrics

@@ -35,8 +35,12 @@ constexpr int kMaxOpen = 64;
 // One connection: one request read, one response written, then closed.
 class Exchange : public std::enable_shared_from_this<Exchange> {
  public:
-  Exchange(tcp::socket socket, std::shared_ptr<std::atomic<int>> open)
-      : stream_(std::move(socket)), buffer_(kMaxHeaderBytes), open_(std::move(open)) {}
+  Exchange(tcp::socket socket, std::shared_ptr<std::atomic<int>> open,
+           const ReadinessCheck* readiness)
+      : stream_(std::move(socket)),
+        buffer_(kMaxHeaderBytes),
+        open_(std::move(open)),
+        readiness_(readiness) {}
   ~Exchange() { open_->fetch_sub(1); }
 
   void Start() {
@@ -66,6 +70,14 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
     if (target == "/healthz" || target == "/health") {
       return Send(http::status::ok, "application/json", R"({"status":"ok"})", head);
     }
+    if (target == "/readyz") {
+      if (!*readiness_) {
+        return Send(http::status::ok, "application/json", R"({"status":"ready"})", head);
+      }
+      Readiness ready = (*readiness_)();
+      return Send(ready.ready ? http::status::ok : http::status::service_unavailable,
+                  "application/json", std::move(ready.json), head);
+    }
     Send(http::status::not_found, "application/json", R"({"error":"not found"})", head);
   }
 
@@ -93,6 +105,7 @@ class Exchange : public std::enable_shared_from_this<Exchange> {
   http::request_parser<http::empty_body> parser_;
   http::response<http::string_body> response_;
   std::shared_ptr<std::atomic<int>> open_;
+  const ReadinessCheck* readiness_;  // the server's, which outlives every exchange
 };
 
 }  // namespace
@@ -103,6 +116,7 @@ struct MetricsHttpServer::Impl {
   std::shared_ptr<std::atomic<int>> open = std::make_shared<std::atomic<int>>(0);
   std::thread thread;
   uint16_t port = 0;
+  ReadinessCheck readiness;
 
   void Accept() {
     acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
@@ -113,7 +127,7 @@ struct MetricsHttpServer::Impl {
           beast::error_code ignored;
           socket.close(ignored);  // over the cap: refused rather than queued
         } else {
-          std::make_shared<Exchange>(std::move(socket), open)->Start();
+          std::make_shared<Exchange>(std::move(socket), open, &readiness)->Start();
         }
       }
       Accept();
@@ -122,7 +136,7 @@ struct MetricsHttpServer::Impl {
 };
 
 absl::StatusOr<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::Start(
-    const std::string& address) {
+    const std::string& address, ReadinessCheck readiness) {
   std::string host = address;
   std::string port_text;
   if (!address.empty() && address.front() == '[') {
@@ -145,6 +159,7 @@ absl::StatusOr<std::unique_ptr<MetricsHttpServer>> MetricsHttpServer::Start(
     return absl::InvalidArgumentError("--metrics-listen: bad HOST:PORT '" + address + "'");
   }
   auto impl = std::make_shared<Impl>();
+  impl->readiness = std::move(readiness);
   beast::error_code ec;
   auto ip = asio::ip::make_address(host, ec);
   if (ec) return absl::InvalidArgumentError("--metrics-listen: bad address '" + host + "'");

@@ -20,6 +20,7 @@
 #include "serial-service/port_service.h"
 #include "serial-service/ports/data_encoding.h"
 #include "serial-service/ports/port_settings.h"
+#include "serial-service/reservations/grant_watcher.h"
 #include "serial-service/reservations/inventory_publisher.h"
 #include "serial-service/serial_service.h"
 
@@ -143,10 +144,22 @@ class SerialServiceImpl final : public SerialGrpcService {
   SerialServiceImpl(std::unique_ptr<PortService> ports, size_t queue_limit, CallerAuth auth)
       : ports_(std::move(ports)), queue_limit_(queue_limit), auth_(std::move(auth)) {}
 
-  // Starts reporting what can be reserved to the reservation service behind `channel`.
-  void PublishInventory(std::shared_ptr<grpc::Channel> channel, InventoryPublisherOptions options) {
+  // Joins the bench reservations of the service behind `channel`: reports what can be reserved,
+  // and enforces the grants it hears of.
+  void JoinReservations(const std::shared_ptr<grpc::Channel>& channel,
+                        InventoryPublisherOptions options) {
+    grants_ = std::make_shared<GrantTable>(options.bench);
+    ports_->SetGrants(grants_);
+    GrantWatcherOptions watching;
+    watching.token = options.token;
+    grant_watcher_ = std::make_unique<GrantWatcher>(channel, grants_, watching);
     publisher_ = std::make_unique<InventoryPublisher>(
-        std::move(channel), [this] { return GatherReservables(); }, std::move(options));
+        channel, [this] { return GatherReservables(); }, std::move(options));
+  }
+
+  std::optional<GrantTable::State> ReservationState() const override {
+    if (grants_ == nullptr) return std::nullopt;
+    return grants_->state();
   }
 
   ~SerialServiceImpl() override { Shutdown(); }
@@ -163,6 +176,7 @@ class SerialServiceImpl final : public SerialGrpcService {
 
   void Shutdown() override {
     publisher_.reset();  // it reads the ports
+    grant_watcher_.reset();
     if (!ports_->StopPorts()) return;
     tracker_.EndAll();
     ports_->DrainRecords(std::chrono::seconds(2));
@@ -883,6 +897,8 @@ class SerialServiceImpl final : public SerialGrpcService {
   const size_t queue_limit_;
   const CallerAuth auth_;
   StreamTracker tracker_;
+  std::shared_ptr<GrantTable> grants_;             // set at creation; null without reservations
+  std::unique_ptr<GrantWatcher> grant_watcher_;    // set at creation, reset by Shutdown
   std::unique_ptr<InventoryPublisher> publisher_;  // set at creation, reset by Shutdown
 };
 
@@ -914,7 +930,7 @@ absl::StatusOr<std::unique_ptr<SerialGrpcService>> CreateSerialService(
     InventoryPublisherOptions publishing;
     publishing.bench = options.bench;
     publishing.token = options.session_token;
-    service->PublishInventory(options.session_channel, std::move(publishing));
+    service->JoinReservations(options.session_channel, std::move(publishing));
   }
   return std::unique_ptr<SerialGrpcService>(std::move(service));
 }

@@ -1,0 +1,115 @@
+// The reservation check labgate-serial makes on every open, I/O and line change: a grant on a
+// port, by its name, its instrument or its device path, refuses everyone but the holder, saying
+// who holds it, until when and how to queue; the holder's uses are recorded to renew it; cut off
+// from the service, the last grants hold until their leases end.
+#include "serial-service/reservations/grant_table.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "common/time_format.h"
+
+namespace labgate::serial {
+namespace {
+
+namespace pb = ::labgate::reservations::v1;
+using std::chrono::seconds;
+
+pb::Reservation Granted(const std::string& id, const std::string& holder,
+                        std::vector<std::string> held, std::chrono::system_clock::duration left) {
+  pb::Reservation reservation;
+  reservation.set_id(id);
+  reservation.set_holder(holder);
+  reservation.set_state("granted");
+  for (const std::string& name : held) {
+    reservation.add_targets(name);
+    reservation.add_granted(name);
+  }
+  reservation.set_expires_at(FormatRfc3339(std::chrono::system_clock::now() + left));
+  return reservation;
+}
+
+pb::Reservation Waiting(const std::string& id, const std::string& holder, const std::string& target,
+                        int position) {
+  pb::Reservation reservation;
+  reservation.set_id(id);
+  reservation.set_holder(holder);
+  reservation.set_state("waiting");
+  reservation.add_targets(target);
+  reservation.set_position(position);
+  return reservation;
+}
+
+TEST(GrantTableTest, OnlyTheHolderMayUseAReservedPortAndTheRefusalSaysWhoUntilWhenAndHowToQueue) {
+  GrantTable table("lab-a");
+  table.Replace({Granted("r1", "ci:nightly", {"lab-a:psu-2"}, seconds(90)),
+                 Granted("r9", "http:bob", {"lab-b:psu-2"}, seconds(90))});
+  EXPECT_TRUE(table.Check("ci:nightly", {"psu-2", "psu-2", "/dev/ttyUSB0"}).ok());
+  EXPECT_TRUE(table.Check("http:alice", {"psu-1", "", "/dev/ttyUSB1"}).ok()) << "not reserved";
+
+  absl::Status refused = table.Check("http:alice", {"psu-2", "psu-2", "/dev/ttyUSB0"});
+  EXPECT_TRUE(absl::IsFailedPrecondition(refused)) << refused;
+  std::string message(refused.message());
+  EXPECT_NE(message.find("psu-2 is reserved by ci:nightly until "), std::string::npos) << message;
+  EXPECT_NE(message.find(" UTC unless renewed (reservation r1)"), std::string::npos) << message;
+  EXPECT_NE(message.find("call reserve with targets [\"lab-a:psu-2\"] and wait_s"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("labgate-reserve --targets lab-a:psu-2 --wait"), std::string::npos);
+
+  // Once alice waits in the queue, the refusal says where she is.
+  table.Apply({Waiting("r2", "http:carol", "lab-a:psu-2", 1),
+               Waiting("r3", "http:alice", "lab-a:psu-2", 2)});
+  message = std::string(table.Check("http:alice", {"psu-2"}).message());
+  EXPECT_NE(message.find("; you are 2nd in the queue"), std::string::npos) << message;
+  EXPECT_EQ(table.HolderOf({"psu-2"}), "ci:nightly");
+  EXPECT_EQ(table.HolderOf({"psu-1"}), "") << "bench lab-b's psu-2 is another instrument";
+
+  // The holder's uses are reported once each, by the service's name.
+  EXPECT_TRUE(table.Check("ci:nightly", {"psu-2"}).ok());
+  std::vector<std::pair<std::string, std::string>> uses = table.TakeUses();
+  ASSERT_EQ(uses.size(), 1u);
+  EXPECT_EQ(uses[0], (std::pair<std::string, std::string>{"ci:nightly", "lab-a:psu-2"}));
+  EXPECT_TRUE(table.TakeUses().empty());
+  EXPECT_FALSE(table.Check("http:alice", {"psu-2"}).ok());
+  EXPECT_TRUE(table.TakeUses().empty()) << "a refused use renews nothing";
+
+  // Released: the grant leaves and the port is free.
+  pb::Reservation released = Granted("r1", "ci:nightly", {"lab-a:psu-2"}, seconds(0));
+  released.set_state("released");
+  table.Apply({released});
+  EXPECT_TRUE(table.Check("http:alice", {"psu-2"}).ok());
+  GrantTable::State state = table.state();
+  EXPECT_TRUE(state.reachable);
+  EXPECT_EQ(state.grants, 0);
+  EXPECT_EQ(state.waiting, 2);
+}
+
+TEST(GrantTableTest, CutOffFromTheServiceTheLastGrantsHoldUntilTheirLeasesEnd) {
+  GrantTable table("");
+  EXPECT_FALSE(table.state().reachable) << "nothing is known before the first snapshot";
+  table.Replace({Granted("long", "ci:a", {"psu-1"}, seconds(600)),
+                 Granted("lapsed", "ci:b", {"psu-2"}, -seconds(1))});
+  EXPECT_FALSE(table.Check("http:alice", {"psu-2"}).ok())
+      << "while the service is there, its word holds (a renewal may be on its way)";
+  table.SetUnreachable("connection refused");
+  GrantTable::State state = table.state();
+  EXPECT_FALSE(state.reachable);
+  EXPECT_EQ(state.unreachable_why, "connection refused");
+  EXPECT_EQ(state.grants, 1) << "only the grant whose lease has not ended";
+  absl::Status refused = table.Check("http:alice", {"psu-1"});
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("as last known: the reservation service is unreachable"),
+            std::string::npos)
+      << refused;
+  EXPECT_TRUE(table.Check("http:alice", {"psu-2"}).ok()) << "its lease ended, nobody renewed it";
+  table.Replace({});
+  EXPECT_TRUE(table.state().reachable);
+  EXPECT_TRUE(table.Check("http:alice", {"psu-1"}).ok()) << "the new snapshot has no grant";
+}
+
+}  // namespace
+}  // namespace labgate::serial
