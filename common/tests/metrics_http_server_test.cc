@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <string>
 
 #include "common/metrics/metrics.h"
@@ -75,6 +76,27 @@ TEST(MetricsHttpServerTest, ServesTheRegistryOnAnyFreePort) {
   const std::string head = Exchange((*server)->port(), "HEAD /metrics HTTP/1.1\r\n\r\n");
   EXPECT_EQ(head.rfind("HTTP/1.1 200", 0), 0u);
   EXPECT_EQ(Body(head), "");
+}
+
+TEST(MetricsHttpServerTest, ReadyzAnswersWhatTheServicesCheckSays) {
+  std::atomic<bool> ready{true};
+  auto server = MetricsHttpServer::Start("127.0.0.1:0", [&ready] {
+    return Readiness{ready.load(), ready ? R"({"status":"ready"})" : R"({"status":"away"})"};
+  });
+  ASSERT_TRUE(server.ok()) << server.status();
+  std::string response = Exchange((*server)->port(), "GET /readyz HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(response.rfind("HTTP/1.1 200", 0), 0u) << response;
+  EXPECT_EQ(Body(response), R"({"status":"ready"})");
+  ready = false;
+  response = Exchange((*server)->port(), "GET /readyz HTTP/1.1\r\n\r\n");
+  EXPECT_EQ(response.rfind("HTTP/1.1 503", 0), 0u) << response;
+  EXPECT_EQ(Body(response), R"({"status":"away"})");
+
+  auto plain = MetricsHttpServer::Start("127.0.0.1:0");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(Body(Exchange((*plain)->port(), "GET /readyz HTTP/1.1\r\n\r\n")),
+            R"({"status":"ready"})")
+      << "without a check, a running service is ready";
 }
 
 TEST(MetricsHttpServerTest, BadRequestsGetClearAnswersAndServingGoesOn) {

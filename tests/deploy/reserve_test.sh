@@ -21,7 +21,8 @@ start_service session labgate-session --data-dir "$work/data" \
   --gateway-token-file gateway.token --client-token-file clients
 start_service serial labgate-serial --session-addr "127.0.0.1:$session_port" \
   --gateway-token-file gateway.token --publish-inventory \
-  --profiles profiles --instruments instruments.json
+  --profiles profiles --instruments instruments.json \
+  --metrics-listen 127.0.0.1:0 --metrics-port-file serial.metrics-port
 reserve() { "$(bin labgate-reserve)" --addr "127.0.0.1:$session_port" "$@"; }
 
 for _ in $(seq 1 100); do
@@ -30,6 +31,21 @@ for _ in $(seq 1 100); do
 done
 reserve --list | grep -q '^psu-1: free' || fail "the inventory never arrived: $(reserve --list 2>&1)"
 pass "labgate-serial's instruments are reservable"
+# readyz: prints labgate-serial's /readyz status code, and keeps its body in readyz.json.
+readyz() {
+  python3 - "http://127.0.0.1:$(cat serial.metrics-port)/readyz" <<'PY'
+import sys, urllib.error, urllib.request
+try:
+    reply = urllib.request.urlopen(sys.argv[1], timeout=10)
+    code, body = reply.status, reply.read()
+except urllib.error.HTTPError as error:
+    code, body = error.code, error.read()
+open("readyz.json", "wb").write(body)
+print(code)
+PY
+}
+[[ $(readyz) == 200 ]] || fail "labgate-serial is not ready: $(cat readyz.json)"
+grep -q '"reachable":true' readyz.json || fail "readyz does not say reservations are reachable"
 
 set +e
 reserve --token-file ci.token --tags psu --count 2 --wait 10 -- \
@@ -64,3 +80,15 @@ reserve --token-file alice.token --targets psu-1 --wait 20 -- true 2>next.err ||
 grep -q 'waiting, #1 in the queue' next.err || fail "alice did not wait: $(cat next.err)"
 grep -q 'granted psu-1' next.err || fail "alice was not granted: $(cat next.err)"
 pass "a killed holder's grant ends a lease later, and the next in line gets it ($((SECONDS - started)) s)"
+
+# labgate-session goes away: labgate-serial is no longer ready, and says why.
+kill -KILL "$session_pid"
+wait "$session_pid" 2>/dev/null || true
+for _ in $(seq 1 100); do
+  [[ $(readyz) == 503 ]] && break
+  sleep 0.1
+done
+[[ $(readyz) == 503 ]] || fail "labgate-serial stayed ready without its reservation service"
+grep -q '"status":"reservations unreachable"' readyz.json || fail "readyz: $(cat readyz.json)"
+grep -q 'grants last known are enforced' readyz.json || fail "readyz: $(cat readyz.json)"
+pass "labgate-serial's /readyz says when the reservation service is unreachable"

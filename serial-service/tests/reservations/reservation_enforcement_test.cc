@@ -1,0 +1,241 @@
+// Bench reservations enforced where the hardware is: labgate-serial on real gRPC (127.0.0.1,
+// port 0) watching the reservation service of a real labgate-session child. Direct gRPC clients
+// that are not the holder are refused, with the holder, the expiry and the queue in the
+// refusal; the holder's uses renew its lease; the holder's open takes the port from another;
+// restarts of either service resync, and the last grants hold while the service is away.
+#include <grpcpp/grpcpp.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/service_host.h"
+#include "labgate/reservations/v1/reservations.grpc.pb.h"
+#include "serial-service/serial_service.h"
+#include "serial-service/tests/serial_test_client.h"
+#include "serial-service/tests/session_child.h"
+
+namespace labgate::serial {
+namespace {
+
+namespace pb = ::labgate::reservations::v1;
+using testing::SerialClient;
+using testing::SessionChild;
+
+constexpr char kGatewayToken[] = "enforcement-gateway-token-0123456789";
+
+void Write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// Polls `condition` for up to 20 s.
+bool Eventually(const std::function<bool()>& condition) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return condition();
+}
+
+class ReservationEnforcementTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/labgate-enforce-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    Write(dir_ + "/token", std::string(kGatewayToken) + "\n");
+    Write(dir_ + "/clients", "ci ci-token-1\nalice alice-token-2\n");
+    std::filesystem::create_directory(dir_ + "/profiles");
+    Write(dir_ + "/profiles/psu.json",
+          R"({"model": "LOOP-PSU", "tags": ["psu"], "settings": {"baud_rate": 9600}})");
+    Write(dir_ + "/instruments.json", R"({"instruments": [
+        {"name": "psu-1", "profile": "LOOP-PSU", "match": {"port_name": "loop://psu-1"}}]})");
+    session_ = std::make_unique<SessionChild>(
+        dir_, std::vector<std::string>{"--gateway-token-file", dir_ + "/token",
+                                       "--client-token-file", dir_ + "/clients"});
+    ASSERT_NE(session_->Start(), 0) << "labgate-session did not start";
+    session_channel_ = grpc::CreateChannel(session_->address(), grpc::InsecureChannelCredentials());
+    reservations_ = pb::ReservationService::NewStub(session_channel_);
+    StartSerial();
+  }
+  void TearDown() override {
+    StopSerial();
+    session_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void StartSerial() {
+    SerialServiceOptions options;
+    options.session_channel = session_channel_;
+    options.publish_inventory = true;
+    options.session_token = kGatewayToken;
+    options.profiles_dir = dir_ + "/profiles";
+    options.instruments_file = dir_ + "/instruments.json";
+    options.port_lister = [] { return absl::StatusOr<std::vector<PortDetails>>(); };
+    options.caller_auth = CallerAuthOptions();
+    options.caller_auth.gateway_token = kGatewayToken;
+    options.caller_auth.client_tokens = {{"ci", "ci-token-1"}, {"alice", "alice-token-2"}};
+    auto service = CreateSerialService(options);
+    ASSERT_TRUE(service.ok()) << service.status();
+    serial_ = std::move(*service);
+    auto host = ServiceHost::Start("127.0.0.1:0", {serial_.get()});
+    ASSERT_TRUE(host.ok()) << host.status();
+    host_ = std::move(*host);
+    auto channel = grpc::CreateChannel("127.0.0.1:" + std::to_string(host_->port()),
+                                       grpc::InsecureChannelCredentials());
+    ci_ = std::make_unique<SerialClient>(channel, "", "ci-token-1");
+    alice_ = std::make_unique<SerialClient>(channel, "", "alice-token-2");
+  }
+  void StopSerial() {
+    if (serial_) serial_->Shutdown();
+    if (host_) host_->Shutdown(std::chrono::seconds(2));
+    host_.reset();
+    serial_.reset();
+  }
+
+  std::unique_ptr<grpc::ClientContext> As(const std::string& token) {
+    auto context = std::make_unique<grpc::ClientContext>();
+    context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    context->AddMetadata("authorization", "Bearer " + token);
+    return context;
+  }
+  pb::Reservation Reserve(const std::string& token, int64_t lease_s, int64_t wait_s = 0) {
+    pb::ReserveRequest request;
+    request.add_targets("psu-1");
+    request.set_lease_s(lease_s);
+    request.set_wait_s(wait_s);
+    pb::Reservation reservation;
+    grpc::Status status = reservations_->Reserve(As(token).get(), request, &reservation);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return reservation;
+  }
+  // Who holds psu-1 as the reservation service says; "" when free or unknown.
+  std::string Holder() {
+    pb::ListReservationsResponse listed;
+    if (!reservations_->List(As("alice-token-2").get(), {}, &listed).ok()) return "";
+    for (const pb::Reservable& reservable : listed.reservables()) {
+      if (reservable.name() == "psu-1") return reservable.holder();
+    }
+    return "";
+  }
+  static grpc::Status OpenInstrument(SerialClient& client) {
+    v1::OpenPortRequest request;
+    request.set_instrument("psu-1");
+    return client.Open(request);
+  }
+  // Waits until the reservation service has psu-1 from labgate-serial's inventory.
+  void AwaitInventory() {
+    ASSERT_TRUE(Eventually([&] {
+      pb::ListReservationsResponse listed;
+      return reservations_->List(As("alice-token-2").get(), {}, &listed).ok() &&
+             listed.reservables_size() > 0;
+    })) << "the inventory never arrived";
+  }
+
+  std::string dir_;
+  std::unique_ptr<SessionChild> session_;
+  std::shared_ptr<grpc::Channel> session_channel_;
+  std::unique_ptr<pb::ReservationService::Stub> reservations_;
+  std::unique_ptr<SerialGrpcService> serial_;
+  std::unique_ptr<ServiceHost> host_;
+  std::unique_ptr<SerialClient> ci_;
+  std::unique_ptr<SerialClient> alice_;
+};
+
+TEST_F(ReservationEnforcementTest, OnlyTheHolderUsesAReservedPortAndItsUsesRenewTheLease) {
+  AwaitInventory();
+  ASSERT_TRUE(OpenInstrument(*alice_).ok()) << "free: alice opens it";
+  const pb::Reservation ci = Reserve("ci-token-1", /*lease_s=*/2);
+  EXPECT_EQ(ci.state(), "granted") << "an open port is not a reservation";
+
+  // labgate-serial hears of the grant without being called, and refuses alice's I/O.
+  grpc::Status refused;
+  ASSERT_TRUE(Eventually([&] {
+    refused = alice_->Write("psu-1", "VOLT 5");
+    return !refused.ok();
+  }));
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(refused.error_message().find("psu-1 is reserved by ci until "), std::string::npos)
+      << refused.error_message();
+  EXPECT_NE(refused.error_message().find("call reserve with targets [\"psu-1\"] and wait_s"),
+            std::string::npos)
+      << refused.error_message();
+
+  // ci's open takes the port from alice; her path to it is refused too.
+  ASSERT_TRUE(OpenInstrument(*ci_).ok());
+  EXPECT_FALSE(alice_->Open("loop://psu-1", 9600).ok()) << "the instrument's path is reserved";
+  EXPECT_FALSE(OpenInstrument(*alice_).ok());
+
+  // ci uses it for more than two leases: each use renews the grant.
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(ci_->Write("psu-1", "VOLT 5").ok());
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  EXPECT_EQ(Holder(), "ci") << "5 s of use kept a 2 s lease";
+  std::optional<GrantTable::State> state = serial_->ReservationState();
+  ASSERT_TRUE(state.has_value());
+  EXPECT_TRUE(state->reachable);
+  EXPECT_EQ(state->grants, 1);
+
+  // alice queues, and her refusal says where she is.
+  const pb::Reservation waiting = Reserve("alice-token-2", 60, /*wait_s=*/60);
+  EXPECT_EQ(waiting.state(), "waiting");
+  ASSERT_TRUE(Eventually([&] {
+    return OpenInstrument(*alice_).error_message().find("you are 1st in the queue") !=
+           std::string::npos;
+  })) << OpenInstrument(*alice_).error_message();
+
+  // ci stops using it: a lease later alice holds it, and her open takes it from ci.
+  ASSERT_TRUE(Eventually([&] { return Holder() == "alice"; }));
+  ASSERT_TRUE(Eventually([&] { return OpenInstrument(*alice_).ok(); }));
+  EXPECT_TRUE(alice_->Write("psu-1", "VOLT 1").ok());
+  grpc::Status ci_refused = ci_->Write("psu-1", "VOLT 9");
+  EXPECT_FALSE(ci_refused.ok()) << "ci's port was taken by the holder";
+}
+
+TEST_F(ReservationEnforcementTest, RestartsResyncAndTheLastGrantsHoldWhileTheServiceIsAway) {
+  AwaitInventory();
+  const pb::Reservation ci = Reserve("ci-token-1", /*lease_s=*/60);
+  ASSERT_EQ(ci.state(), "granted");
+  ASSERT_TRUE(Eventually([&] { return !OpenInstrument(*alice_).ok(); }));
+
+  session_->Kill();
+  ASSERT_TRUE(Eventually([&] { return !serial_->ReservationState()->reachable; }));
+  grpc::Status away = OpenInstrument(*alice_);
+  EXPECT_EQ(away.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(away.error_message().find("as last known: the reservation service is unreachable"),
+            std::string::npos)
+      << away.error_message();
+  EXPECT_EQ(serial_->ReservationState()->grants, 1);
+
+  ASSERT_NE(session_->Start(session_->port()), 0) << "labgate-session did not restart";
+  ASSERT_TRUE(Eventually([&] { return serial_->ReservationState()->reachable; }));
+  EXPECT_EQ(OpenInstrument(*alice_).error_code(), grpc::StatusCode::FAILED_PRECONDITION)
+      << "the grant was kept through the restart";
+
+  // A restarted labgate-serial knows the grant from its first snapshot.
+  StopSerial();
+  StartSerial();
+  ASSERT_TRUE(Eventually([&] { return serial_->ReservationState()->reachable; }));
+  EXPECT_EQ(OpenInstrument(*alice_).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  ASSERT_TRUE(OpenInstrument(*ci_).ok());
+
+  pb::ReleaseRequest release;
+  release.set_id(ci.id());
+  pb::Reservation released;
+  ASSERT_TRUE(reservations_->Release(As("ci-token-1").get(), release, &released).ok());
+  ASSERT_TRUE(Eventually([&] { return alice_->Open("loop://psu-2", 9600).ok(); }))
+      << "an unreserved port was never refused";
+  ASSERT_TRUE(Eventually([&] {
+    grpc::Status status = OpenInstrument(*alice_);
+    return status.error_message().find("reserved") == std::string::npos;
+  })) << "released: no longer reserved (ci still has it open)";
+}
+
+}  // namespace
+}  // namespace labgate::serial
