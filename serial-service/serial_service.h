@@ -85,6 +85,10 @@ class SerialGrpcService : public v1::SerialService::CallbackService {
   virtual absl::Status ReloadPolicy() = 0;
   // Registers every unary method for in-process calls.
   virtual void AddLocalMethods(LocalMethods* methods) = 0;
+  // Joins the bench reservations of the reservation service behind `channel` (when not joined
+  // at creation; see publish_inventory), as bench `bench`, presenting `token` (empty: none).
+  virtual void JoinReservations(const std::shared_ptr<grpc::Channel>& channel,
+                                const std::string& bench, const std::string& token) = 0;
   // Whether the reservation service is reachable, and the grants enforced; nullopt when this
   // serial service does not join reservations.
   virtual std::optional<GrantTable::State> ReservationState() const = 0;

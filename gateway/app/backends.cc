@@ -9,6 +9,7 @@
 #include "common/log.h"
 #include "gateway/backends/open_streams.h"
 #include "labgate/actions/v1/actions.grpc.pb.h"
+#include "labgate/reservations/v1/reservations.grpc.pb.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 #include "labgate/session/v1/session.grpc.pb.h"
 #include "serial-service/serial_service.h"
@@ -19,9 +20,12 @@ namespace labgate::gateway {
 namespace session_v1 = labgate::session::v1;
 namespace actions_v1 = labgate::actions::v1;
 namespace serial_v1 = labgate::serial::v1;
+namespace reservations_v1 = labgate::reservations::v1;
 
 struct Backends::Embedded {
   std::unique_ptr<labgate::session::SessionGrpcService> session;
+  // Bench reservations live beside the sessions they are stored with.
+  std::unique_ptr<labgate::session::ReservationGrpcService> reservations;
   std::unique_ptr<labgate::actions::ActionsGrpcService> actions;
   std::unique_ptr<labgate::serial::SerialGrpcService> serial;
   std::unique_ptr<ServiceHost> host;
@@ -111,6 +115,12 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     if (!session.ok()) return session.status();
     embedded.session = std::move(*session);
     in_process.push_back(embedded.session.get());
+    // Every in-process caller is this gateway, which names the principal it acts for.
+    auto reservations = labgate::session::CreateReservationService(
+        *embedded.session, CallerAuthOptions::TrustEveryCaller());
+    if (!reservations.ok()) return reservations.status();
+    embedded.reservations = std::move(*reservations);
+    in_process.push_back(embedded.reservations.get());
   }
 
   if (options.actions_addr.empty()) {
@@ -139,11 +149,14 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     embedded.host = std::move(*host);
     LocalMethods methods;
     if (embedded.session) embedded.session->AddLocalMethods(&methods);
+    if (embedded.reservations) embedded.reservations->AddLocalMethods(&methods);
     if (embedded.actions) embedded.actions->AddLocalMethods(&methods);
     if (embedded.serial) embedded.serial->AddLocalMethods(&methods);
     // Every unary method of an embedded service is served in process, or labgate stops here.
     for (const char* embedded_service :
          {embedded.session ? session_v1::SessionService::service_full_name() : nullptr,
+          embedded.reservations ? reservations_v1::ReservationService::service_full_name()
+                                : nullptr,
           embedded.actions ? actions_v1::ActionsService::service_full_name() : nullptr,
           embedded.serial ? serial_v1::SerialService::service_full_name() : nullptr}) {
       if (embedded_service == nullptr) continue;
@@ -166,6 +179,14 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     backends->channels_.SetAddress(session_name, options.session_addr);
     LG_LOG(kInfo) << "session service: " << options.session_addr;
   }
+  // The reservation service is hosted by whichever labgate-session holds the sessions.
+  const std::string reservations_name = reservations_v1::ReservationService::service_full_name();
+  backends->channels_.Set(reservations_name, backends->session_channel());
+  if (options.session_addr.empty()) {
+    backends->channels_.SetLocal(reservations_name, embedded.local_calls.get());
+  } else {
+    backends->channels_.SetAddress(reservations_name, options.session_addr);
+  }
   const std::string actions_name = actions_v1::ActionsService::service_full_name();
   if (options.actions_addr.empty()) {
     backends->channels_.Set(actions_name, embedded.host->InProcessChannel());
@@ -177,8 +198,13 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     backends->channels_.SetAddress(actions_name, options.actions_addr);
     LG_LOG(kInfo) << "actions service: " << options.actions_addr;
   }
-  // labgate-serial records bound ports to the session service, in-process when embedded.
-  if (embedded.serial) embedded.serial->SetSessionChannel(backends->session_channel());
+  // labgate-serial records bound ports to the session service, in-process when embedded, and
+  // enforces the reservations kept there.
+  if (embedded.serial) {
+    embedded.serial->SetSessionChannel(backends->session_channel());
+    embedded.serial->JoinReservations(backends->session_channel(), "",
+                                      options.session_addr.empty() ? "" : options.gateway_token);
+  }
   const std::string serial_name = serial_v1::SerialService::service_full_name();
   backends->channels_.set_serial_service(serial_name);
   if (!options.serial_benches.empty()) {
@@ -220,8 +246,10 @@ std::shared_ptr<grpc::Channel> Backends::actions_channel() const {
 
 std::vector<const google::protobuf::ServiceDescriptor*> Backends::ToolServices() const {
   // Naming a message of each file keeps its descriptors linked in.
-  return {serial_v1::OpenPortRequest::descriptor()->file()->FindServiceByName("SerialService"),
-          session_v1::Session::descriptor()->file()->FindServiceByName("SessionService")};
+  return {
+      serial_v1::OpenPortRequest::descriptor()->file()->FindServiceByName("SerialService"),
+      session_v1::Session::descriptor()->file()->FindServiceByName("SessionService"),
+      reservations_v1::Reservation::descriptor()->file()->FindServiceByName("ReservationService")};
 }
 
 absl::Status Backends::ReloadPolicy() {
@@ -235,9 +263,11 @@ void Backends::Shutdown(std::chrono::milliseconds grace) {
   // Streams end first so the server can drain; then calls in flight finish; then the
   // services release their resources (the session store flushes its writer last).
   if (embedded_->session) embedded_->session->FinishWatchStreams();
-  if (embedded_->serial) embedded_->serial->Shutdown();
+  if (embedded_->serial) embedded_->serial->Shutdown();  // it watches the reservations
+  if (embedded_->reservations) embedded_->reservations->FinishWatchStreams();
   if (embedded_->actions) embedded_->actions->Shutdown();
   if (embedded_->host) embedded_->host->Shutdown(grace);
+  embedded_->reservations.reset();  // its last changes reach the store before the store stops
   if (embedded_->session) embedded_->session->Shutdown();
 }
 

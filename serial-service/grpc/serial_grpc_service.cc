@@ -144,6 +144,14 @@ class SerialServiceImpl final : public SerialGrpcService {
   SerialServiceImpl(std::unique_ptr<PortService> ports, size_t queue_limit, CallerAuth auth)
       : ports_(std::move(ports)), queue_limit_(queue_limit), auth_(std::move(auth)) {}
 
+  void JoinReservations(const std::shared_ptr<grpc::Channel>& channel, const std::string& bench,
+                        const std::string& token) override {
+    InventoryPublisherOptions options;
+    options.bench = bench;
+    options.token = token;
+    JoinReservations(channel, std::move(options));
+  }
+
   // Joins the bench reservations of the service behind `channel`: reports what can be reserved,
   // and enforces the grants it hears of.
   void JoinReservations(const std::shared_ptr<grpc::Channel>& channel,

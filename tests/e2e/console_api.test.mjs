@@ -155,6 +155,7 @@ test('ports, sessions, transcripts, exports, backends and live events, without t
     assert.equal(backends.json.ready, true);
     assert.deepEqual(backends.json.backends.map((b) => [b.name, b.serving, b.state]), [
       ['actions service (embedded)', true, 'serving'],
+      ['reservations service (embedded)', true, 'serving'],
       ['serial service (embedded)', true, 'serving'],
       ['session service (embedded)', true, 'serving'],
     ]);

@@ -59,7 +59,7 @@ test('the console shows ports with their owners, transcripts and live traffic', 
     assert.match(cells[5], /^rx 6 B · tx 6 B/);
     assert.equal(cells[6], 'allowed ≤ 115200 baud · deny: no-reset · confirm: output-on');
     assert.equal(await browser.evaluate(`document.querySelector('#principal').textContent`), 'signed in as local');
-    await browser.waitFor(`document.querySelectorAll('#backends .chip.ok').length === 3`, 'three healthy backends');
+    await browser.waitFor(`document.querySelectorAll('#backends .chip.ok').length === 4`, 'four healthy backends (actions, reservations, serial, session)');
 
     // The transcript, opened from the session list.
     const open = `document.querySelector('[data-open=${js(session.id)}]')`;

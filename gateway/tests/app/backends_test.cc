@@ -72,8 +72,10 @@ TEST_F(BackendsTest, EmbeddedServicesAnswerInProcess) {
     ASSERT_NE(service, nullptr);
     tool_services.push_back(service->full_name());
   }
-  EXPECT_EQ(tool_services, (std::vector<std::string>{"labgate.serial.v1.SerialService",
-                                                     "labgate.session.v1.SessionService"}));
+  EXPECT_EQ(tool_services,
+            (std::vector<std::string>{"labgate.serial.v1.SerialService",
+                                      "labgate.session.v1.SessionService",
+                                      "labgate.reservations.v1.ReservationService"}));
 
   // Shutdown stops the embedded services (and is idempotent; the destructor calls it again).
   // No call may follow it: gRPC 1.51's in-process transport crashes on a call made on a
