@@ -24,9 +24,12 @@
 #include "gateway/resources/labgate_resources.h"
 #include "gateway/resources/port_changes.h"
 #include "gateway/resources/port_list_watch.h"
+#include "gateway/resources/reservation_resources.h"
 #include "gateway/resources/session_list_watch.h"
 #include "gateway/server/stdio_connection.h"
 #include "gateway/tools/catalog_tools.h"
+#include "gateway/tools/reservation_waits.h"
+#include "labgate/reservations/v1/reservations.grpc.pb.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 
 namespace labgate::gateway {
@@ -41,8 +44,12 @@ struct Application::Parts {
   std::unique_ptr<OwnerLeases> leases;
   std::unique_ptr<PortEventLog> port_event_log;
   std::unique_ptr<CatalogTools> catalog_tools;
+  // Declared before the server: subscriptions the server's sessions hold end before it goes.
+  std::unique_ptr<ReservationWatch> reservation_watch;
+  std::unique_ptr<ReservationWaits> reservation_waits;
   McpServer server;
   std::unique_ptr<LabgateResources> resources;
+  std::unique_ptr<ReservationResources> reservation_resources;
   PortChanges port_changes;
   std::unique_ptr<SessionListWatch> session_list_watch;  // stopped before `server` goes
   std::unique_ptr<PortListWatch> port_list_watch;        // likewise
@@ -138,13 +145,22 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   p.server.config.instructions = DefaultInstructions();
   p.server.config.call_deadline = call_deadline;
   p.server.config.page_size = options.page_size;
-  p.server.tools = {p.catalog_tools.get(), p.action_tools.get()};
+  const std::shared_ptr<grpc::Channel> reservation_channel = p.backends->channels().For(
+      labgate::reservations::v1::ReservationService::service_full_name());
+  p.reservation_watch = ReservationWatch::Start(reservation_channel);
+  p.reservation_waits =
+      std::make_unique<ReservationWaits>(p.catalog_tools.get(), p.catalog.get(), p.invoker.get(),
+                                         p.reservation_watch.get(), call_deadline);
+  // reserve is answered by the waits, before the catalog that lists it.
+  p.server.tools = {p.reservation_waits.get(), p.catalog_tools.get(), p.action_tools.get()};
   p.resources = std::make_unique<LabgateResources>(
       ResourceChannels{p.backends->session_channel(), p.backends->serial_channel(),
                        p.backends->actions_channel(), p.backends->channels().serial_benches()},
       call_deadline);
   p.prompts = std::make_unique<LabgatePrompts>(p.resources.get());
-  p.server.resources = {p.resources.get()};
+  p.reservation_resources = std::make_unique<ReservationResources>(
+      p.reservation_watch.get(), reservation_channel, call_deadline);
+  p.server.resources = {p.resources.get(), p.reservation_resources.get()};
   p.server.prompts = {p.prompts.get()};
   McpServer* server = &p.server;
   p.action_tools->OnChanged([server] { server->NotifyListChanged(ListKind::kTools); });
@@ -257,6 +273,7 @@ int Application::Run() {
   if (p.stdio_watch.joinable()) p.stdio_watch.join();
   p.reload_on_hup.reset();
   p.action_tools->Stop();
+  p.reservation_watch->Stop();  // no new stream on a backend that is going
   p.backends->Shutdown(std::chrono::seconds(5));
   p.StopIo();
   LG_LOG(kInfo) << "labgate stopped";

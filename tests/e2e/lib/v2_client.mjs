@@ -81,9 +81,14 @@ export async function connectV2Stdio(args = [], { mode = 'pinned', name = 'labga
 }
 
 // The v2 client over Streamable HTTP; every fetch is recorded in wire.http.
-export async function connectV2Http(url, { mode = 'pinned', name = 'labgate-v2-http-e2e', capabilities = {}, setup } = {}) {
+export async function connectV2Http(url, { mode = 'pinned', name = 'labgate-v2-http-e2e', capabilities = {}, setup, headers = {} } = {}) {
   let wire;
   const recordingFetch = async (input, init = {}) => {
+    if (Object.keys(headers).length > 0) {
+      const merged = new Headers(init.headers);
+      for (const [key, value] of Object.entries(headers)) merged.set(key, value);
+      init = { ...init, headers: merged };
+    }
     const response = await fetch(input, init);
     let body;
     try { body = typeof init.body === 'string' ? JSON.parse(init.body) : undefined; } catch { body = undefined; }
