@@ -92,6 +92,8 @@ console::ConsoleOptions ConsoleOptionsFor(const Backends& backends,
         Bench{"", channels.AddressOf(channels.serial_service()), backends.serial_channel()}});
   }
   options.session_channel = backends.session_channel();
+  options.reservation_channel =
+      backends.channels().For(labgate::reservations::v1::ReservationService::service_full_name());
   options.health_channels = channels.Labelled();
   options.call_deadline = std::min<std::chrono::milliseconds>(deadline, std::chrono::seconds(10));
   return options;

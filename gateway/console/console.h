@@ -1,8 +1,8 @@
 // The operator's console: GET /console (one self-contained page, embedded at build time)
 // and its read-only JSON/SSE API under /console/api/, fed by the same gRPC APIs the
 // tools use (serial ListPorts/GetStatus/GetMetrics/Subscribe, session ListSessions/
-// GetSession/ListMessages/FeatureIndex/WatchSession, grpc.health.v1). Access follows
-// /mcp: Origin and Host allow-lists, and with tokens a bearer token on every API call.
+// GetSession/ListMessages/FeatureIndex/WatchSession, reservations List, grpc.health.v1). Access
+// follows /mcp: Origin and Host allow-lists, and with tokens a bearer token on every API call.
 // Nothing here writes to an instrument: every endpoint answers GET only, except POST
 // /console/api/replays, which opens a replay:// port for the operator's own principal.
 #pragma once
@@ -16,6 +16,7 @@
 
 #include "gateway/backends/serial_benches.h"
 #include "gateway/console/port_views.h"
+#include "gateway/console/reservation_views.h"
 #include "gateway/console/session_views.h"
 #include "gateway/console/sse_relay.h"
 #include "gateway/http/http_connection.h"
@@ -27,6 +28,8 @@ struct ConsoleOptions {
   // Every serial bench; one unnamed bench when the gateway has a single serial service.
   std::shared_ptr<const SerialBenches> serial_benches;
   std::shared_ptr<grpc::Channel> session_channel;
+  // The reservation service's (labgate-session's); null: none.
+  std::shared_ptr<grpc::Channel> reservation_channel;
   // Each backend's channel by the name an operator knows it by (BackendChannels::Labelled).
   std::map<std::string, std::shared_ptr<grpc::Channel>> health_channels;
   std::chrono::milliseconds call_deadline{10000};
@@ -53,6 +56,7 @@ class Console {
   ConsoleOptions options_;
   PortViews ports_;
   SessionViews sessions_;
+  ReservationViews reservations_;
   std::shared_ptr<RelayRegistry> relays_;
 };
 

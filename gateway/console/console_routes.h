@@ -20,6 +20,7 @@ enum class Endpoint {
   kSessionEvents,  // /console/api/sessions/{id}/events
   kBackends,       // /console/api/backends
   kReplays,        // /console/api/replays (POST: start one)
+  kReservations,   // /console/api/reservations
   kUnknown,        // anything else under /console
 };
 

@@ -150,6 +150,18 @@ test('ports, sessions, transcripts, exports, backends and live events, without t
       assert.match(answer.json.error, new RegExp(unknown), suffix);
     }
 
+    // The queue and its holders: loop://api is open, so reservable; local reserves it.
+    await eventually(async () => (await callOk(client, 'list_reservations', {})).reservables
+      .some((r) => r.name === 'loop://api'), 'loop://api reservable');
+    const reserved = await callOk(client, 'reserve', { targets: ['loop://api'] });
+    const reservations = await getJson(base, '/console/api/reservations');
+    assert.equal(reservations.status, 200);
+    assert.deepEqual(reservations.json.reservations.map((r) => [r.id, r.holder, r.state, r.granted]),
+      [[reserved.id, 'http:local', 'granted', ['loop://api']]]);
+    assert.equal(reservations.json.reservables.find((r) => r.name === 'loop://api')?.holder, 'http:local');
+    await callOk(client, 'release_reservation', { id: reserved.id });
+    assert.deepEqual((await getJson(base, '/console/api/reservations')).json.reservations, []);
+
     const backends = await getJson(base, '/console/api/backends');
     assert.equal(backends.status, 200);
     assert.equal(backends.json.ready, true);

@@ -61,6 +61,15 @@ test('the console shows ports with their owners, transcripts and live traffic', 
     assert.equal(await browser.evaluate(`document.querySelector('#principal').textContent`), 'signed in as local');
     await browser.waitFor(`document.querySelectorAll('#backends .chip.ok').length === 4`, 'four healthy backends (actions, reservations, serial, session)');
 
+    // The reservations: local holds loop://psu.
+    await eventually(async () => (await callOk(client, 'list_reservations', {})).reservables
+      .some((r) => r.name === 'loop://psu'), 'loop://psu reservable');
+    const reserved = await callOk(client, 'reserve', { targets: ['loop://psu'] });
+    const reservation = `document.querySelector('#reservations tr[data-reservation=${js(reserved.id)}]')`;
+    await browser.waitFor(reservation, 'the reservation in its table');
+    const held = await browser.evaluate(`[...${reservation}.cells].map((cell) => cell.textContent)`);
+    assert.deepEqual(held.slice(1, 5), ['http:local', 'granted', 'loop://psu', 'loop://psu']);
+
     // The transcript, opened from the session list.
     const open = `document.querySelector('[data-open=${js(session.id)}]')`;
     await browser.waitFor(open, 'the session in the list');
