@@ -1,6 +1,7 @@
 // labgate-session: the session service, and the bench reservations kept in the same database,
 // on its own gRPC port.
 #include <cstdlib>
+#include <set>
 #include <string>
 
 #include "absl/flags/flag.h"
@@ -14,6 +15,9 @@
 #include "session-service/session_service.h"
 
 ABSL_FLAG(std::string, listen, "127.0.0.1:50052", "HOST:PORT to serve gRPC on (port 0 picks one)");
+ABSL_FLAG(std::string, admin_token_file, "",
+          "File of operator tokens, lines \"NAME TOKEN\": a caller presenting one is the "
+          "principal NAME and may end anyone's bench reservation (recorded with the reason)");
 ABSL_FLAG(std::string, data_dir, "",
           "Directory holding sessions.db (default: $LABGATE_DATA_DIR, else ./data)");
 
@@ -45,6 +49,28 @@ int main(int argc, char** argv) {
   absl::StatusOr<labgate::CallerAuthOptions> caller_auth =
       labgate::CallerAuthFromFlags(&config.lines);
   if (config.status.ok() && !caller_auth.ok()) config.status = caller_auth.status();
+  // Operators: named tokens like the clients', whose names may also end others' reservations.
+  std::set<std::string> operators;
+  if (const std::string admins = absl::GetFlag(FLAGS_admin_token_file);
+      config.status.ok() && !admins.empty()) {
+    auto tokens = labgate::ReadClientTokenFile(admins, "--admin-token-file");
+    if (!tokens.ok()) {
+      config.status = tokens.status();
+    } else {
+      for (const auto& [name, token] : *tokens) {
+        for (const auto& [client, client_token] : caller_auth->client_tokens) {
+          if (client == name || client_token == token) {
+            config.status = absl::InvalidArgumentError("--admin-token-file: " + name +
+                                                       " is also a client of --client-token-file");
+          }
+        }
+        operators.insert(name);
+        caller_auth->client_tokens.emplace_back(name, token);
+      }
+      config.lines.push_back(std::to_string(operators.size()) +
+                             " operator(s) may end reservations (--admin-token-file)");
+    }
+  }
   if (labgate::CheckConfigRequested()) {
     return labgate::FinishCheckConfig("labgate-session", config.lines, config.status);
   }
@@ -59,7 +85,8 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  auto reservations = labgate::session::CreateReservationService(**service, *caller_auth);
+  auto reservations =
+      labgate::session::CreateReservationService(**service, *caller_auth, std::move(operators));
   if (!reservations.ok()) {
     LG_LOG(kError) << "labgate-session: cannot restore the reservations: "
                    << std::string(reservations.status().message());

@@ -19,11 +19,12 @@ absl::StatusOr<std::unique_ptr<SessionGrpcService>> CreateSessionService(
 }
 
 absl::StatusOr<std::unique_ptr<ReservationGrpcService>> CreateReservationService(
-    SessionGrpcService& sessions, CallerAuthOptions auth) {
+    SessionGrpcService& sessions, CallerAuthOptions auth, std::set<std::string> operators) {
   absl::StatusOr<std::unique_ptr<ReservationDesk>> desk =
       ReservationDesk::Open(&sessions.store(), ReservationDeskOptions());
   if (!desk.ok()) return desk.status();
-  return std::make_unique<ReservationGrpcService>(*std::move(desk), std::move(auth));
+  return std::make_unique<ReservationGrpcService>(*std::move(desk), std::move(auth),
+                                                  std::move(operators));
 }
 
 }  // namespace labgate::session

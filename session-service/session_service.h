@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -29,7 +30,8 @@ absl::StatusOr<std::unique_ptr<SessionGrpcService>> CreateSessionService(
 // The bench reservations API (issue 32) over the session service's store, its waiting and
 // granted reservations restored. `sessions` must outlive it: destroy it after the server has
 // stopped and before sessions->Shutdown(). `auth` says who callers are: a reservation's holder.
+// `operators` may end anyone's reservation.
 absl::StatusOr<std::unique_ptr<ReservationGrpcService>> CreateReservationService(
-    SessionGrpcService& sessions, CallerAuthOptions auth);
+    SessionGrpcService& sessions, CallerAuthOptions auth, std::set<std::string> operators = {});
 
 }  // namespace labgate::session

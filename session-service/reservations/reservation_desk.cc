@@ -196,7 +196,17 @@ void ReservationDesk::Renew(const std::string& id, const std::string& holder, Do
 void ReservationDesk::Release(const std::string& id, const std::string& holder, Done done) {
   absl::MutexLock lock(&mu_);
   const ReservationTime now = options_.clock();
-  absl::StatusOr<Reservation> ended = book_.End(id, holder, now);
+  EndLocked(book_.End(id, holder, now), "released", now, std::move(done));
+}
+
+void ReservationDesk::EndByOperator(const std::string& id, const std::string& reason, Done done) {
+  absl::MutexLock lock(&mu_);
+  const ReservationTime now = options_.clock();
+  EndLocked(book_.EndByOperator(id, reason, now), "ended by an operator", now, std::move(done));
+}
+
+void ReservationDesk::EndLocked(absl::StatusOr<Reservation> ended, const std::string& why,
+                                ReservationTime now, Done done) {
   if (!ended.ok()) return done(ended.status());
   // What it freed goes to the queue at once.
   std::vector<Reservation> changed = {*ended};
@@ -204,7 +214,7 @@ void ReservationDesk::Release(const std::string& id, const std::string& holder, 
     if (next.id != ended->id) changed.push_back(std::move(next));
   }
   CountLocked(changed, now);
-  StoreLocked(std::move(changed), "released",
+  StoreLocked(std::move(changed), why,
               [done = std::move(done), ended = *ended](const absl::Status& stored) mutable {
                 if (!stored.ok()) return done(stored);
                 done(std::move(ended));

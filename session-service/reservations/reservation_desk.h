@@ -56,6 +56,9 @@ class ReservationDesk {
   // Releases a grant, or takes a waiting reservation out of the queue.
   void Release(const std::string& id, const std::string& holder, Done done)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // An operator ends anyone's reservation; `reason` is kept as its end_reason.
+  void EndByOperator(const std::string& id, const std::string& reason, Done done)
+      ABSL_LOCKS_EXCLUDED(mu_);
   // Replaces what `bench` can reserve; grants what that frees or brings back.
   void PublishInventory(const std::string& bench, std::vector<Reservable> reservables,
                         std::function<void(absl::Status)> done) ABSL_LOCKS_EXCLUDED(mu_);
@@ -109,6 +112,9 @@ class ReservationDesk {
   // Tells the watchers of changes that are stored.
   void Publish(const std::vector<Reservation>& changed, const std::string& reason)
       ABSL_LOCKS_EXCLUDED(watch_mu_);
+  // Stores a reservation `ended` (or answers why not), and grants what it freed.
+  void EndLocked(absl::StatusOr<Reservation> ended, const std::string& why, ReservationTime now,
+                 Done done) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Ends what has run out and grants what can be granted now, counted and stored.
   void AdvanceLocked(const std::string& reason, std::function<void(absl::Status)> then)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/call_finish.h"
 #include "common/grpc_status.h"
+#include "common/log.h"
 #include "common/time_format.h"
 
 namespace labgate::session {
@@ -51,8 +52,9 @@ void ReservationToProto(const Reservation& reservation, reservations_v1::Reserva
 }
 
 ReservationGrpcService::ReservationGrpcService(std::unique_ptr<ReservationDesk> desk,
-                                               CallerAuthOptions auth)
-    : desk_(std::move(desk)), auth_(std::move(auth)) {}
+                                               CallerAuthOptions auth,
+                                               std::set<std::string> operators)
+    : desk_(std::move(desk)), auth_(std::move(auth)), operators_(std::move(operators)) {}
 
 void ReservationGrpcService::ServeReserve(CallContext* call,
                                           const reservations_v1::ReserveRequest* request,
@@ -129,6 +131,24 @@ void ReservationGrpcService::ServeCancel(CallContext* call,
   desk_->Cancel(request->id(), call->principal(), Answer(call, response));
 }
 
+void ReservationGrpcService::ServeEnd(CallContext* call,
+                                      const reservations_v1::EndReservationRequest* request,
+                                      reservations_v1::Reservation* response) {
+  if (!operators_.contains(call->principal())) {
+    return FinishNow(call, absl::PermissionDeniedError(absl::StrCat(
+                               call->principal(),
+                               " may not end another's reservation: only an operator may "
+                               "(labgate-session --admin-token-file); a holder releases its own")));
+  }
+  if (request->reason().empty()) {
+    return FinishNow(call, absl::InvalidArgumentError(
+                               "say why the reservation is ended (reason): it is kept with it"));
+  }
+  const std::string reason = absl::StrCat("by ", call->principal(), ": ", request->reason());
+  LG_LOG(kWarning) << "reservation " << request->id() << " ended " << reason;
+  desk_->EndByOperator(request->id(), reason, Answer(call, response));
+}
+
 void ReservationGrpcService::ServeTouch(CallContext* call,
                                         const reservations_v1::TouchRequest* request,
                                         reservations_v1::TouchResponse* response) {
@@ -171,6 +191,7 @@ void ReservationGrpcService::AddLocalMethods(LocalMethods* methods) {
   methods->Add(service, "PublishInventory", this, &ReservationGrpcService::ServePublishInventory);
   methods->Add(service, "Cancel", this, &ReservationGrpcService::ServeCancel);
   methods->Add(service, "Touch", this, &ReservationGrpcService::ServeTouch);
+  methods->Add(service, "End", this, &ReservationGrpcService::ServeEnd);
 }
 
 }  // namespace labgate::session

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <memory>
+#include <set>
+#include <string>
 
 #include "common/caller_auth.h"
 #include "common/grpc_unary_call.h"
@@ -21,7 +23,9 @@ inline constexpr char kReservationServiceName[] = "labgate.reservations.v1.Reser
 
 class ReservationGrpcService : public reservations_v1::ReservationService::CallbackService {
  public:
-  ReservationGrpcService(std::unique_ptr<ReservationDesk> desk, CallerAuthOptions auth);
+  // `operators`: the principals that may end anyone's reservation (End).
+  ReservationGrpcService(std::unique_ptr<ReservationDesk> desk, CallerAuthOptions auth,
+                         std::set<std::string> operators = {});
 
   grpc::ServerUnaryReactor* Reserve(grpc::CallbackServerContext* context,
                                     const reservations_v1::ReserveRequest* request,
@@ -60,6 +64,12 @@ class ReservationGrpcService : public reservations_v1::ReservationService::Callb
     return ServeCallback(this, &ReservationGrpcService::ServeCancel, auth_, context, request,
                          response);
   }
+  grpc::ServerUnaryReactor* End(grpc::CallbackServerContext* context,
+                                const reservations_v1::EndReservationRequest* request,
+                                reservations_v1::Reservation* response) override {
+    return ServeCallback(this, &ReservationGrpcService::ServeEnd, auth_, context, request,
+                         response);
+  }
   grpc::ServerUnaryReactor* Touch(grpc::CallbackServerContext* context,
                                   const reservations_v1::TouchRequest* request,
                                   reservations_v1::TouchResponse* response) override {
@@ -83,6 +93,8 @@ class ReservationGrpcService : public reservations_v1::ReservationService::Callb
                              reservations_v1::PublishInventoryResponse* response);
   void ServeCancel(CallContext* call, const reservations_v1::CancelRequest* request,
                    reservations_v1::Reservation* response);
+  void ServeEnd(CallContext* call, const reservations_v1::EndReservationRequest* request,
+                reservations_v1::Reservation* response);
   void ServeTouch(CallContext* call, const reservations_v1::TouchRequest* request,
                   reservations_v1::TouchResponse* response);
   // Ends every Watch stream (UNAVAILABLE) and refuses new ones: before the server shuts down.
@@ -95,6 +107,7 @@ class ReservationGrpcService : public reservations_v1::ReservationService::Callb
  private:
   const std::unique_ptr<ReservationDesk> desk_;
   const CallerAuth auth_;
+  const std::set<std::string> operators_;
   ReservationWatchRegistry watches_;
 };
 

@@ -9,6 +9,8 @@ echo "gw-$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')" >gateway.token
 printf 'ci ci-token-1\nalice alice-token-2\n' >clients
 echo ci-token-1 >ci.token
 echo alice-token-2 >alice.token
+echo 'ops ops-token-3' >admins
+echo ops-token-3 >ops.token
 mkdir profiles
 echo '{"model": "LOOP-PSU", "tags": ["psu"], "settings": {"baud_rate": 9600}}' >profiles/psu.json
 cat >instruments.json <<'JSON'
@@ -18,7 +20,7 @@ cat >instruments.json <<'JSON'
 JSON
 
 start_service session labgate-session --data-dir "$work/data" \
-  --gateway-token-file gateway.token --client-token-file clients
+  --gateway-token-file gateway.token --client-token-file clients --admin-token-file admins
 start_service serial labgate-serial --session-addr "127.0.0.1:$session_port" \
   --gateway-token-file gateway.token --publish-inventory \
   --profiles profiles --instruments instruments.json \
@@ -80,6 +82,36 @@ reserve --token-file alice.token --targets psu-1 --wait 20 -- true 2>next.err ||
 grep -q 'waiting, #1 in the queue' next.err || fail "alice did not wait: $(cat next.err)"
 grep -q 'granted psu-1' next.err || fail "alice was not granted: $(cat next.err)"
 pass "a killed holder's grant ends a lease later, and the next in line gets it ($((SECONDS - started)) s)"
+
+# An operator ends ci's grant on psu-2: it is recorded with the reason, the bench is free, and
+# ci's labgate-reserve stops its command, which no longer holds the bench.
+"$(bin labgate-reserve)" --addr "127.0.0.1:$session_port" --token-file ci.token \
+  --targets psu-2 --lease 2 -- sleep 60 2>ended.err &
+ended_holder=$!
+for _ in $(seq 1 100); do
+  reserve --list | grep -q '^psu-2: held by ci' && break
+  sleep 0.1
+done
+id=$(reserve --list | sed -n 's/^psu-2: held by ci (reservation \([^,]*\),.*/\1/p')
+[[ -n $id ]] || fail "no reservation id in --list: $(reserve --list)"
+set +e
+reserve --token-file alice.token --end "$id" --reason "mine now" 2>not-ops.err
+status=$?
+set -e
+[[ $status == 69 ]] || fail "a client ended another's reservation ($status)"
+grep -q 'only an operator may' not-ops.err || fail "the refusal: $(cat not-ops.err)"
+reserve --token-file ops.token --end "$id" --reason "calibration" 2>ops.err ||
+  fail "the operator could not end it: $(cat ops.err)"
+grep -q "ended reservation $id of ci (ended by an operator: by ops: calibration)" ops.err ||
+  fail "the end was not recorded with its reason: $(cat ops.err)"
+reserve --list | grep -q '^psu-2: free' || fail "psu-2 was not freed"
+set +e
+wait "$ended_holder"
+status=$?
+set -e
+[[ $status == 143 ]] || fail "ci's command went on after its grant ended ($status): $(cat ended.err)"
+grep -q 'the grant ended' ended.err || fail "labgate-reserve did not say why: $(cat ended.err)"
+pass "an operator ends a grant with a reason; the holder's command is stopped"
 
 # labgate-session goes away: labgate-serial is no longer ready, and says why.
 kill -KILL "$session_pid"

@@ -2,13 +2,15 @@
 // It reserves (waiting in the queue up to --wait), runs the command with the grant in its
 // environment, renews the lease while the command runs, releases when it ends, and exits with
 // the command's status. A labgate-reserve that is killed stops renewing, so its grant ends one
-// lease later and the next in line gets the bench. `--list` shows who holds what.
+// lease later and the next in line gets the bench. A grant that ends while the command runs (an
+// operator's --end) stops the command. `--list` shows who holds what.
 #include <grpcpp/create_channel.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -37,6 +39,10 @@ ABSL_FLAG(int64_t, wait, 0, "Seconds to wait in the queue (0: now or not at all)
 ABSL_FLAG(int64_t, lease, 60, "Seconds the grant outlives this process if it stops renewing");
 ABSL_FLAG(int64_t, hold, 3600, "Longest the grant may last");
 ABSL_FLAG(bool, list, false, "Show who holds what and who waits, and exit");
+ABSL_FLAG(std::string, end, "",
+          "An operator's: end reservation ID (anyone's; needs an --admin-token-file token of "
+          "labgate-session) with --reason, and exit");
+ABSL_FLAG(std::string, reason, "", "Why --end ends the reservation (kept with it)");
 
 extern char** environ;
 
@@ -48,6 +54,7 @@ constexpr char kUsage[] =
     "labgate-reserve [--addr HOST:PORT] [--token-file FILE] (--targets A,B | --tags T,U "
     "[--count N]) [--wait S] [--lease S] [--priority P] -- COMMAND [ARG...]\n"
     "       labgate-reserve [--addr HOST:PORT] --list\n"
+    "       labgate-reserve [--addr HOST:PORT] --token-file OPERATOR --end ID --reason TEXT\n"
     "Exits with COMMAND's status; 75 when the reservation was not granted in time, 69 when the "
     "service refused or could not be reached, 64 for bad usage.";
 constexpr int kUsageError = 64;
@@ -94,7 +101,15 @@ int List(Client& client) {
   }
   for (const pb::Reservable& reservable : listed.reservables()) {
     std::cout << reservable.name() << (reservable.present() ? "" : " (absent)") << ": "
-              << (reservable.has_holder() ? "held by " + reservable.holder() : "free") << "\n";
+              << (reservable.has_holder() ? "held by " + reservable.holder() : "free");
+    for (const pb::Reservation& reservation : listed.reservations()) {
+      const auto& granted = reservation.granted();
+      if (std::find(granted.begin(), granted.end(), reservable.name()) != granted.end()) {
+        std::cout << " (reservation " << reservation.id() << ", until " << reservation.expires_at()
+                  << ")";
+      }
+    }
+    std::cout << "\n";
   }
   for (const pb::Reservation& reservation : listed.reservations()) {
     if (reservation.state() != "waiting") continue;
@@ -102,8 +117,25 @@ int List(Client& client) {
               << absl::StrJoin(
                      reservation.targets().empty() ? reservation.tags() : reservation.targets(),
                      ",")
-              << " since " << reservation.created_at() << "\n";
+              << " since " << reservation.created_at() << " (reservation " << reservation.id()
+              << ")\n";
   }
+  return 0;
+}
+
+// An operator ends reservation `id`, saying why.
+int End(Client& client, const std::string& id, const std::string& reason) {
+  pb::EndReservationRequest request;
+  request.set_id(id);
+  request.set_reason(reason);
+  pb::Reservation ended;
+  grpc::Status status = client.stub().End(client.Context().get(), request, &ended);
+  if (!status.ok()) {
+    std::cerr << "labgate-reserve: " << status.error_message() << "\n";
+    return status.error_code() == grpc::StatusCode::INVALID_ARGUMENT ? kUsageError : kUnavailable;
+  }
+  std::cerr << "labgate-reserve: ended reservation " << ended.id() << " of " << ended.holder()
+            << " (" << ended.end_reason() << ")\n";
   return 0;
 }
 
@@ -138,6 +170,24 @@ int RunHolding(Client& client, const pb::Reservation& granted,
       renew.set_id(granted.id());
       pb::Reservation renewed;
       grpc::Status renewed_status = client.stub().Renew(client.Context().get(), renew, &renewed);
+      const grpc::StatusCode code = renewed_status.error_code();
+      if (code == grpc::StatusCode::FAILED_PRECONDITION || code == grpc::StatusCode::NOT_FOUND) {
+        // The grant is gone (an operator ended it, or it lapsed): the command must not go on
+        // driving a bench it no longer holds, which labgate-serial would refuse it anyway.
+        std::cerr << "labgate-reserve: the grant ended (" << renewed_status.error_message()
+                  << "); stopping the command\n";
+        kill(child, SIGTERM);
+        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (waitpid(child, &status, WNOHANG) == 0) {
+          if (std::chrono::steady_clock::now() >= give_up) {
+            kill(child, SIGKILL);
+            waitpid(child, &status, 0);
+            break;
+          }
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+        return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+      }
       if (!renewed_status.ok()) {
         std::cerr << "labgate-reserve: renewing failed: " << renewed_status.error_message() << "\n";
       }
@@ -183,6 +233,9 @@ int main(int argc, char** argv) {
   }
   Client client(grpc::CreateChannel(absl::GetFlag(FLAGS_addr), *credentials), token);
   if (absl::GetFlag(FLAGS_list)) return List(client);
+  if (const std::string id = absl::GetFlag(FLAGS_end); !id.empty()) {
+    return End(client, id, absl::GetFlag(FLAGS_reason));
+  }
   if (command.empty()) {
     std::cerr << "labgate-reserve: give the command to run after --\n" << kUsage << "\n";
     return kUsageError;
