@@ -10,6 +10,29 @@
 namespace labgate::session {
 namespace {
 
+// Places in the queue, counted per thing wanted: a reservation's place is one more than the
+// waiting reservations ahead of it that want one of its targets (or, by tags, the same tags), so
+// "2nd in the queue for psu-2" means one is ahead for psu-2, however long the queues for the
+// other supplies are. Several targets: the longest of their lines.
+class QueuePlaces {
+ public:
+  int Next(const Reservation& reservation) {
+    std::vector<std::string> keys = reservation.request.targets;
+    if (keys.empty()) {
+      std::vector<std::string> tags = reservation.request.tags;
+      std::sort(tags.begin(), tags.end());
+      keys.push_back("#" + absl::StrJoin(tags, "+"));
+    }
+    int ahead = 0;
+    for (const std::string& key : keys) ahead = std::max(ahead, waiting_[key]);
+    for (const std::string& key : keys) ++waiting_[key];
+    return ahead + 1;
+  }
+
+ private:
+  std::map<std::string, int> waiting_;
+};
+
 // Ended reservations are kept this long, so that ending one twice, or asking after it, still
 // says what became of it.
 constexpr std::chrono::hours kKeepEnded{1};
@@ -255,7 +278,7 @@ std::vector<Reservation> ReservationBook::Advance(const std::vector<Reservable>&
   auto available = [&](const std::string& name) {
     return present.contains(name) && !taken.contains(name);
   };
-  int position = 0;
+  QueuePlaces places;
   for (Reservation* reservation : QueueOrder()) {
     std::vector<std::string> grant;
     if (!reservation->request.targets.empty()) {
@@ -281,7 +304,7 @@ std::vector<Reservation> ReservationBook::Advance(const std::vector<Reservable>&
       taken.insert(grant.begin(), grant.end());
       continue;
     }
-    reservation->position = ++position;
+    reservation->position = places.Next(*reservation);
     // Named targets that are free wait for this one, not for those behind it.
     for (const std::string& target : reservation->request.targets) {
       if (available(target)) taken.insert(target);
@@ -310,8 +333,8 @@ absl::Status ReservationBook::Restore(std::vector<Reservation> reservations) {
     reservations_.emplace(std::move(id), std::move(reservation));
   }
   // Places in the queue are not stored: they are its order.
-  int position = 0;
-  for (Reservation* waiting : QueueOrder()) waiting->position = ++position;
+  QueuePlaces places;
+  for (Reservation* waiting : QueueOrder()) waiting->position = places.Next(*waiting);
   return absl::OkStatus();
 }
 

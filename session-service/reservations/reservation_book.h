@@ -59,8 +59,10 @@ struct Reservation {
   // of the lease and the hold).
   ReservationTime ends_at;
   std::vector<std::string> granted;  // what it holds, once granted
-  int position = 0;                  // 1-based place in the queue while waiting
-  std::string end_reason;            // "released by its holder", "lease not renewed", ...
+  // 1-based place in the queue while waiting, among those that want one of its targets (or, by
+  // tags, the same tags): one more than the waiting reservations ahead of it for them.
+  int position = 0;
+  std::string end_reason;  // "released by its holder", "lease not renewed", ...
 };
 
 struct ReservationLimits {

@@ -87,6 +87,28 @@ TEST_F(ReservationBookTest, WaitingReservationsAreGrantedByPriorityThenArrival) 
   EXPECT_EQ(HolderOf("psu-1"), "carol");
 }
 
+TEST_F(ReservationBookTest, APlaceInTheQueueCountsOnlyThoseAheadForTheSameThings) {
+  Reserve("h1", For("holder", {"psu-1"}));
+  Reserve("h2", For("holder", {"psu-2"}));
+  Reserve("a", For("alice", {"psu-1"}), seconds(1));
+  Reserve("b", For("bob", {"psu-1"}), seconds(2));
+  EXPECT_EQ(Reserve("c", For("carol", {"psu-2"}), seconds(3)).position, 1)
+      << "nobody waits for psu-2 ahead of carol, however many wait for psu-1";
+  EXPECT_EQ(Reserve("d", For("dave", {"psu-1", "psu-2"}), seconds(4)).position, 3)
+      << "both: the longer line, psu-1's";
+  EXPECT_EQ(Reserve("t", ByTags("tess", {"psu"}), seconds(5)).position, 1)
+      << "by tags: among those with the same tags";
+  EXPECT_EQ(PositionOf("b"), 2);
+  // A grant on psu-2 moves only psu-2's line.
+  ASSERT_TRUE(book_.End("h2", "holder", kStart + seconds(10)).ok());
+  std::vector<Reservation> changed = book_.Advance(inventory_, kStart + seconds(10));
+  EXPECT_EQ(HolderOf("psu-2"), "carol");
+  std::vector<std::string> moved;
+  for (const Reservation& reservation : changed) moved.push_back(reservation.id);
+  EXPECT_EQ(moved, (std::vector<std::string>{"c"}))
+      << "psu-1's waiters (dave is behind alice and bob there) did not move (End ended h2)";
+}
+
 TEST_F(ReservationBookTest, ThreeContendForTwoTaggedSuppliesAndTheThirdTakesWhicheverFreesFirst) {
   EXPECT_EQ(Reserve("1", ByTags("ci:nightly", {"psu"})).granted, std::vector<std::string>{"psu-1"});
   EXPECT_EQ(Reserve("2", ByTags("alice", {"psu"})).granted, std::vector<std::string>{"psu-2"});
