@@ -18,6 +18,9 @@ ABSL_FLAG(std::string, listen, "127.0.0.1:50052", "HOST:PORT to serve gRPC on (p
 ABSL_FLAG(std::string, admin_token_file, "",
           "File of operator tokens, lines \"NAME TOKEN\": a caller presenting one is the "
           "principal NAME and may end anyone's bench reservation (recorded with the reason)");
+ABSL_FLAG(int64_t, reservation_max_hold_s, 8 * 3600,
+          "The longest a bench reservation may be held, however often it is renewed (a reserve "
+          "asking for more is refused)");
 ABSL_FLAG(std::string, data_dir, "",
           "Directory holding sessions.db (default: $LABGATE_DATA_DIR, else ./data)");
 
@@ -49,6 +52,9 @@ int main(int argc, char** argv) {
   absl::StatusOr<labgate::CallerAuthOptions> caller_auth =
       labgate::CallerAuthFromFlags(&config.lines);
   if (config.status.ok() && !caller_auth.ok()) config.status = caller_auth.status();
+  if (config.status.ok() && absl::GetFlag(FLAGS_reservation_max_hold_s) < 1) {
+    config.status = absl::InvalidArgumentError("--reservation-max-hold-s must be at least 1");
+  }
   // Operators: named tokens like the clients', whose names may also end others' reservations.
   std::set<std::string> operators;
   if (const std::string admins = absl::GetFlag(FLAGS_admin_token_file);
@@ -85,8 +91,10 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  auto reservations =
-      labgate::session::CreateReservationService(**service, *caller_auth, std::move(operators));
+  labgate::session::ReservationLimits limits;
+  limits.max_hold = std::chrono::seconds(absl::GetFlag(FLAGS_reservation_max_hold_s));
+  auto reservations = labgate::session::CreateReservationService(**service, *caller_auth,
+                                                                 std::move(operators), limits);
   if (!reservations.ok()) {
     LG_LOG(kError) << "labgate-session: cannot restore the reservations: "
                    << std::string(reservations.status().message());

@@ -19,9 +19,12 @@ absl::StatusOr<std::unique_ptr<SessionGrpcService>> CreateSessionService(
 }
 
 absl::StatusOr<std::unique_ptr<ReservationGrpcService>> CreateReservationService(
-    SessionGrpcService& sessions, CallerAuthOptions auth, std::set<std::string> operators) {
+    SessionGrpcService& sessions, CallerAuthOptions auth, std::set<std::string> operators,
+    ReservationLimits limits) {
+  ReservationDeskOptions options;
+  options.limits = limits;
   absl::StatusOr<std::unique_ptr<ReservationDesk>> desk =
-      ReservationDesk::Open(&sessions.store(), ReservationDeskOptions());
+      ReservationDesk::Open(&sessions.store(), std::move(options));
   if (!desk.ok()) return desk.status();
   return std::make_unique<ReservationGrpcService>(*std::move(desk), std::move(auth),
                                                   std::move(operators));

@@ -30,8 +30,9 @@ absl::StatusOr<std::unique_ptr<SessionGrpcService>> CreateSessionService(
 // The bench reservations API (issue 32) over the session service's store, its waiting and
 // granted reservations restored. `sessions` must outlive it: destroy it after the server has
 // stopped and before sessions->Shutdown(). `auth` says who callers are: a reservation's holder.
-// `operators` may end anyone's reservation.
+// `operators` may end anyone's reservation; `limits` bound what a reservation may ask for.
 absl::StatusOr<std::unique_ptr<ReservationGrpcService>> CreateReservationService(
-    SessionGrpcService& sessions, CallerAuthOptions auth, std::set<std::string> operators = {});
+    SessionGrpcService& sessions, CallerAuthOptions auth, std::set<std::string> operators = {},
+    ReservationLimits limits = {});
 
 }  // namespace labgate::session

@@ -20,7 +20,8 @@ cat >instruments.json <<'JSON'
 JSON
 
 start_service session labgate-session --data-dir "$work/data" \
-  --gateway-token-file gateway.token --client-token-file clients --admin-token-file admins
+  --gateway-token-file gateway.token --client-token-file clients --admin-token-file admins \
+  --reservation-max-hold-s 3600
 start_service serial labgate-serial --session-addr "127.0.0.1:$session_port" \
   --gateway-token-file gateway.token --publish-inventory \
   --profiles profiles --instruments instruments.json \
@@ -33,6 +34,10 @@ for _ in $(seq 1 100); do
 done
 reserve --list | grep -q '^psu-1: free' || fail "the inventory never arrived: $(reserve --list 2>&1)"
 pass "labgate-serial's instruments are reservable"
+if reserve --token-file ci.token --targets psu-1 --hold 7200 -- true 2>hold.err; then
+  fail "a hold over --reservation-max-hold-s was granted"
+fi
+grep -q 'hold_s 7200' hold.err || fail "the refusal does not name hold_s: $(cat hold.err)"
 # readyz: prints labgate-serial's /readyz status code, and keeps its body in readyz.json.
 readyz() {
   python3 - "http://127.0.0.1:$(cat serial.metrics-port)/readyz" <<'PY'
