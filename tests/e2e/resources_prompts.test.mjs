@@ -22,7 +22,8 @@ test('resources, templates, reads, subscriptions, prompts and completion', async
     assert.ok(uris.includes(`labgate://sessions/${session.id}`));
     const { resourceTemplates } = await client.listResourceTemplates();
     assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate).sort(),
-      ['labgate://actions/{action}', 'labgate://ports/{port_name}', 'labgate://sessions/{session_id}']);
+      ['labgate://actions/{action}', 'labgate://ports/{port_name}', 'labgate://reservations/{id}',
+        'labgate://sessions/{session_id}']);
 
     const transcript = await client.readResource({ uri: `labgate://sessions/${session.id}` });
     const body = JSON.parse(transcript.contents[0].text);
