@@ -61,6 +61,38 @@ namespace {
 
 constexpr char kServiceName[] = "labgate.serial.v1.SerialService";
 
+// /readyz: not ready while reservations are joined but their service is unreachable, since
+// grants made meanwhile are not enforced here.
+labgate::metrics::Readiness ReadinessOf(const labgate::serial::SerialGrpcService& service) {
+  std::optional<labgate::serial::GrantTable::State> reservations = service.ReservationState();
+  labgate::metrics::Readiness ready;
+  if (!reservations.has_value()) {
+    ready.json = R"({"status":"ready"})";
+    return ready;
+  }
+  ready.ready = reservations->reachable;
+  const char* status = ready.ready ? "ready" : "reservations unreachable";
+  try {
+    nlohmann::json body = {{"status", status},
+                           {"reservations",
+                            {{"reachable", reservations->reachable},
+                             {"since", labgate::FormatRfc3339(reservations->since)},
+                             {"grants_enforced", reservations->grants},
+                             {"waiting", reservations->waiting}}}};
+    if (!reservations->reachable) {
+      body["reservations"]["why"] =
+          reservations->unreachable_why.empty() ? "not reached yet" : reservations->unreachable_why;
+      body["reservations"]["meaning"] =
+          "the grants last known are enforced until their leases end; none newer is known";
+    }
+    // A gRPC error's text may hold any bytes: replaced rather than thrown over.
+    ready.json = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  } catch (const std::exception&) {
+    ready.json = std::string(R"({"status":")") + status + R"("})";
+  }
+  return ready;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -171,31 +203,7 @@ int main(int argc, char** argv) {
     service->ReloadPolicy().IgnoreError();  // logged; the old policy stays
   });
 
-  // /readyz: not ready while reservations are joined but their service is unreachable, since
-  // grants made meanwhile are not enforced here.
-  auto readiness = [service = service->get()] {
-    std::optional<labgate::serial::GrantTable::State> reservations = service->ReservationState();
-    labgate::metrics::Readiness ready;
-    if (!reservations.has_value()) {
-      ready.json = R"({"status":"ready"})";
-      return ready;
-    }
-    ready.ready = reservations->reachable;
-    nlohmann::json body = {{"status", ready.ready ? "ready" : "reservations unreachable"},
-                           {"reservations",
-                            {{"reachable", reservations->reachable},
-                             {"since", labgate::FormatRfc3339(reservations->since)},
-                             {"grants_enforced", reservations->grants},
-                             {"waiting", reservations->waiting}}}};
-    if (!reservations->reachable) {
-      body["reservations"]["why"] =
-          reservations->unreachable_why.empty() ? "not reached yet" : reservations->unreachable_why;
-      body["reservations"]["meaning"] =
-          "the grants last known are enforced until their leases end; none newer is known";
-    }
-    ready.json = body.dump();
-    return ready;
-  };
+  auto readiness = [service = service->get()] { return ReadinessOf(*service); };
   auto metrics_server = labgate::metrics::StartMetricsFromFlags("labgate-serial", readiness);
   if (!metrics_server.ok()) {
     LG_LOG(kError) << "labgate-serial: " << std::string(metrics_server.status().message());

@@ -291,7 +291,7 @@ void PortService::OpenPort(const std::string& owner, const std::string& name,
     }
     return done(allowed);
   }
-  auto open = [this, owner, name, settings, done = std::move(done)](std::string instrument) {
+  auto open = [this, owner, name, settings, done = std::move(done)](const std::string& instrument) {
     if (absl::Status reserved = CheckReserved(owner, {name, instrument}); !reserved.ok()) {
       return done(reserved);
     }

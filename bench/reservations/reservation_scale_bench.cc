@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
                                    dir + "/port",          "--log-level", "warning",
                                    "--gateway-token-file", dir + "/token"};
   std::vector<char*> argv_child;
+  argv_child.reserve(args.size() + 1);
   for (std::string& arg : args) argv_child.push_back(arg.data());
   argv_child.push_back(nullptr);
   pid_t pid = 0;
@@ -150,6 +151,7 @@ int main(int argc, char** argv) {
   // Waiters by supply, in arrival order.
   std::vector<std::vector<std::pair<std::string, std::string>>> queue(kInstruments);
   std::vector<double> reserve_ms;
+  reserve_ms.reserve(waiting);
   for (int j = 0; j < waiting; ++j) {
     pb::ReserveRequest request;
     request.add_targets(absl::StrCat("lab:psu-", j % kInstruments));

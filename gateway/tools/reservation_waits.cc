@@ -102,7 +102,7 @@ bool ReservationWaits::Finish(const std::shared_ptr<Wait>& wait,
 }
 
 void ReservationWaits::StartWaiting(const json& reservation,
-                                    std::shared_ptr<RequestContext> context, ToolDone done) {
+                                    const std::shared_ptr<RequestContext>& context, ToolDone done) {
   auto wait = std::make_shared<Wait>();
   wait->id = reservation.value("id", "");
   wait->context = context;

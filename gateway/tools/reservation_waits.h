@@ -38,8 +38,8 @@ class ReservationWaits final : public ToolProvider {
 
  private:
   struct Wait;
-  void StartWaiting(const nlohmann::json& reservation, std::shared_ptr<RequestContext> context,
-                    ToolDone done);
+  void StartWaiting(const nlohmann::json& reservation,
+                    const std::shared_ptr<RequestContext>& context, ToolDone done);
   // Ends `wait` with `result` unless it has ended; true when this call ended it.
   static bool Finish(const std::shared_ptr<Wait>& wait, absl::StatusOr<ToolResult> result);
   void Release(const std::string& id, const std::string& owner);

@@ -104,6 +104,7 @@ TEST_F(ReservationBookTest, APlaceInTheQueueCountsOnlyThoseAheadForTheSameThings
   std::vector<Reservation> changed = book_.Advance(inventory_, kStart + seconds(10));
   EXPECT_EQ(HolderOf("psu-2"), "carol");
   std::vector<std::string> moved;
+  moved.reserve(changed.size());
   for (const Reservation& reservation : changed) moved.push_back(reservation.id);
   EXPECT_EQ(moved, (std::vector<std::string>{"c"}))
       << "psu-1's waiters (dave is behind alice and bob there) did not move (End ended h2)";

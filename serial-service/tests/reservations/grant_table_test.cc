@@ -19,7 +19,8 @@ namespace pb = ::labgate::reservations::v1;
 using std::chrono::seconds;
 
 pb::Reservation Granted(const std::string& id, const std::string& holder,
-                        std::vector<std::string> held, std::chrono::system_clock::duration left) {
+                        const std::vector<std::string>& held,
+                        std::chrono::system_clock::duration left) {
   pb::Reservation reservation;
   reservation.set_id(id);
   reservation.set_holder(holder);
