@@ -75,11 +75,19 @@ ReservationDesk::~ReservationDesk() {
       +[](int64_t* saving) { return *saving == 0; }, &saving_));
 }
 
+bool ReservationDesk::StaleLocked(const std::string& bench) const {
+  auto reported = reported_at_.find(bench);
+  return reported == reported_at_.end() ||
+         options_.clock() - reported->second > options_.inventory_stale_after;
+}
+
 std::vector<Reservable> ReservationDesk::InventoryLocked() const {
   std::vector<Reservable> all;
   for (const auto& [bench, reservables] : inventory_) {
+    const bool stale = StaleLocked(bench);
     for (Reservable reservable : reservables) {
       reservable.name = Qualified(bench, reservable.name);
+      if (stale) reservable.present = false;
       all.push_back(std::move(reservable));
     }
   }
@@ -226,6 +234,7 @@ void ReservationDesk::PublishInventory(const std::string& bench,
                                        std::function<void(absl::Status)> done) {
   absl::MutexLock lock(&mu_);
   inventory_[bench] = std::move(reservables);
+  reported_at_[bench] = options_.clock();
   AdvanceLocked("inventory changed", std::move(done));
 }
 
@@ -239,9 +248,11 @@ ReservationDesk::Listing ReservationDesk::List() const {
   Listing listing;
   listing.reservations = book_.Active();
   for (const auto& [bench, reservables] : inventory_) {
+    const bool stale = StaleLocked(bench);
     for (const Reservable& reservable : reservables) {
       BenchReservable entry{bench, reservable, ""};
       entry.reservable.name = Qualified(bench, reservable.name);
+      if (stale) entry.reservable.present = false;
       if (const Reservation* holder = book_.HolderOf(entry.reservable.name)) {
         entry.holder = holder->request.holder;
       }

@@ -31,6 +31,9 @@ struct ReservationDeskOptions {
   std::function<ReservationTime()> clock;
   // Ends leases and waits on time. Tests turn it off and call Advance.
   bool run_timer = true;
+  // A bench not heard from for this long (labgate-serial reports every 2 s) is unreachable: its
+  // reservables count as absent, so nothing of it is granted until it reports again.
+  std::chrono::seconds inventory_stale_after{10};
 };
 
 // What a bench can reserve, as it reported it, with its holder if any.
@@ -94,7 +97,9 @@ class ReservationDesk {
 
  private:
   ReservationDesk(SessionStore* store, ReservationDeskOptions options);
+  // Every bench's reservables, qualified by the bench; a bench not heard from lately is absent.
   std::vector<Reservable> InventoryLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool StaleLocked(const std::string& bench) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Counts the grants and expiries among `changed` (made at `now`), and the queue's length.
   void CountLocked(const std::vector<Reservation>& changed, ReservationTime now) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -127,6 +132,7 @@ class ReservationDesk {
   absl::CondVar wake_;
   ReservationBook book_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::vector<Reservable>> inventory_ ABSL_GUARDED_BY(mu_);  // by bench
+  std::map<std::string, ReservationTime> reported_at_ ABSL_GUARDED_BY(mu_);        // by bench
   // What the watchers have been told: the stored reservations that are waiting or granted.
   // Changes reach it in the order they are stored, after mu_ is let go.
   absl::Mutex watch_mu_ ABSL_ACQUIRED_AFTER(mu_);

@@ -151,6 +151,7 @@ TEST_F(ReservationDeskTest, ARestartKeepsTheQueueAndTheBenchesReportAgain) {
   now_ = now_.load() + seconds(61);
   desk_->Advance();
   EXPECT_EQ(ReservationMetrics::Get().expiries.Get().value(), expiries_before + 1);
+  Publish("", Supplies());  // the bench reports every 2 s, so it is still reachable
   absl::StatusOr<Reservation> again = Reserve(Wants("http:carol", {"psu-1"}, seconds(0)));
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->state, ReservationState::kGranted) << "psu-1 is free again";
@@ -209,6 +210,17 @@ TEST_F(ReservationDeskTest, UsesRenewOnlyTheHoldersGrantAndAWatcherStartsFromWha
   absl::MutexLock lock(&mu);
   EXPECT_EQ(heard,
             (std::vector<std::string>{"ci:job granted (used)", "http:alice cancelled (released)"}));
+}
+
+TEST_F(ReservationDeskTest, ABenchThatStopsReportingIsNeverGrantedUntilItReportsAgain) {
+  Publish("lab-a", Supplies());
+  now_ = now_.load() + seconds(11);  // lab-a's labgate-serial went quiet
+  EXPECT_FALSE(desk_->List().reservables[0].reservable.present) << "unreachable: absent";
+  absl::StatusOr<Reservation> waiting = Reserve(Wants("http:alice", {"lab-a:psu-1"}));
+  ASSERT_TRUE(waiting.ok()) << waiting.status();
+  EXPECT_EQ(waiting->state, ReservationState::kWaiting) << "an offline place is not handed out";
+  Publish("lab-a", Supplies());
+  EXPECT_EQ(desk_->List().reservables[0].holder, "http:alice") << "granted once it is back";
 }
 
 TEST_F(ReservationDeskTest, BadRequestsAreRefusedAndNothingIsStored) {
