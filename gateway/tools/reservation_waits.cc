@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "common/log.h"
+#include "common/ordinal.h"
 #include "gateway/catalog/json_proto.h"
 #include "gateway/tools/catalog_tools.h"
 
@@ -14,16 +15,6 @@ namespace labgate::gateway {
 using json = nlohmann::json;
 
 namespace {
-
-std::string Ordinal(int n) {
-  const char* suffix = "th";
-  if (n % 100 < 11 || n % 100 > 13) {
-    if (n % 10 == 1) suffix = "st";
-    if (n % 10 == 2) suffix = "nd";
-    if (n % 10 == 3) suffix = "rd";
-  }
-  return absl::StrCat(n, suffix);
-}
 
 // What the reservation asked for, as a person would say it.
 std::string WhatItWants(const ReservationWatch::Reservation& reservation) {

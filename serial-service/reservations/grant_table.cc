@@ -6,20 +6,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "common/ordinal.h"
 
 namespace labgate::serial {
 namespace {
-
-// "1st", "2nd", "3rd", "4th", ..., "11th", "12th", "13th", "21st".
-std::string Ordinal(int n) {
-  const char* suffix = "th";
-  if (n % 100 < 11 || n % 100 > 13) {
-    if (n % 10 == 1) suffix = "st";
-    if (n % 10 == 2) suffix = "nd";
-    if (n % 10 == 3) suffix = "rd";
-  }
-  return absl::StrCat(n, suffix);
-}
 
 GrantTable::Clock::time_point ParseTime(const std::string& text) {
   absl::Time time;
