@@ -30,18 +30,24 @@ class BoundedStream : public grpc::ServerWriteReactor<Message> {
     // Queues `message` on the stream (see Enqueue), unless the stream is done.
     void Send(Message message) ABSL_LOCKS_EXCLUDED(mu_) {
       absl::MutexLock lock(&mu_);
-      if (stream_ != nullptr) stream_->EnqueueLocked(std::move(message));
+      if (stream_ == nullptr) return;
+      stream_->handle_->mu_.AssertHeld();  // this very mutex
+      stream_->EnqueueLocked(std::move(message));
     }
     // Ends the stream with `status` once the write in flight is done.
     void Close(const grpc::Status& status) ABSL_LOCKS_EXCLUDED(mu_) {
       absl::MutexLock lock(&mu_);
-      if (stream_ != nullptr) stream_->FinishLocked(status);
+      if (stream_ == nullptr) return;
+      stream_->handle_->mu_.AssertHeld();  // this very mutex
+      stream_->FinishLocked(status);
     }
     // Sends the initial metadata now, if no message has carried it yet: the client then knows
     // its subscription is in place before anything is sent.
     void Ready() ABSL_LOCKS_EXCLUDED(mu_) {
       absl::MutexLock lock(&mu_);
-      if (stream_ != nullptr) stream_->SendHeadersLocked();
+      if (stream_ == nullptr) return;
+      stream_->handle_->mu_.AssertHeld();  // this very mutex
+      stream_->SendHeadersLocked();
     }
 
    private:

@@ -22,13 +22,14 @@ WatchReactor::WatchReactor(SessionStore* store, WatchRegistry* registry, std::st
     watching->Ready();
     return;
   }
-  store_->GetSession(std::move(session_id), [watching](absl::StatusOr<SessionRecord> session) {
-    if (session.ok()) {
-      watching->Ready();
-    } else {
-      watching->Close(ToGrpcStatus(session.status()));
-    }
-  });
+  store_->GetSession(std::move(session_id),
+                     [watching](const absl::StatusOr<SessionRecord>& session) {
+                       if (session.ok()) {
+                         watching->Ready();
+                       } else {
+                         watching->Close(ToGrpcStatus(session.status()));
+                       }
+                     });
 }
 
 void WatchReactor::OnStreamDone() {
