@@ -58,6 +58,14 @@ class BoundedStream : public grpc::ServerWriteReactor<Message> {
 
   class Registry {
    public:
+    Registry() = default;
+    Registry(const Registry&) = delete;
+    Registry& operator=(const Registry&) = delete;
+    // Under the lock: the last stream's Remove (on a gRPC thread) is ordered before this.
+    ~Registry() {
+      absl::MutexLock lock(&mu_);
+      handles_.clear();
+    }
     // False once closed; the stream is then refused.
     bool Add(std::shared_ptr<Handle> handle) ABSL_LOCKS_EXCLUDED(mu_) {
       absl::MutexLock lock(&mu_);
