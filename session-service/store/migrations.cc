@@ -105,9 +105,26 @@ absl::Status AddReservations(SqliteConnection& db) {
   )sql");
 }
 
+// v6: long operations as MCP tasks (issue 34), one JSON body each, with the principal that
+// may see it and when it is forgotten.
+absl::Status AddTasks(SqliteConnection& db) {
+  return db.Exec(R"sql(
+    CREATE TABLE tasks (
+      id TEXT PRIMARY KEY NOT NULL,
+      owner TEXT NOT NULL,
+      status TEXT NOT NULL,
+      body TEXT NOT NULL,
+      expires_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    );
+    CREATE INDEX tasks_by_expiry ON tasks(expires_at);
+  )sql");
+}
+
 const std::vector<MigrationStep>& Migrations() {
-  static const std::vector<MigrationStep> kMigrations = {
-      CreateInitialTables, AddFeatureTagIndex, AddIdempotencyKeys, AddOccurredAt, AddReservations};
+  static const std::vector<MigrationStep> kMigrations = {CreateInitialTables, AddFeatureTagIndex,
+                                                         AddIdempotencyKeys,  AddOccurredAt,
+                                                         AddReservations,     AddTasks};
   return kMigrations;
 }
 

@@ -101,6 +101,17 @@ struct ReservationRow {
   std::string body;
 };
 
+// A long operation's task (the MCP tasks extension, issue 34) as stored: its id (a bearer
+// handle), the principal that may see it, its status's name, the whole task as JSON (the store
+// does not read it), and when it is forgotten (RFC 3339 UTC, as common/time_format writes it).
+struct TaskRow {
+  std::string id;
+  std::string owner;
+  std::string status;
+  std::string body;
+  std::string expires_at;
+};
+
 struct SessionStatsRecord {
   int64_t message_count = 0;
   int64_t last_message_id = 0;
@@ -132,7 +143,14 @@ class SessionStore {
   // Each row replaces the stored one of its id, all in one transaction; `done` gets how many.
   virtual void SaveReservations(std::vector<ReservationRow> rows, StoreCallback<int64_t> done) = 0;
 
+  // Each row replaces the stored task of its id, all in one transaction; `done` gets how many.
+  virtual void SaveTasks(std::vector<TaskRow> rows, StoreCallback<int64_t> done) = 0;
+  // Forgets the tasks that expired at or before `now` (RFC 3339); `done` gets how many.
+  virtual void DeleteExpiredTasks(std::string now, StoreCallback<int64_t> done) = 0;
+
   // Reads.
+  // Task `id` unless it expired at or before `now`: NOT_FOUND either way, as for no task at all.
+  virtual void GetTask(std::string id, std::string now, StoreCallback<TaskRow> done) = 0;
   // The stored reservations that were waiting or granted, for a restart.
   virtual void LoadActiveReservations(StoreCallback<std::vector<ReservationRow>> done) = 0;
   virtual void GetSession(std::string session_id, StoreCallback<SessionRecord> done) = 0;

@@ -176,6 +176,77 @@ class SaveReservationsRequest : public WriteRequest {
   StoreCallback<int64_t> done_;
 };
 
+class SaveTasksRequest : public WriteRequest {
+ public:
+  SaveTasksRequest(std::vector<TaskRow> rows, StoreCallback<int64_t> done)
+      : rows_(std::move(rows)), done_(std::move(done)) {}
+  absl::Status Execute(SqliteConnection& db, const WriteTime& now) override {
+    absl::StatusOr<Statement> upsert = db.Prepare(
+        "INSERT INTO tasks(id, owner, status, body, expires_at, updated_at) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, "
+        "status = excluded.status, body = excluded.body, expires_at = excluded.expires_at, "
+        "updated_at = excluded.updated_at");
+    if (!upsert.ok()) return upsert.status();
+    for (const TaskRow& row : rows_) {
+      upsert->BindText(1, row.id);
+      upsert->BindText(2, row.owner);
+      upsert->BindText(3, row.status);
+      upsert->BindText(4, row.body);
+      upsert->BindText(5, row.expires_at);
+      upsert->BindText(6, now.rfc3339);
+      if (absl::Status ran = upsert->Run(); !ran.ok()) return ran;
+    }
+    return absl::OkStatus();
+  }
+  void Complete(const absl::Status& status, EventHub& /*events*/) override {
+    if (!status.ok()) return done_(status);
+    done_(static_cast<int64_t>(rows_.size()));
+  }
+
+ private:
+  std::vector<TaskRow> rows_;
+  StoreCallback<int64_t> done_;
+};
+
+class DeleteExpiredTasksRequest : public WriteRequest {
+ public:
+  DeleteExpiredTasksRequest(std::string now, StoreCallback<int64_t> done)
+      : now_(std::move(now)), done_(std::move(done)) {}
+  absl::Status Execute(SqliteConnection& db, const WriteTime& /*now*/) override {
+    absl::StatusOr<Statement> remove = db.Prepare("DELETE FROM tasks WHERE expires_at <= ?1");
+    if (!remove.ok()) return remove.status();
+    remove->BindText(1, now_);
+    if (absl::Status ran = remove->Run(); !ran.ok()) return ran;
+    absl::StatusOr<int64_t> changed = db.QueryInt64("SELECT changes()");
+    if (!changed.ok()) return changed.status();
+    deleted_ = *changed;
+    return absl::OkStatus();
+  }
+  void Complete(const absl::Status& status, EventHub& /*events*/) override {
+    if (!status.ok()) return done_(status);
+    done_(deleted_);
+  }
+
+ private:
+  std::string now_;
+  StoreCallback<int64_t> done_;
+  int64_t deleted_ = 0;
+};
+
+absl::StatusOr<TaskRow> ReadTask(SqliteConnection& db, const std::string& id,
+                                 const std::string& now) {
+  absl::StatusOr<Statement> select = db.Prepare(
+      "SELECT id, owner, status, body, expires_at FROM tasks WHERE id = ?1 AND expires_at > ?2");
+  if (!select.ok()) return select.status();
+  select->BindText(1, id);
+  select->BindText(2, now);
+  absl::StatusOr<bool> row = select->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return absl::NotFoundError(absl::StrCat("no task ", id));
+  return TaskRow{select->ColumnText(0), select->ColumnText(1), select->ColumnText(2),
+                 select->ColumnText(3), select->ColumnText(4)};
+}
+
 absl::StatusOr<std::vector<ReservationRow>> ReadActiveReservations(SqliteConnection& db) {
   absl::StatusOr<Statement> select =
       db.Prepare("SELECT id, state, body FROM reservations WHERE state IN ('waiting', 'granted')");
@@ -466,6 +537,30 @@ void SqliteSessionStore::SaveReservations(std::vector<ReservationRow> rows,
 
 void SqliteSessionStore::LoadActiveReservations(StoreCallback<std::vector<ReservationRow>> done) {
   RunRead<std::vector<ReservationRow>>(readers_, ReadActiveReservations, std::move(done));
+}
+
+void SqliteSessionStore::SaveTasks(std::vector<TaskRow> rows, StoreCallback<int64_t> done) {
+  for (const TaskRow& row : rows) {
+    if (row.id.empty() || row.owner.empty() || row.status.empty() || row.body.empty() ||
+        row.expires_at.empty()) {
+      return done(absl::InvalidArgumentError(
+          "a task row needs an id, an owner, a status, a body and an expiry"));
+    }
+  }
+  EnqueueWrite(std::make_unique<SaveTasksRequest>(std::move(rows), std::move(done)));
+}
+
+void SqliteSessionStore::DeleteExpiredTasks(std::string now, StoreCallback<int64_t> done) {
+  EnqueueWrite(std::make_unique<DeleteExpiredTasksRequest>(std::move(now), std::move(done)));
+}
+
+void SqliteSessionStore::GetTask(std::string id, std::string now, StoreCallback<TaskRow> done) {
+  RunRead<TaskRow>(
+      readers_,
+      [id = std::move(id), now = std::move(now)](SqliteConnection& db) {
+        return ReadTask(db, id, now);
+      },
+      std::move(done));
 }
 
 void SqliteSessionStore::GetSession(std::string session_id, StoreCallback<SessionRecord> done) {

@@ -66,6 +66,9 @@ class SqliteSessionStore : public SessionStore {
   void ImportSession(SessionImportParams params, StoreCallback<SessionRecord> done) override;
   void SaveReservations(std::vector<ReservationRow> rows, StoreCallback<int64_t> done) override;
   void LoadActiveReservations(StoreCallback<std::vector<ReservationRow>> done) override;
+  void SaveTasks(std::vector<TaskRow> rows, StoreCallback<int64_t> done) override;
+  void DeleteExpiredTasks(std::string now, StoreCallback<int64_t> done) override;
+  void GetTask(std::string id, std::string now, StoreCallback<TaskRow> done) override;
   void GetSession(std::string session_id, StoreCallback<SessionRecord> done) override;
   void ListSessions(ListSessionsQuery query,
                     StoreCallback<std::vector<SessionRecord>> done) override;

@@ -140,7 +140,7 @@ TEST(StorePersistenceTest, MigratesAnOlderDatabaseKeepingItsData) {
     auto db = SqliteConnection::Open(path, {});
     ASSERT_TRUE(db.ok());
     EXPECT_EQ(*SchemaVersion(**db), LatestSchemaVersion());
-    EXPECT_EQ(LatestSchemaVersion(), 5);
+    EXPECT_EQ(LatestSchemaVersion(), 6);
   }
   SyncStore sync(store.get());
   absl::StatusOr<MessagePage> page = sync.List("old-session");
