@@ -1,0 +1,81 @@
+// The rules of long operations as MCP tasks (issue 34), apart from storage and RPCs: who may see a
+// task, how its status may move, which input it waits for, and when it is forgotten. Time is
+// passed in, so tests drive it; the caller serializes calls (one book behind its lock).
+//
+// Status: working <-> input_required, then one of completed, failed or cancelled, after which
+// nothing changes it again (a cancel of a finished task is a no-op). A task is its owner's alone:
+// to anyone else, as after its time to live, it does not exist. Input a task waits for is a set of
+// requests under keys that are never used twice in its life; an answer to a key that is not
+// outstanding is ignored, and the task works again once every key is answered.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace labgate::session {
+
+enum class TaskStatus { kWorking, kInputRequired, kCompleted, kFailed, kCancelled };
+// "working", "input_required", "completed", "failed", "cancelled".
+const char* TaskStatusName(TaskStatus status);
+bool IsTerminal(TaskStatus status);
+
+using TaskTime = std::chrono::system_clock::time_point;
+
+struct Task {
+  std::string id;     // a bearer handle: whoever knows it and is the owner may use it
+  std::string owner;  // the principal that created it
+  TaskStatus status = TaskStatus::kWorking;
+  std::string status_message;
+  TaskTime created_at, updated_at;
+  std::optional<std::chrono::milliseconds> ttl;  // from creation; none: kept until purged
+  std::optional<std::chrono::milliseconds> poll_interval;
+  nlohmann::json input_requests = nlohmann::json::object();  // outstanding, by key
+  std::set<std::string> used_keys;                           // every key ever issued
+  std::optional<nlohmann::json> result;                      // completed: the CallToolResult
+  std::optional<nlohmann::json> error;                       // failed: a JSON-RPC error object
+};
+
+class TaskBook {
+ public:
+  // A new working task of `owner`, called `id` (the caller makes ids with enough entropy).
+  Task Create(std::string id, std::string owner, std::optional<std::chrono::milliseconds> ttl,
+              std::optional<std::chrono::milliseconds> poll_interval, TaskTime now);
+  // The owner's task; NOT_FOUND (`no task ID`) for an unknown id, another's or an expired one.
+  absl::StatusOr<Task> Get(const std::string& id, const std::string& owner, TaskTime now) const;
+
+  // The work asks for input: `requests` (key -> {method, params}) join the outstanding ones.
+  // FAILED_PRECONDITION for a key used before in the task's life, or a finished task.
+  absl::StatusOr<Task> AskForInput(const std::string& id, const nlohmann::json& requests,
+                                   TaskTime now);
+  // The owner answers (tasks/update): answers to outstanding keys are taken and returned, the
+  // rest ignored; with nothing outstanding left the task works again.
+  absl::StatusOr<nlohmann::json> Answer(const std::string& id, const std::string& owner,
+                                        const nlohmann::json& responses, TaskTime now);
+  // The work ends: a tool's result (an error result too) completes it; a protocol error fails it.
+  // A finished task stays as it was.
+  absl::StatusOr<Task> Complete(const std::string& id, nlohmann::json result, TaskTime now);
+  absl::StatusOr<Task> Fail(const std::string& id, nlohmann::json error, const std::string& why,
+                            TaskTime now);
+  // The owner cancels; a finished task stays as it was (and the cancel is still acknowledged).
+  absl::StatusOr<Task> Cancel(const std::string& id, const std::string& owner, TaskTime now);
+
+  // Forgets the tasks whose time to live is over; returns how many.
+  int Purge(TaskTime now);
+
+ private:
+  Task* Live(const std::string& id, TaskTime now);
+  std::map<std::string, Task> tasks_;
+};
+
+// The task as tasks/get shows it (a DetailedTask, without resultType): ttlMs is always there
+// (null: no limit), pollIntervalMs only when set, and each status's own part.
+nlohmann::json TaskToJson(const Task& task);
+
+}  // namespace labgate::session
