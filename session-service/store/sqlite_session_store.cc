@@ -147,21 +147,19 @@ class ImportRequest : public WriteRequest {
   SessionRecord session_;
 };
 
-class SaveReservationsRequest : public WriteRequest {
+// Rows written in one transaction by one upsert statement: reservations, tasks. `bind` binds a
+// row's values, and the write's time, to the statement.
+template <typename Row>
+class UpsertRowsRequest : public WriteRequest {
  public:
-  SaveReservationsRequest(std::vector<ReservationRow> rows, StoreCallback<int64_t> done)
-      : rows_(std::move(rows)), done_(std::move(done)) {}
+  using Bind = void (*)(Statement& statement, const Row& row, const std::string& now);
+  UpsertRowsRequest(const char* sql, Bind bind, std::vector<Row> rows, StoreCallback<int64_t> done)
+      : sql_(sql), bind_(bind), rows_(std::move(rows)), done_(std::move(done)) {}
   absl::Status Execute(SqliteConnection& db, const WriteTime& now) override {
-    absl::StatusOr<Statement> upsert = db.Prepare(
-        "INSERT INTO reservations(id, state, body, updated_at) VALUES (?1, ?2, ?3, ?4) "
-        "ON CONFLICT(id) DO UPDATE SET state = excluded.state, body = excluded.body, "
-        "updated_at = excluded.updated_at");
+    absl::StatusOr<Statement> upsert = db.Prepare(sql_);
     if (!upsert.ok()) return upsert.status();
-    for (const ReservationRow& row : rows_) {
-      upsert->BindText(1, row.id);
-      upsert->BindText(2, row.state);
-      upsert->BindText(3, row.body);
-      upsert->BindText(4, now.rfc3339);
+    for (const Row& row : rows_) {
+      bind_(*upsert, row, now.rfc3339);
       if (absl::Status ran = upsert->Run(); !ran.ok()) return ran;
     }
     return absl::OkStatus();
@@ -172,41 +170,38 @@ class SaveReservationsRequest : public WriteRequest {
   }
 
  private:
-  std::vector<ReservationRow> rows_;
+  const char* const sql_;
+  const Bind bind_;
+  std::vector<Row> rows_;
   StoreCallback<int64_t> done_;
 };
 
-class SaveTasksRequest : public WriteRequest {
- public:
-  SaveTasksRequest(std::vector<TaskRow> rows, StoreCallback<int64_t> done)
-      : rows_(std::move(rows)), done_(std::move(done)) {}
-  absl::Status Execute(SqliteConnection& db, const WriteTime& now) override {
-    absl::StatusOr<Statement> upsert = db.Prepare(
-        "INSERT INTO tasks(id, owner, status, body, expires_at, updated_at) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, "
-        "status = excluded.status, body = excluded.body, expires_at = excluded.expires_at, "
-        "updated_at = excluded.updated_at");
-    if (!upsert.ok()) return upsert.status();
-    for (const TaskRow& row : rows_) {
-      upsert->BindText(1, row.id);
-      upsert->BindText(2, row.owner);
-      upsert->BindText(3, row.status);
-      upsert->BindText(4, row.body);
-      upsert->BindText(5, row.expires_at);
-      upsert->BindText(6, now.rfc3339);
-      if (absl::Status ran = upsert->Run(); !ran.ok()) return ran;
-    }
-    return absl::OkStatus();
-  }
-  void Complete(const absl::Status& status, EventHub& /*events*/) override {
-    if (!status.ok()) return done_(status);
-    done_(static_cast<int64_t>(rows_.size()));
-  }
+constexpr char kUpsertReservation[] =
+    "INSERT INTO reservations(id, state, body, updated_at) VALUES (?1, ?2, ?3, ?4) "
+    "ON CONFLICT(id) DO UPDATE SET state = excluded.state, body = excluded.body, "
+    "updated_at = excluded.updated_at";
 
- private:
-  std::vector<TaskRow> rows_;
-  StoreCallback<int64_t> done_;
-};
+void BindReservation(Statement& statement, const ReservationRow& row, const std::string& now) {
+  statement.BindText(1, row.id);
+  statement.BindText(2, row.state);
+  statement.BindText(3, row.body);
+  statement.BindText(4, now);
+}
+
+constexpr char kUpsertTask[] =
+    "INSERT INTO tasks(id, owner, status, body, expires_at, updated_at) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(id) DO UPDATE SET owner = excluded.owner, "
+    "status = excluded.status, body = excluded.body, expires_at = excluded.expires_at, "
+    "updated_at = excluded.updated_at";
+
+void BindTask(Statement& statement, const TaskRow& row, const std::string& now) {
+  statement.BindText(1, row.id);
+  statement.BindText(2, row.owner);
+  statement.BindText(3, row.status);
+  statement.BindText(4, row.body);
+  statement.BindText(5, row.expires_at);
+  statement.BindText(6, now);
+}
 
 class DeleteExpiredTasksRequest : public WriteRequest {
  public:
@@ -532,7 +527,8 @@ void SqliteSessionStore::SaveReservations(std::vector<ReservationRow> rows,
       return done(absl::InvalidArgumentError("a reservation row needs an id, a state and a body"));
     }
   }
-  EnqueueWrite(std::make_unique<SaveReservationsRequest>(std::move(rows), std::move(done)));
+  EnqueueWrite(std::make_unique<UpsertRowsRequest<ReservationRow>>(
+      kUpsertReservation, BindReservation, std::move(rows), std::move(done)));
 }
 
 void SqliteSessionStore::LoadActiveReservations(StoreCallback<std::vector<ReservationRow>> done) {
@@ -547,7 +543,8 @@ void SqliteSessionStore::SaveTasks(std::vector<TaskRow> rows, StoreCallback<int6
           "a task row needs an id, an owner, a status, a body and an expiry"));
     }
   }
-  EnqueueWrite(std::make_unique<SaveTasksRequest>(std::move(rows), std::move(done)));
+  EnqueueWrite(std::make_unique<UpsertRowsRequest<TaskRow>>(kUpsertTask, BindTask, std::move(rows),
+                                                            std::move(done)));
 }
 
 void SqliteSessionStore::DeleteExpiredTasks(std::string now, StoreCallback<int64_t> done) {
