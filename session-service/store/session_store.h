@@ -149,6 +149,8 @@ class SessionStore {
   virtual void DeleteExpiredTasks(std::string now, StoreCallback<int64_t> done) = 0;
 
   // Reads.
+  // Every task that has not expired at `now`, for a restart.
+  virtual void LoadLiveTasks(std::string now, StoreCallback<std::vector<TaskRow>> done) = 0;
   // Task `id` unless it expired at or before `now`: NOT_FOUND either way, as for no task at all.
   virtual void GetTask(std::string id, std::string now, StoreCallback<TaskRow> done) = 0;
   // The stored reservations that were waiting or granted, for a restart.

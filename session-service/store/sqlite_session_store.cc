@@ -242,6 +242,21 @@ absl::StatusOr<TaskRow> ReadTask(SqliteConnection& db, const std::string& id,
                  select->ColumnText(3), select->ColumnText(4)};
 }
 
+absl::StatusOr<std::vector<TaskRow>> ReadLiveTasks(SqliteConnection& db, const std::string& now) {
+  absl::StatusOr<Statement> select = db.Prepare(
+      "SELECT id, owner, status, body, expires_at FROM tasks WHERE expires_at > ?1 ORDER BY id");
+  if (!select.ok()) return select.status();
+  select->BindText(1, now);
+  std::vector<TaskRow> rows;
+  for (;;) {
+    absl::StatusOr<bool> row = select->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return rows;
+    rows.push_back({select->ColumnText(0), select->ColumnText(1), select->ColumnText(2),
+                    select->ColumnText(3), select->ColumnText(4)});
+  }
+}
+
 absl::StatusOr<std::vector<ReservationRow>> ReadActiveReservations(SqliteConnection& db) {
   absl::StatusOr<Statement> select =
       db.Prepare("SELECT id, state, body FROM reservations WHERE state IN ('waiting', 'granted')");
@@ -557,6 +572,12 @@ void SqliteSessionStore::GetTask(std::string id, std::string now, StoreCallback<
       [id = std::move(id), now = std::move(now)](SqliteConnection& db) {
         return ReadTask(db, id, now);
       },
+      std::move(done));
+}
+
+void SqliteSessionStore::LoadLiveTasks(std::string now, StoreCallback<std::vector<TaskRow>> done) {
+  RunRead<std::vector<TaskRow>>(
+      readers_, [now = std::move(now)](SqliteConnection& db) { return ReadLiveTasks(db, now); },
       std::move(done));
 }
 

@@ -69,6 +69,7 @@ class SqliteSessionStore : public SessionStore {
   void SaveTasks(std::vector<TaskRow> rows, StoreCallback<int64_t> done) override;
   void DeleteExpiredTasks(std::string now, StoreCallback<int64_t> done) override;
   void GetTask(std::string id, std::string now, StoreCallback<TaskRow> done) override;
+  void LoadLiveTasks(std::string now, StoreCallback<std::vector<TaskRow>> done) override;
   void GetSession(std::string session_id, StoreCallback<SessionRecord> done) override;
   void ListSessions(ListSessionsQuery query,
                     StoreCallback<std::vector<SessionRecord>> done) override;
