@@ -41,6 +41,7 @@ void GrantTable::Replace(const std::vector<reservations::v1::Reservation>& activ
   absl::MutexLock lock(&mu_);
   known_.clear();
   for (const auto& reservation : active) known_[reservation.id()] = FromProto(reservation);
+  CountGrantsLocked();
   if (!reachable_) since_ = Clock::now();
   reachable_ = true;
 }
@@ -54,6 +55,13 @@ void GrantTable::Apply(const std::vector<reservations::v1::Reservation>& changed
       known_.erase(reservation.id());
     }
   }
+  CountGrantsLocked();
+}
+
+void GrantTable::CountGrantsLocked() {
+  int granted = 0;
+  for (const auto& [id, known] : known_) granted += known.granted ? 1 : 0;
+  grants_known_.store(granted, std::memory_order_relaxed);
 }
 
 void GrantTable::SetUnreachable(const std::string& why) {

@@ -8,6 +8,7 @@
 // nothing newer is known, so nothing new is enforced. Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <set>
@@ -43,6 +44,8 @@ class GrantTable {
   // reserve with targets [\"psu-2\"] and wait_s".
   absl::Status Check(const std::string& principal, const std::vector<std::string>& names)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether any grant is known: while none is, a port needs no check (the per-I/O fast path).
+  bool HasGrants() const { return grants_known_.load(std::memory_order_relaxed) > 0; }
   // The holder of the grant on any of `names`, "" when none holds one.
   std::string HolderOf(const std::vector<std::string>& names) ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -69,6 +72,7 @@ class GrantTable {
     std::vector<std::string> held;  // granted, the service's names
     Clock::time_point expires_at;   // of a grant; max() when unknown
   };
+  void CountGrantsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static Known FromProto(const reservations::v1::Reservation& reservation);
   // The service's name for a local one on this bench.
   std::string Qualified(const std::string& name) const {
@@ -85,6 +89,7 @@ class GrantTable {
   std::string unreachable_why_ ABSL_GUARDED_BY(mu_);
   Clock::time_point since_ ABSL_GUARDED_BY(mu_) = Clock::now();
   std::set<std::pair<std::string, std::string>> uses_ ABSL_GUARDED_BY(mu_);
+  std::atomic<int> grants_known_{0};  // granted entries of known_, kept by CountGrantsLocked
 };
 
 }  // namespace labgate::serial

@@ -46,9 +46,11 @@ pb::Reservation Waiting(const std::string& id, const std::string& holder, const 
 
 TEST(GrantTableTest, OnlyTheHolderMayUseAReservedPortAndTheRefusalSaysWhoUntilWhenAndHowToQueue) {
   GrantTable table("lab-a");
+  EXPECT_FALSE(table.HasGrants()) << "nothing known: I/O is not checked";
   table.Replace({Granted("r1", "ci:nightly", {"lab-a:psu-2"}, seconds(90)),
                  Granted("r9", "http:bob", {"lab-b:psu-2"}, seconds(90))});
   EXPECT_TRUE(table.Check("ci:nightly", {"psu-2", "psu-2", "/dev/ttyUSB0"}).ok());
+  EXPECT_TRUE(table.HasGrants());
   EXPECT_TRUE(table.Check("http:alice", {"psu-1", "", "/dev/ttyUSB1"}).ok()) << "not reserved";
 
   absl::Status refused = table.Check("http:alice", {"psu-2", "psu-2", "/dev/ttyUSB0"});
@@ -83,6 +85,10 @@ TEST(GrantTableTest, OnlyTheHolderMayUseAReservedPortAndTheRefusalSaysWhoUntilWh
   released.set_state("released");
   table.Apply({released});
   EXPECT_TRUE(table.Check("http:alice", {"psu-2"}).ok());
+  EXPECT_TRUE(table.HasGrants()) << "lab-b's grant is still known";
+  released.set_id("r9");
+  table.Apply({released});
+  EXPECT_FALSE(table.HasGrants());
   GrantTable::State state = table.state();
   EXPECT_TRUE(state.reachable);
   EXPECT_EQ(state.grants, 0);
