@@ -65,7 +65,13 @@ def compose_contract():
           "the stdio gateway sits in a profile and keeps stdin open")
     check(all("LABGATE_SERIAL_DEVICE" in d for d in services["serial"]["devices"]),
           "serial devices come from the environment")
-    check(services["session"]["volumes"] == ["labgate-data:/data"], "/data is the writable volume")
+    check(services["session"]["volumes"] == ["labgate-data:/data", "labgate-secrets:/secrets:ro"],
+          "/data is the writable volume; the gateway token is read only")
+    check("--gateway-token-file" in services["session"]["command"],
+          "labgate-session trusts the gateway token, so gateways may reserve for their principals")
+    check(all(flag in services["serial"]["command"]
+              for flag in ("--session-addr", "--publish-inventory")),
+          "labgate-serial records to labgate-session and enforces its reservations")
     token_maker = services["gateway-token"]
     check(token_maker["command"] == ["labgate-probe", "token", TOKEN_PATH] and
           token_maker["volumes"] == ["labgate-secrets:/secrets"] and
