@@ -19,6 +19,19 @@ cat >instruments.json <<'JSON'
   {"name": "psu-2", "profile": "LOOP-PSU", "match": {"port_name": "loop://psu-2"}}]}
 JSON
 
+# Bad operator and hold settings are refused at start, naming the flag.
+echo 'ci other-token' >clashing
+if "$(bin labgate-session)" --data-dir "$work/bad" --client-token-file clients \
+    --admin-token-file clashing --check-config 2>clash.err; then
+  fail "an operator named like a client was taken"
+fi
+grep -q 'admin-token-file: ci is also a client' clash.err || fail "$(cat clash.err)"
+if "$(bin labgate-session)" --data-dir "$work/bad" --reservation-max-hold-s 0 \
+    --check-config 2>hold0.err; then
+  fail "a zero max hold was taken"
+fi
+grep -q 'reservation-max-hold-s must be at least 1' hold0.err || fail "$(cat hold0.err)"
+
 start_service session labgate-session --data-dir "$work/data" \
   --gateway-token-file gateway.token --client-token-file clients --admin-token-file admins \
   --reservation-max-hold-s 3600
@@ -105,6 +118,12 @@ status=$?
 set -e
 [[ $status == 69 ]] || fail "a client ended another's reservation ($status)"
 grep -q 'only an operator may' not-ops.err || fail "the refusal: $(cat not-ops.err)"
+set +e
+reserve --token-file ops.token --end "$id" 2>no-reason.err
+status=$?
+set -e
+[[ $status == 64 ]] || fail "an end without a reason was taken ($status)"
+grep -q 'say why the reservation is ended' no-reason.err || fail "$(cat no-reason.err)"
 reserve --token-file ops.token --end "$id" --reason "calibration" 2>ops.err ||
   fail "the operator could not end it: $(cat ops.err)"
 grep -q "ended reservation $id of ci (ended by an operator: by ops: calibration)" ops.err ||

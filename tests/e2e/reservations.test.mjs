@@ -127,6 +127,12 @@ test('v1 clients: a waiting reserve reports its place, is granted on release, an
       if (!left) await sleep(25);
     }
     assert.ok(left, 'cancelling the wait left the queue');
+
+    // A wait that runs out ends the call with an error saying so and what to do.
+    const ranOut = await toolText(carol.client, 'reserve', { targets: ['psu-1'], wait_s: 1 });
+    assert.equal(ranOut.isError, true);
+    assert.match(ranOut.text,
+      /psu-1 was not granted: not granted within wait_s \(1\) \(you were 1st in the queue\); list_reservations shows who holds it/);
   } finally {
     for (const c of [alice, bob, carol]) await c.client.close();
     await bench.stop();
