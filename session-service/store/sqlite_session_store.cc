@@ -228,6 +228,12 @@ class DeleteExpiredTasksRequest : public WriteRequest {
   int64_t deleted_ = 0;
 };
 
+// The task row a "SELECT id, owner, status, body, expires_at" statement stands on.
+TaskRow TaskRowAt(Statement& select) {
+  return {select.ColumnText(0), select.ColumnText(1), select.ColumnText(2), select.ColumnText(3),
+          select.ColumnText(4)};
+}
+
 absl::StatusOr<TaskRow> ReadTask(SqliteConnection& db, const std::string& id,
                                  const std::string& now) {
   absl::StatusOr<Statement> select = db.Prepare(
@@ -238,8 +244,7 @@ absl::StatusOr<TaskRow> ReadTask(SqliteConnection& db, const std::string& id,
   absl::StatusOr<bool> row = select->Step();
   if (!row.ok()) return row.status();
   if (!*row) return absl::NotFoundError(absl::StrCat("no task ", id));
-  return TaskRow{select->ColumnText(0), select->ColumnText(1), select->ColumnText(2),
-                 select->ColumnText(3), select->ColumnText(4)};
+  return TaskRowAt(*select);
 }
 
 absl::StatusOr<std::vector<TaskRow>> ReadLiveTasks(SqliteConnection& db, const std::string& now) {
@@ -252,8 +257,7 @@ absl::StatusOr<std::vector<TaskRow>> ReadLiveTasks(SqliteConnection& db, const s
     absl::StatusOr<bool> row = select->Step();
     if (!row.ok()) return row.status();
     if (!*row) return rows;
-    rows.push_back({select->ColumnText(0), select->ColumnText(1), select->ColumnText(2),
-                    select->ColumnText(3), select->ColumnText(4)});
+    rows.push_back(TaskRowAt(*select));
   }
 }
 
