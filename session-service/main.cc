@@ -101,20 +101,31 @@ int main(int argc, char** argv) {
     (*service)->Shutdown();
     return 1;
   }
-  auto host = labgate::ServiceHost::Start(config.listen, {service->get(), reservations->get()},
-                                          config.credentials);
+  auto tasks = labgate::session::CreateTaskService(**service, *caller_auth);
+  if (!tasks.ok()) {
+    LG_LOG(kError) << "labgate-session: cannot restore the tasks: "
+                   << std::string(tasks.status().message());
+    reservations->reset();
+    (*service)->Shutdown();
+    return 1;
+  }
+  auto host = labgate::ServiceHost::Start(
+      config.listen, {service->get(), reservations->get(), tasks->get()}, config.credentials);
   if (!host.ok()) {
     LG_LOG(kError) << "labgate-session: " << std::string(host.status().message());
+    tasks->reset();
     reservations->reset();
     (*service)->Shutdown();
     return 1;
   }
   (*host)->SetServing(labgate::session::kSessionServiceName, true);
   (*host)->SetServing(labgate::session::kReservationServiceName, true);
+  (*host)->SetServing(labgate::session::kTaskServiceName, true);
   auto metrics_server = labgate::metrics::StartMetricsFromFlags("labgate-session");
   if (!metrics_server.ok()) {
     LG_LOG(kError) << "labgate-session: " << std::string(metrics_server.status().message());
     (*host)->Shutdown(std::chrono::milliseconds(0));
+    tasks->reset();
     reservations->reset();
     (*service)->Shutdown();
     return 1;
@@ -126,6 +137,7 @@ int main(int argc, char** argv) {
       !announced.ok()) {
     LG_LOG(kError) << "labgate-session: " << std::string(announced.message());
     (*host)->Shutdown(std::chrono::milliseconds(0));
+    tasks->reset();
     reservations->reset();
     (*service)->Shutdown();
     return 1;
@@ -135,7 +147,9 @@ int main(int argc, char** argv) {
   LG_LOG(kInfo) << "labgate-session: signal " << signal_number << ", draining";
   (*service)->FinishWatchStreams();
   (*reservations)->FinishWatchStreams();
+  (*tasks)->FinishWatchStreams();
   (*host)->Shutdown(kDrainGrace);
+  tasks->reset();
   reservations->reset();  // its last changes reach the store before the store stops
   (*service)->Shutdown();
   LG_LOG(kInfo) << "labgate-session: stopped";

@@ -30,4 +30,11 @@ absl::StatusOr<std::unique_ptr<ReservationGrpcService>> CreateReservationService
                                                   std::move(operators));
 }
 
+absl::StatusOr<std::unique_ptr<TaskGrpcService>> CreateTaskService(SessionGrpcService& sessions,
+                                                                   CallerAuthOptions auth) {
+  absl::StatusOr<std::unique_ptr<TaskDesk>> desk = TaskDesk::Open(&sessions.store(), {});
+  if (!desk.ok()) return desk.status();
+  return std::make_unique<TaskGrpcService>(*std::move(desk), std::move(auth));
+}
+
 }  // namespace labgate::session

@@ -9,6 +9,7 @@
 #include "absl/status/statusor.h"
 #include "common/caller_auth.h"
 #include "session-service/reservations/reservation_grpc_service.h"
+#include "session-service/tasks/task_grpc_service.h"
 #include "session-service/session_grpc_service.h"
 
 namespace labgate::session {
@@ -34,5 +35,10 @@ absl::StatusOr<std::unique_ptr<SessionGrpcService>> CreateSessionService(
 absl::StatusOr<std::unique_ptr<ReservationGrpcService>> CreateReservationService(
     SessionGrpcService& sessions, CallerAuthOptions auth, std::set<std::string> operators = {},
     ReservationLimits limits = {});
+
+// The MCP tasks API (issue 34) over the same store, its live tasks restored; the same lifetime
+// rules as CreateReservationService. `auth` says who callers are: a task's owner.
+absl::StatusOr<std::unique_ptr<TaskGrpcService>> CreateTaskService(SessionGrpcService& sessions,
+                                                                   CallerAuthOptions auth);
 
 }  // namespace labgate::session

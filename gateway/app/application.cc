@@ -28,6 +28,8 @@
 #include "gateway/resources/session_list_watch.h"
 #include "gateway/server/stdio_connection.h"
 #include "gateway/tools/catalog_tools.h"
+#include "gateway/tasks/task_client.h"
+#include "gateway/tasks/task_runner.h"
 #include "gateway/tools/reservation_waits.h"
 #include "labgate/reservations/v1/reservations.grpc.pb.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
@@ -47,6 +49,8 @@ struct Application::Parts {
   // Declared before the server: subscriptions the server's sessions hold end before it goes.
   std::unique_ptr<ReservationWatch> reservation_watch;
   std::unique_ptr<ReservationWaits> reservation_waits;
+  std::unique_ptr<TaskClient> task_client;
+  std::unique_ptr<TaskRunner> task_runner;  // stopped before the backends go
   McpServer server;
   std::unique_ptr<LabgateResources> resources;
   std::unique_ptr<ReservationResources> reservation_resources;
@@ -153,6 +157,9 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   p.reservation_waits =
       std::make_unique<ReservationWaits>(p.catalog_tools.get(), p.catalog.get(), p.invoker.get(),
                                          p.reservation_watch.get(), call_deadline);
+  p.task_client = std::make_unique<TaskClient>(&p.backends->channels());
+  p.task_runner = std::make_unique<TaskRunner>(p.task_client.get(), TaskRunnerOptions{});
+  p.server.tasks = p.task_runner.get();
   // reserve is answered by the waits, before the catalog that lists it.
   p.server.tools = {p.reservation_waits.get(), p.catalog_tools.get(), p.action_tools.get()};
   p.resources = std::make_unique<LabgateResources>(
@@ -276,6 +283,7 @@ int Application::Run() {
   p.reload_on_hup.reset();
   p.action_tools->Stop();
   p.reservation_watch->Stop();  // no new stream on a backend that is going
+  p.task_runner->Stop(std::chrono::seconds(2));
   p.backends->Shutdown(std::chrono::seconds(5));
   p.StopIo();
   LG_LOG(kInfo) << "labgate stopped";

@@ -10,6 +10,7 @@
 #include "gateway/backends/open_streams.h"
 #include "labgate/actions/v1/actions.grpc.pb.h"
 #include "labgate/reservations/v1/reservations.grpc.pb.h"
+#include "labgate/tasks/v1/tasks.grpc.pb.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 #include "labgate/session/v1/session.grpc.pb.h"
 #include "serial-service/serial_service.h"
@@ -21,11 +22,14 @@ namespace session_v1 = labgate::session::v1;
 namespace actions_v1 = labgate::actions::v1;
 namespace serial_v1 = labgate::serial::v1;
 namespace reservations_v1 = labgate::reservations::v1;
+namespace tasks_v1 = labgate::tasks::v1;
 
 struct Backends::Embedded {
   std::unique_ptr<labgate::session::SessionGrpcService> session;
   // Bench reservations live beside the sessions they are stored with.
   std::unique_ptr<labgate::session::ReservationGrpcService> reservations;
+  // So do MCP tasks.
+  std::unique_ptr<labgate::session::TaskGrpcService> tasks;
   std::unique_ptr<labgate::actions::ActionsGrpcService> actions;
   std::unique_ptr<labgate::serial::SerialGrpcService> serial;
   std::unique_ptr<ServiceHost> host;
@@ -121,6 +125,11 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     if (!reservations.ok()) return reservations.status();
     embedded.reservations = std::move(*reservations);
     in_process.push_back(embedded.reservations.get());
+    auto tasks = labgate::session::CreateTaskService(*embedded.session,
+                                                     CallerAuthOptions::TrustEveryCaller());
+    if (!tasks.ok()) return tasks.status();
+    embedded.tasks = std::move(*tasks);
+    in_process.push_back(embedded.tasks.get());
   }
 
   if (options.actions_addr.empty()) {
@@ -150,6 +159,7 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     LocalMethods methods;
     if (embedded.session) embedded.session->AddLocalMethods(&methods);
     if (embedded.reservations) embedded.reservations->AddLocalMethods(&methods);
+    if (embedded.tasks) embedded.tasks->AddLocalMethods(&methods);
     if (embedded.actions) embedded.actions->AddLocalMethods(&methods);
     if (embedded.serial) embedded.serial->AddLocalMethods(&methods);
     // Every unary method of an embedded service is served in process, or labgate stops here.
@@ -157,6 +167,7 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
          {embedded.session ? session_v1::SessionService::service_full_name() : nullptr,
           embedded.reservations ? reservations_v1::ReservationService::service_full_name()
                                 : nullptr,
+          embedded.tasks ? tasks_v1::TaskService::service_full_name() : nullptr,
           embedded.actions ? actions_v1::ActionsService::service_full_name() : nullptr,
           embedded.serial ? serial_v1::SerialService::service_full_name() : nullptr}) {
       if (embedded_service == nullptr) continue;
@@ -179,13 +190,17 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     backends->channels_.SetAddress(session_name, options.session_addr);
     LG_LOG(kInfo) << "session service: " << options.session_addr;
   }
-  // The reservation service is hosted by whichever labgate-session holds the sessions.
-  const std::string reservations_name = reservations_v1::ReservationService::service_full_name();
-  backends->channels_.Set(reservations_name, backends->session_channel());
-  if (options.session_addr.empty()) {
-    backends->channels_.SetLocal(reservations_name, embedded.local_calls.get());
-  } else {
-    backends->channels_.SetAddress(reservations_name, options.session_addr);
+  // The reservation and task services are hosted by whichever labgate-session holds the
+  // sessions.
+  for (const char* beside_sessions :
+       {reservations_v1::ReservationService::service_full_name(),
+        tasks_v1::TaskService::service_full_name()}) {
+    backends->channels_.Set(beside_sessions, backends->session_channel());
+    if (options.session_addr.empty()) {
+      backends->channels_.SetLocal(beside_sessions, embedded.local_calls.get());
+    } else {
+      backends->channels_.SetAddress(beside_sessions, options.session_addr);
+    }
   }
   const std::string actions_name = actions_v1::ActionsService::service_full_name();
   if (options.actions_addr.empty()) {
@@ -265,8 +280,10 @@ void Backends::Shutdown(std::chrono::milliseconds grace) {
   if (embedded_->session) embedded_->session->FinishWatchStreams();
   if (embedded_->serial) embedded_->serial->Shutdown();  // it watches the reservations
   if (embedded_->reservations) embedded_->reservations->FinishWatchStreams();
+  if (embedded_->tasks) embedded_->tasks->FinishWatchStreams();
   if (embedded_->actions) embedded_->actions->Shutdown();
   if (embedded_->host) embedded_->host->Shutdown(grace);
+  embedded_->tasks.reset();
   embedded_->reservations.reset();  // its last changes reach the store before the store stops
   if (embedded_->session) embedded_->session->Shutdown();
 }

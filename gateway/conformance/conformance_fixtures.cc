@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "gateway/conformance/fixture_state.h"
+#include "gateway/conformance/fixture_tasks.h"
 
 namespace labgate::gateway {
 
@@ -74,6 +75,8 @@ std::unique_ptr<ConformanceFixtures> CreateConformanceFixtures(McpServer* server
   auto fixtures = std::make_unique<ConformanceFixtures>(
       io, timings, [server](ListKind kind) { server->NotifyListChanged(kind); });
   server->tools.push_back(fixtures.get());
+  fixtures->task_tools_ = std::make_unique<TaskFixtures>(io);
+  server->tools.push_back(fixtures->task_tools_.get());
   server->resources.push_back(fixtures.get());
   server->prompts.push_back(fixtures.get());
   fixtures->Start();

@@ -78,9 +78,13 @@ class ConformanceFixtures final : public ToolProvider,
   struct State;
 
  private:
+  friend std::unique_ptr<ConformanceFixtures> CreateConformanceFixtures(McpServer*,
+                                                                        boost::asio::io_context&,
+                                                                        FixtureTimings);
   boost::asio::io_context& io_;
   FixtureTimings timings_;
   std::shared_ptr<State> state_;
+  std::unique_ptr<ToolProvider> task_tools_;  // the tasks scenarios' (fixture_tasks.h)
 };
 
 // Creates the fixtures, adds them to `server`'s tools, resources and prompts (call it

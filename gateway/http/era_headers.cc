@@ -112,10 +112,14 @@ std::optional<std::string> CheckEraHeaders(const Request& request,
                                           "' does not match body value '", message.method, "'"));
   }
   const json params = message.body.value("params", json::object());
-  const bool named = message.method == "tools/call" || message.method == "prompts/get" ||
-                     message.method == "resources/read";
-  if (named) {
-    const char* field = message.method == "resources/read" ? "uri" : "name";
+  // The body field Mcp-Name mirrors, for the methods that have one.
+  const char* field = message.method == "tools/call" || message.method == "prompts/get" ? "name"
+                      : message.method == "resources/read"                              ? "uri"
+                      : message.method == "tasks/get" || message.method == "tasks/update" ||
+                              message.method == "tasks/cancel"
+                          ? "taskId"
+                          : nullptr;
+  if (field != nullptr) {
     const json body_value = params.is_object() ? params.value(field, json()) : json();
     auto header = HeaderValue(request, "mcp-name");
     if (!header) return Mismatch(message, "the Mcp-Name header is required");

@@ -79,6 +79,14 @@ void CountToolCall(const std::string& tool, const absl::StatusOr<ToolResult>& ou
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
 }
 
+// -32021: the request needs the tasks extension, which its client did not declare.
+void MissingTasksCapability(ReplyOnce& reply, const std::string& why) {
+  reply.Error(code::kMissingClientCapability,
+              absl::StrCat(why, ": declare the ", kTasksExtension,
+                           " extension in the client capabilities"),
+              {{"requiredCapabilities", {{"extensions", {{kTasksExtension, json::object()}}}}}});
+}
+
 }  // namespace
 
 std::string StringParam(const json& params, const char* name) {
@@ -109,14 +117,18 @@ std::string TracedTool(const std::string& method, const json& params) {
   return method == "tools/call" ? StringParam(params, "name") : std::string();
 }
 
-json McpEngine::ServerCapabilities() {
-  return {
+json McpEngine::ServerCapabilities() const {
+  json capabilities = {
       {"tools", {{"listChanged", true}}},
       {"resources", {{"subscribe", true}, {"listChanged", true}}},
       {"prompts", {{"listChanged", true}}},
       {"logging", json::object()},
       {"completions", json::object()},
   };
+  if (server_->tasks != nullptr) {
+    capabilities["extensions"] = {{kTasksExtension, json::object()}};
+  }
+  return capabilities;
 }
 
 json McpEngine::ServerInfo() const {
@@ -139,6 +151,10 @@ bool McpEngine::Handle(const std::string& method, const json& params, ReplyOnce&
   if (method == "prompts/list") return ListPrompts(params, std::move(reply)), true;
   if (method == "prompts/get") return GetPrompt(params, std::move(reply), make_context()), true;
   if (method == "completion/complete") return Complete(params, std::move(reply)), true;
+  if (server_->tasks != nullptr &&
+      (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel")) {
+    return TaskMethod(method, params, std::move(reply), make_context()), true;
+  }
   return false;
 }
 
@@ -181,6 +197,18 @@ void McpEngine::CallTool(const json& params, ReplyOnce reply,
   }
   for (ToolProvider* provider : server_->tools) {
     if (provider->HasTool(name)) {
+      const TaskSupport support = provider->TaskSupportOf(name);
+      if (server_->tasks != nullptr && support != TaskSupport::kForbidden) {
+        const bool declared = DeclaresTasks(context->client_capabilities());
+        if (support == TaskSupport::kRequired && !declared) {
+          return MissingTasksCapability(reply, absl::StrCat("the tool ", name,
+                                                            " runs only as a task"));
+        }
+        if (declared &&
+            (support == TaskSupport::kRequired || provider->RunsLong(name, *arguments))) {
+          return CallAsTask(provider, name, *arguments, std::move(reply), std::move(context));
+        }
+      }
       auto shared = Share(std::move(reply));
       const auto started = std::chrono::steady_clock::now();
       return provider->CallTool(name, *arguments, std::move(context),
@@ -357,6 +385,68 @@ void McpEngine::Complete(const json& params, ReplyOnce reply) const {
     return InvalidParams(*shared, "ref", absl::StrCat("Unknown resource template: ", uri));
   }
   InvalidParams(*shared, "ref", "params.ref.type must be ref/prompt or ref/resource");
+}
+
+void McpEngine::CallAsTask(ToolProvider* provider, const std::string& name, const json& arguments,
+                           ReplyOnce reply, std::shared_ptr<RequestContext> context) const {
+  auto shared = Share(std::move(reply));
+  TaskHost* tasks = server_->tasks;
+  provider->BeforeTask(
+      name, arguments, context,
+      [shared, provider, name, tasks, context](absl::StatusOr<json> task_arguments) {
+        if (!*shared) return;
+        if (!task_arguments.ok()) return shared->Fail(task_arguments.status());
+        TaskHost::Work work = [provider, name, task_arguments = *std::move(task_arguments)](
+                                  std::shared_ptr<RequestContext> task_context, ToolDone done) {
+          const auto started = std::chrono::steady_clock::now();
+          provider->CallTool(name, task_arguments, std::move(task_context),
+                             [name, started, done](absl::StatusOr<ToolResult> outcome) {
+                               CountToolCall(name, outcome, started);
+                               done(std::move(outcome));
+                             });
+        };
+        tasks->Start(context, absl::StrCat("tools/call ", name), std::move(work),
+                     [shared](absl::StatusOr<json> created) {
+                       if (!*shared) return;
+                       if (!created.ok()) return shared->Fail(created.status());
+                       shared->Result(*std::move(created));
+                     });
+      });
+}
+
+void McpEngine::TaskMethod(const std::string& method, const json& params, ReplyOnce reply,
+                           std::shared_ptr<RequestContext> context) const {
+  // The capability comes first: a client that did not declare the extension learns nothing of
+  // any task, not even whether an id exists.
+  if (!DeclaresTasks(context->client_capabilities())) {
+    return MissingTasksCapability(reply, absl::StrCat(method, " is part of the tasks extension"));
+  }
+  const std::string id = StringParam(params, "taskId");
+  if (id.empty()) {
+    return InvalidParams(reply, "taskId", absl::StrCat(method, " needs params.taskId (a string)"));
+  }
+  auto shared = Share(std::move(reply));
+  JsonDone answer = [shared](absl::StatusOr<json> outcome) {
+    if (!*shared) return;
+    if (!outcome.ok()) {
+      // Unknown, expired and another's ids all read as unknown.
+      if (outcome.status().code() == absl::StatusCode::kNotFound) {
+        return InvalidParams(*shared, "taskId", std::string(outcome.status().message()));
+      }
+      return shared->Fail(outcome.status());
+    }
+    shared->Result(*std::move(outcome));
+  };
+  if (method == "tasks/get") return server_->tasks->Get(context->owner(), id, std::move(answer));
+  if (method == "tasks/cancel") {
+    return server_->tasks->Cancel(context->owner(), id, std::move(answer));
+  }
+  const json responses = params.is_object() ? params.value("inputResponses", json::object())
+                                            : json::object();
+  if (!responses.is_object()) {
+    return InvalidParams(*shared, "inputResponses", "tasks/update inputResponses is an object");
+  }
+  server_->tasks->Update(context->owner(), id, responses, std::move(answer));
 }
 
 }  // namespace labgate::gateway

@@ -40,15 +40,23 @@ class McpEngine {
                  std::shared_ptr<RequestContext> context) const;
   void Complete(const nlohmann::json& params, ReplyOnce reply) const;
 
+  // tasks/get, tasks/update, tasks/cancel: only for a request that declares the extension.
+  void TaskMethod(const std::string& method, const nlohmann::json& params, ReplyOnce reply,
+                  std::shared_ptr<RequestContext> context) const;
+
   ResourceProvider* FindResourceProvider(const std::string& uri) const;
   const McpServer& server() const { return *server_; }
 
-  // The capabilities labgate declares (both eras).
-  static nlohmann::json ServerCapabilities();
+  // The capabilities labgate declares (both eras): the tasks extension among them when a
+  // TaskHost runs tasks.
+  nlohmann::json ServerCapabilities() const;
   // {name, title, version}
   nlohmann::json ServerInfo() const;
 
  private:
+  // The call as a task: BeforeTask, then the task is created and its work started.
+  void CallAsTask(ToolProvider* provider, const std::string& name, const nlohmann::json& arguments,
+                  ReplyOnce reply, std::shared_ptr<RequestContext> context) const;
   const McpServer* server_;
 };
 

@@ -24,6 +24,25 @@ bool ParseMcpLogLevel(const std::string& text, McpLogLevel* level) {
 
 const char* McpLogLevelName(McpLogLevel level) { return kLevelNames[static_cast<size_t>(level)]; }
 
+const char* TaskSupportName(TaskSupport support) {
+  switch (support) {
+    case TaskSupport::kOptional:
+      return "optional";
+    case TaskSupport::kRequired:
+      return "required";
+    case TaskSupport::kForbidden:
+      break;
+  }
+  return "forbidden";
+}
+
+bool DeclaresTasks(const nlohmann::json& capabilities) {
+  if (!capabilities.is_object()) return false;
+  auto extensions = capabilities.find("extensions");
+  return extensions != capabilities.end() && extensions->is_object() &&
+         extensions->contains(kTasksExtension);
+}
+
 std::shared_ptr<void> ListChangeHub::Listen(Listener listener) {
   auto handle = std::make_shared<Listener>(std::move(listener));
   absl::MutexLock lock(&mutex_);

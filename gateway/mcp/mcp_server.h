@@ -13,6 +13,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "gateway/mcp/providers.h"
+#include "gateway/mcp/task_host.h"
 
 namespace labgate::gateway {
 
@@ -57,6 +58,8 @@ struct McpServer {
   std::vector<ToolProvider*> tools;
   std::vector<ResourceProvider*> resources;
   std::vector<PromptProvider*> prompts;
+  // Long calls as MCP tasks; null: no call becomes one, and the extension is not offered.
+  TaskHost* tasks = nullptr;
   std::shared_ptr<ListChangeHub> hub = std::make_shared<ListChangeHub>();
   // Bumped by NotifyListChanged(kTools); tools/list pages are cached per generation.
   std::shared_ptr<std::atomic<uint64_t>> tools_generation =

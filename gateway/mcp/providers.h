@@ -100,9 +100,31 @@ class RequestContext {
                                 const std::function<std::shared_ptr<void>()>& make) = 0;
 };
 
+// Whether a tool may run as an MCP task (tools/list's execution.taskSupport).
+enum class TaskSupport { kForbidden, kOptional, kRequired };
+const char* TaskSupportName(TaskSupport support);
+
 class ToolProvider {
  public:
   virtual ~ToolProvider() = default;
+  // Whether `name` may run as a task: required tools always do (and need the client to declare
+  // the tasks extension); optional ones when RunsLong says this call is long.
+  virtual TaskSupport TaskSupportOf(const std::string& name) const {
+    (void)name;
+    return TaskSupport::kForbidden;
+  }
+  // Whether this call of an optional tool is expected to take long enough to be a task.
+  virtual bool RunsLong(const std::string& name, const nlohmann::json& arguments) const {
+    (void)name, (void)arguments;
+    return false;
+  }
+  // Runs in the request before a task is created (it may ask the client, in the request's own
+  // way) and gives the arguments the task's work runs with.
+  virtual void BeforeTask(const std::string& name, const nlohmann::json& arguments,
+                          std::shared_ptr<RequestContext> context, JsonDone done) {
+    (void)name, (void)context;
+    done(arguments);
+  }
   // tools/list entries.
   virtual std::vector<nlohmann::json> ListTools() const = 0;
   virtual bool HasTool(const std::string& name) const = 0;

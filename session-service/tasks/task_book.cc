@@ -1,5 +1,6 @@
 #include "session-service/tasks/task_book.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -44,8 +45,11 @@ absl::Status NoTask(const std::string& id) {
 
 Task TaskBook::Create(std::string id, std::string owner,
                       std::optional<std::chrono::milliseconds> ttl,
-                      std::optional<std::chrono::milliseconds> poll_interval, TaskTime now) {
+                      std::optional<std::chrono::milliseconds> poll_interval, TaskTime now,
+                      std::string worker, std::string description) {
   Task task;
+  task.worker = std::move(worker);
+  task.description = std::move(description);
   task.id = std::move(id);
   task.owner = std::move(owner);
   task.created_at = now;
@@ -108,6 +112,7 @@ absl::StatusOr<json> TaskBook::Answer(const std::string& id, const std::string& 
   for (const auto& [key, response] : responses.items()) {
     if (!task->input_requests.contains(key)) continue;  // not outstanding: ignored
     taken[key] = response;
+    task->responses[key] = response;
     task->input_requests.erase(key);
   }
   if (!taken.empty()) {
@@ -153,6 +158,62 @@ absl::StatusOr<Task> TaskBook::Cancel(const std::string& id, const std::string& 
   task->input_requests = json::object();
   task->updated_at = now;
   return *task;
+}
+
+std::vector<Task> TaskBook::FailUnfinishedOf(const std::string& worker, const std::string& why,
+                                             TaskTime now) {
+  std::vector<Task> failed;
+  for (auto& [id, task] : tasks_) {
+    if (task.worker != worker || IsTerminal(task.status) || Expired(task, now)) continue;
+    task.status = TaskStatus::kFailed;
+    task.status_message = why;
+    task.error = json{{"code", -32603}, {"message", why}};
+    task.input_requests = json::object();
+    task.updated_at = now;
+    failed.push_back(task);
+  }
+  return failed;
+}
+
+int TaskBook::CountUnfinishedOf(const std::string& worker, TaskTime now) const {
+  int unfinished = 0;
+  for (const auto& [id, task] : tasks_) {
+    if (task.worker == worker && !IsTerminal(task.status) && !Expired(task, now)) ++unfinished;
+  }
+  return unfinished;
+}
+
+std::set<std::string> TaskBook::BusyWorkers(TaskTime now) const {
+  std::set<std::string> workers;
+  for (const auto& [id, task] : tasks_) {
+    if (!IsTerminal(task.status) && !Expired(task, now)) workers.insert(task.worker);
+  }
+  return workers;
+}
+
+std::vector<Task> TaskBook::List(const std::string& owner, size_t limit, TaskTime now) const {
+  std::vector<const Task*> live;
+  for (const auto& [id, task] : tasks_) {
+    if ((owner.empty() || task.owner == owner) && !Expired(task, now)) live.push_back(&task);
+  }
+  std::sort(live.begin(), live.end(), [](const Task* a, const Task* b) {
+    return a->created_at != b->created_at ? a->created_at > b->created_at : a->id < b->id;
+  });
+  std::vector<Task> listed;
+  listed.reserve(std::min(limit, live.size()));
+  for (size_t i = 0; i < live.size() && i < limit; ++i) listed.push_back(*live[i]);
+  return listed;
+}
+
+absl::StatusOr<Task> TaskBook::Find(const std::string& id, TaskTime now) const {
+  auto it = tasks_.find(id);
+  if (it == tasks_.end() || Expired(it->second, now)) return NoTask(id);
+  return it->second;
+}
+
+void TaskBook::Restore(Task task) {
+  std::string id = task.id;
+  tasks_[id] = std::move(task);
 }
 
 int TaskBook::Purge(TaskTime now) {

@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
@@ -40,13 +41,17 @@ struct Task {
   std::set<std::string> used_keys;                           // every key ever issued
   std::optional<nlohmann::json> result;                      // completed: the CallToolResult
   std::optional<nlohmann::json> error;                       // failed: a JSON-RPC error object
+  std::string worker;       // the process doing the work; its silence fails the task
+  std::string description;  // what the work is, for people ("tools/call wait_for")
+  nlohmann::json responses = nlohmann::json::object();  // every answer taken, by key
 };
 
 class TaskBook {
  public:
   // A new working task of `owner`, called `id` (the caller makes ids with enough entropy).
   Task Create(std::string id, std::string owner, std::optional<std::chrono::milliseconds> ttl,
-              std::optional<std::chrono::milliseconds> poll_interval, TaskTime now);
+              std::optional<std::chrono::milliseconds> poll_interval, TaskTime now,
+              std::string worker = "", std::string description = "");
   // The owner's task; NOT_FOUND (`no task ID`) for an unknown id, another's or an expired one.
   absl::StatusOr<Task> Get(const std::string& id, const std::string& owner, TaskTime now) const;
 
@@ -65,6 +70,20 @@ class TaskBook {
                             TaskTime now);
   // The owner cancels; a finished task stays as it was (and the cancel is still acknowledged).
   absl::StatusOr<Task> Cancel(const std::string& id, const std::string& owner, TaskTime now);
+
+  // Fails every unfinished task of `worker` with `why` (its worker is gone); returns them.
+  std::vector<Task> FailUnfinishedOf(const std::string& worker, const std::string& why,
+                                     TaskTime now);
+  int CountUnfinishedOf(const std::string& worker, TaskTime now) const;
+  size_t size() const { return tasks_.size(); }
+  // The workers with unfinished tasks.
+  std::set<std::string> BusyWorkers(TaskTime now) const;
+  // Live tasks, newest first, at most `limit`; only `owner`'s unless it is empty.
+  std::vector<Task> List(const std::string& owner, size_t limit, TaskTime now) const;
+  // The task whatever its owner (for its worker); NOT_FOUND as Get.
+  absl::StatusOr<Task> Find(const std::string& id, TaskTime now) const;
+  // Puts back a task as it was stored (after a restart).
+  void Restore(Task task);
 
   // Forgets the tasks whose time to live is over; returns how many.
   int Purge(TaskTime now);

@@ -64,7 +64,10 @@ std::string TaskToStoredJson(const Task& task) {
               {"created_ms", Ms(task.created_at)},
               {"updated_ms", Ms(task.updated_at)},
               {"input_requests", task.input_requests},
-              {"used_keys", task.used_keys}};
+              {"used_keys", task.used_keys},
+              {"worker", task.worker},
+              {"description", task.description},
+              {"responses", task.responses}};
   if (task.ttl.has_value()) out["ttl_ms"] = task.ttl->count();
   if (task.poll_interval.has_value()) out["poll_interval_ms"] = task.poll_interval->count();
   if (task.result.has_value()) out["result"] = *task.result;
@@ -99,6 +102,10 @@ absl::StatusOr<Task> TaskFromStoredJson(const std::string& text) {
   const json requests = OptionalJson(in, "input_requests").value_or(json::object());
   if (requests.is_object()) task.input_requests = requests;
   task.used_keys = StringSet(in, "used_keys");
+  task.worker = in.value("worker", "");
+  task.description = in.value("description", "");
+  const json responses = OptionalJson(in, "responses").value_or(json::object());
+  if (responses.is_object()) task.responses = responses;
   task.result = OptionalJson(in, "result");
   task.error = OptionalJson(in, "error");
   return task;

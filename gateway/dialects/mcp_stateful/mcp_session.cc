@@ -351,7 +351,7 @@ void McpSession::Initialize(const json& params, ReplyOnce reply) {
   }
   reply.Result({
       {"protocolVersion", protocol_version_},
-      {"capabilities", McpEngine::ServerCapabilities()},
+      {"capabilities", engine_.ServerCapabilities()},
       {"serverInfo", engine_.ServerInfo()},
       {"instructions", server_->config.instructions},
   });

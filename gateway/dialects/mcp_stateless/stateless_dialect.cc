@@ -248,7 +248,7 @@ StatelessDialect::StatelessDialect(const McpServer* server, RequestStateCodec st
 
 json StatelessDialect::DiscoverResult() const {
   return {{"supportedVersions", AllSupportedVersions()},
-          {"capabilities", McpEngine::ServerCapabilities()},
+          {"capabilities", engine_.ServerCapabilities()},
           {"serverInfo", engine_.ServerInfo()},
           {"instructions", server_->config.instructions}};
 }

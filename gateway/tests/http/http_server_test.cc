@@ -53,7 +53,10 @@ class TestTools final : public ToolProvider {
   void CallTool(const std::string& name, const json& arguments,
                 std::shared_ptr<RequestContext> context, ToolDone done) override {
     json result = {{"content", json::array({{{"type", "text"}, {"text", arguments.dump()}}})}};
-    if (name == "echo") return done(result);
+    if (name == "echo") {
+      echoes++;
+      return done(result);
+    }
     if (name == "ask") {  // asks the person first (input_required in the 2026 era)
       return context->AskClient(
           "confirm", "elicitation/create",
@@ -83,6 +86,7 @@ class TestTools final : public ToolProvider {
     return true;
   }
   std::atomic<int> cancelled{0};
+  std::atomic<int> echoes{0};
 
  private:
   std::mutex mutex_;
@@ -578,7 +582,13 @@ TEST_F(HttpServerTest, AClientThatStopsReadingIsDisconnected) {
   ASSERT_TRUE(stalled.Send(
       Request("POST", session,
               Call("big", "tools/call", {{"name", "echo"}, {"arguments", {{"blob", big}}}}))));
-  ASSERT_TRUE(WaitForConnections(1));
+  // Once the echo ran, the server had the whole request, and so the connection was counted.
+  // (Its close can come before a poll of the count sees it open, under load.)
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (tools_.echoes == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+  }
+  ASSERT_EQ(tools_.echoes, 1);
   EXPECT_TRUE(WaitForConnections(0)) << "the stalled client was not disconnected";
   // What it gets when it finally reads is cut short.
   auto response = stalled.Read();

@@ -1,0 +1,69 @@
+// What a task's work sees as its request (a RequestContext of its own): the task's owner and
+// its client's capabilities; a cancel of the task (tasks/cancel, from any gateway replica);
+// and questions to the person, which become the task's input requests and are answered by
+// tasks/update. It outlives the request that created the task.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "gateway/mcp/providers.h"
+#include "gateway/tasks/task_client.h"
+
+namespace labgate::gateway {
+
+class TaskContext final : public RequestContext,
+                          public std::enable_shared_from_this<TaskContext> {
+ public:
+  // `asker` is the request that created the task; `client` must outlive this.
+  TaskContext(std::string id, std::shared_ptr<RequestContext> asker, TaskClient* client);
+
+  const std::string& id() const { return id_; }
+  const std::string& owner() const override { return owner_; }
+  const nlohmann::json& client_capabilities() const override { return capabilities_; }
+  bool cancelled() const override ABSL_LOCKS_EXCLUDED(mu_);
+  void OnCancel(std::function<void()> handler) override ABSL_LOCKS_EXCLUDED(mu_);
+  // A task has no progress token and no log level: the client reads its state instead.
+  void Progress(double, std::optional<double>, const std::string&) override {}
+  void Log(McpLogLevel, const std::string&, const nlohmann::json&) override {}
+  bool WouldLog(McpLogLevel) const override { return false; }
+  // Asks through the task's input requests and waits for the answer however long it takes
+  // (`timeout` does not apply: the person answers when they can, or the task is cancelled).
+  void RequestClient(const std::string& method, const nlohmann::json& params,
+                     std::chrono::milliseconds timeout, JsonDone done) override;
+  void AskClient(const std::string& key, const std::string& method, const nlohmann::json& params,
+                 std::chrono::milliseconds timeout, JsonDone done) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void HoldForPrincipal(const std::string& key,
+                        const std::function<std::shared_ptr<void>()>& make) override {
+    asker_->HoldForPrincipal(key, make);
+  }
+
+  // The task's answers so far (key -> response): those awaited are handed over.
+  void Deliver(const nlohmann::json& responses) ABSL_LOCKS_EXCLUDED(mu_);
+  // The task was cancelled (or ended elsewhere): handlers run, questions are let go.
+  void Cancel() ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  // A question that could not be asked: its asker hears why.
+  void Forget(const std::string& key, const absl::Status& why) ABSL_LOCKS_EXCLUDED(mu_);
+
+  const std::string id_;
+  const std::shared_ptr<RequestContext> asker_;
+  const std::string owner_;
+  const nlohmann::json capabilities_;
+  TaskClient* const client_;
+  mutable absl::Mutex mu_;
+  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::function<void()>> on_cancel_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, JsonDone> awaited_ ABSL_GUARDED_BY(mu_);  // by input key
+  int next_key_ ABSL_GUARDED_BY(mu_) = 1;
+};
+
+}  // namespace labgate::gateway

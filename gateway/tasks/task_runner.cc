@@ -1,0 +1,313 @@
+#include "gateway/tasks/task_runner.h"
+
+#include <unistd.h>
+
+#include <random>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "common/log.h"
+#include "common/status_map.h"
+
+namespace labgate::gateway {
+namespace {
+
+using nlohmann::json;
+
+// Finishing is retried this often while labgate-session does not take it.
+constexpr std::chrono::seconds kFinishRetryAfter{2};
+constexpr int kFinishAttempts = 30;
+
+std::string MakeWorkerName() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  std::random_device random;
+  return absl::StrFormat("gateway %s pid %d #%04x", host, ::getpid(), random() & 0xffff);
+}
+
+json ParseTask(const std::string& text) {
+  json task = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return task.is_object() ? task : json::object();
+}
+
+std::string Dump(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+bool Terminal(const std::string& status) {
+  return status == "completed" || status == "failed" || status == "cancelled";
+}
+
+}  // namespace
+
+TaskRunner::TaskRunner(TaskClient* client, TaskRunnerOptions options)
+    : client_(client), options_(std::move(options)) {
+  if (options_.worker.empty()) options_.worker = MakeWorkerName();
+  jobs_thread_ = std::thread([this] { RunJobs(); });
+  heartbeat_thread_ = std::thread([this] { Beat(); });
+  if (client_->stub() != nullptr) {
+    tasks_v1::TaskService::Stub* stub = client_->stub();
+    watch_ = ResumingWatch<tasks_v1::TaskState>::Start(
+        [stub, request = tasks_v1::WatchTasksRequest()](
+            grpc::ClientContext* context, grpc::ClientReadReactor<tasks_v1::TaskState>* reactor) {
+          stub->async()->Watch(context, &request, reactor);
+        },
+        {[this](const tasks_v1::TaskState& state) { Apply(state); }, [this] { Reconcile(); }},
+        std::chrono::seconds(1));
+  }
+}
+
+TaskRunner::~TaskRunner() { Stop(std::chrono::milliseconds(0)); }
+
+void TaskRunner::Stop(std::chrono::milliseconds grace) {
+  std::map<std::string, std::shared_ptr<TaskContext>> running;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return;
+    stopping_ = true;
+    running = running_;
+  }
+  // What runs here stops with this gateway: say so at once rather than after the silence.
+  auto pending = std::make_shared<std::atomic<size_t>>(running.size());
+  auto all_told = std::make_shared<absl::Notification>();
+  if (running.empty()) all_told->Notify();
+  for (const auto& [id, context] : running) {
+    context->Cancel();
+    tasks_v1::FinishTaskRequest request;
+    request.set_id(id);
+    const std::string why = "the gateway running this task shut down before the task finished";
+    request.set_error_json(Dump({{"code", jsonrpc_code::kInternalError}, {"message", why}}));
+    request.set_status_message(why);
+    client_->Finish(request, [pending, all_told](absl::StatusOr<tasks_v1::TaskState>) {
+      if (--*pending == 0) all_told->Notify();
+    });
+  }
+  all_told->WaitForNotificationWithTimeout(absl::FromChrono(grace));
+  if (watch_) watch_->Stop();
+  {
+    absl::MutexLock lock(&jobs_mu_);
+    jobs_stop_ = true;
+    jobs_changed_.SignalAll();
+  }
+  if (jobs_thread_.joinable()) jobs_thread_.join();
+  if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
+}
+
+size_t TaskRunner::running() const {
+  absl::MutexLock lock(&mu_);
+  return running_.size();
+}
+
+void TaskRunner::Post(std::function<void()> job) {
+  absl::MutexLock lock(&jobs_mu_);
+  jobs_.push_back(std::move(job));
+  jobs_changed_.Signal();
+}
+
+void TaskRunner::RunJobs() {
+  while (true) {
+    std::function<void()> job;
+    {
+      absl::MutexLock lock(&jobs_mu_);
+      while (jobs_.empty() && !jobs_stop_) jobs_changed_.Wait(&jobs_mu_);
+      if (jobs_.empty()) return;
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+    job();
+  }
+}
+
+void TaskRunner::Beat() {
+  while (true) {
+    {
+      absl::MutexLock lock(&jobs_mu_);
+      if (jobs_stop_) return;
+      jobs_changed_.WaitWithTimeout(&jobs_mu_, absl::FromChrono(options_.heartbeat_every));
+      if (jobs_stop_) return;
+    }
+    client_->Heartbeat(options_.worker, [](absl::StatusOr<tasks_v1::HeartbeatResponse> beat) {
+      if (!beat.ok()) {
+        LG_LOG(kWarning) << "tasks: the task service did not take this gateway's heartbeat: "
+                         << beat.status().message();
+      }
+    });
+  }
+}
+
+void TaskRunner::Start(std::shared_ptr<RequestContext> asker, const std::string& description,
+                       Work work, JsonDone created) {
+  tasks_v1::CreateTaskRequest request;
+  request.set_ttl_ms(options_.ttl.count());
+  request.set_poll_interval_ms(options_.poll_interval.count());
+  request.set_worker(options_.worker);
+  request.set_description(description);
+  const std::string owner = asker->owner();
+  client_->Create(owner, request,
+                  [this, asker = std::move(asker), work = std::move(work),
+                   created = std::move(created)](absl::StatusOr<tasks_v1::TaskState> state) {
+                    if (!state.ok()) return created(state.status());
+                    json task = ParseTask(state->task_json());
+                    const std::string id = task.value("taskId", "");
+                    auto context = std::make_shared<TaskContext>(id, asker, client_);
+                    {
+                      absl::MutexLock lock(&mu_);
+                      running_[id] = context;
+                    }
+                    task["resultType"] = "task";
+                    created(std::move(task));
+                    // The work starts off the thread that stored the task (the store's own).
+                    Post([this, context, work] {
+                      work(context, [this, context](absl::StatusOr<ToolResult> outcome) {
+                        Finish(context, std::move(outcome));
+                      });
+                    });
+                  });
+}
+
+void TaskRunner::Finish(const std::shared_ptr<TaskContext>& context,
+                        absl::StatusOr<ToolResult> outcome) {
+  tasks_v1::FinishTaskRequest request;
+  request.set_id(context->id());
+  if (outcome.ok()) {
+    json result = outcome->AsJson();
+    result.erase("resultType");  // the task's own is "complete"; the result carries none
+    request.set_result_json(Dump(result));
+  } else {
+    const absl::Status& status = outcome.status();
+    const std::string message(status.message());
+    request.set_error_json(
+        Dump({{"code", MappingFor(status.code()).jsonrpc_code}, {"message", message}}));
+    request.set_status_message(message);
+  }
+  SendFinish(std::move(request), 1);
+}
+
+void TaskRunner::SendFinish(tasks_v1::FinishTaskRequest request, int attempt) {
+  const std::string id = request.id();
+  client_->Finish(request, [this, request, attempt, id](absl::StatusOr<tasks_v1::TaskState> done) {
+    const bool retry = !done.ok() && done.status().code() != absl::StatusCode::kNotFound &&
+                       attempt < kFinishAttempts;
+    if (!done.ok()) {
+      LG_LOG(kWarning) << "tasks: task " << id << " could not be finished (attempt " << attempt
+                       << "): " << done.status().message();
+    }
+    if (retry) {
+      // Later, off this thread: the outcome is kept until the service takes it.
+      return Post([this, request, attempt] {
+        {
+          absl::MutexLock lock(&mu_);
+          if (stopping_) return;
+        }
+        std::this_thread::sleep_for(kFinishRetryAfter);
+        SendFinish(request, attempt + 1);
+      });
+    }
+    absl::MutexLock lock(&mu_);
+    running_.erase(id);
+  });
+}
+
+void TaskRunner::Apply(const tasks_v1::TaskState& state) {
+  const json task = ParseTask(state.task_json());
+  const std::string id = task.value("taskId", "");
+  const std::string status = task.value("status", "");
+  std::shared_ptr<TaskContext> context;
+  std::vector<std::shared_ptr<Listener>> listeners;
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = running_.find(id); it != running_.end()) context = it->second;
+    for (const auto& [key, listener] : listeners_) {
+      if (listener->owner != state.owner()) continue;
+      for (const std::string& wanted : listener->ids) {
+        if (wanted == id) listeners.push_back(listener);
+      }
+    }
+  }
+  if (context) {
+    if (Terminal(status)) {
+      context->Cancel();  // cancelled, or ended by the service (its worker taken for dead)
+    } else if (!state.responses_json().empty()) {
+      context->Deliver(ParseTask(state.responses_json()));
+    }
+  }
+  for (const auto& listener : listeners) listener->changed(task);
+}
+
+void TaskRunner::Reconcile() {
+  std::vector<std::shared_ptr<TaskContext>> running;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [id, context] : running_) running.push_back(context);
+  }
+  for (const auto& context : running) {
+    client_->Get(context->owner(), context->id(),
+                 [this](absl::StatusOr<tasks_v1::TaskState> state) {
+                   if (state.ok()) Apply(*state);
+                 });
+  }
+}
+
+void TaskRunner::Get(const std::string& owner, const std::string& id, JsonDone done) {
+  client_->Get(owner, id, [done = std::move(done)](absl::StatusOr<tasks_v1::TaskState> state) {
+    if (!state.ok()) return done(state.status());
+    json task = ParseTask(state->task_json());
+    task["resultType"] = "complete";
+    done(std::move(task));
+  });
+}
+
+void TaskRunner::Update(const std::string& owner, const std::string& id, const json& responses,
+                        JsonDone done) {
+  client_->Update(owner, id, Dump(responses),
+                  [this, id, done = std::move(done)](
+                      absl::StatusOr<tasks_v1::UpdateTaskResponse> taken) {
+                    if (!taken.ok()) return done(taken.status());
+                    std::shared_ptr<TaskContext> context;
+                    {
+                      absl::MutexLock lock(&mu_);
+                      if (auto it = running_.find(id); it != running_.end()) context = it->second;
+                    }
+                    // Running here: the answers need not wait for the watch.
+                    if (context) {
+                      const json answers = ParseTask(taken->taken_json());
+                      Post([context, answers] { context->Deliver(answers); });
+                    }
+                    done(json{{"resultType", "complete"}});
+                  });
+}
+
+void TaskRunner::Cancel(const std::string& owner, const std::string& id, JsonDone done) {
+  client_->Cancel(owner, id,
+                  [this, id, done = std::move(done)](absl::StatusOr<tasks_v1::TaskState> state) {
+                    if (!state.ok()) return done(state.status());
+                    std::shared_ptr<TaskContext> context;
+                    {
+                      absl::MutexLock lock(&mu_);
+                      if (auto it = running_.find(id); it != running_.end()) context = it->second;
+                    }
+                    if (context) Post([context] { context->Cancel(); });
+                    done(json{{"resultType", "complete"}});
+                  });
+}
+
+std::shared_ptr<void> TaskRunner::Listen(const std::string& owner, std::vector<std::string> ids,
+                                         std::function<void(const json&)> changed) {
+  auto listener = std::make_shared<Listener>(Listener{owner, std::move(ids), std::move(changed)});
+  uint64_t key = 0;
+  {
+    absl::MutexLock lock(&mu_);
+    key = next_listener_++;
+    listeners_[key] = listener;
+  }
+  return std::shared_ptr<void>(new char(0), [this, key](void* token) {
+    delete static_cast<char*>(token);
+    absl::MutexLock lock(&mu_);
+    listeners_.erase(key);
+  });
+}
+
+}  // namespace labgate::gateway
