@@ -91,6 +91,7 @@ void TaskRunner::Stop(std::chrono::milliseconds grace) {
     absl::MutexLock lock(&jobs_mu_);
     jobs_stop_ = true;
     jobs_changed_.SignalAll();
+    stopped_.SignalAll();
   }
   if (jobs_thread_.joinable()) jobs_thread_.join();
   if (heartbeat_thread_.joinable()) heartbeat_thread_.join();
@@ -126,7 +127,7 @@ void TaskRunner::Beat() {
     {
       absl::MutexLock lock(&jobs_mu_);
       if (jobs_stop_) return;
-      jobs_changed_.WaitWithTimeout(&jobs_mu_, absl::FromChrono(options_.heartbeat_every));
+      stopped_.WaitWithTimeout(&jobs_mu_, absl::FromChrono(options_.heartbeat_every));
       if (jobs_stop_) return;
     }
     client_->Heartbeat(options_.worker, [](absl::StatusOr<tasks_v1::HeartbeatResponse> beat) {

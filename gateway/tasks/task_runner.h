@@ -86,7 +86,8 @@ class TaskRunner final : public TaskHost {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::shared_ptr<ResumingWatch<tasks_v1::TaskState>> watch_;
   absl::Mutex jobs_mu_;
-  absl::CondVar jobs_changed_;
+  absl::CondVar jobs_changed_;  // the jobs thread waits on it
+  absl::CondVar stopped_;       // the heartbeat waits on it
   std::deque<std::function<void()>> jobs_ ABSL_GUARDED_BY(jobs_mu_);
   bool jobs_stop_ ABSL_GUARDED_BY(jobs_mu_) = false;
   std::thread jobs_thread_;
