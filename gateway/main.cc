@@ -53,6 +53,8 @@ ABSL_FLAG(int64_t, record_coalesce_ms, 20,
           "The embedded serial service records a bound port's received bytes at most this "
           "often");
 ABSL_FLAG(int64_t, call_timeout_ms, 30000, "Deadline of each backend call");
+ABSL_FLAG(int64_t, task_ttl_ms, 24 * 3600 * 1000,
+          "How long an MCP task is kept from its creation (its work, then its result)");
 ABSL_FLAG(int64_t, tools_page_size, 100, "Items per tools/resources/prompts list page");
 ABSL_FLAG(std::string, policy, "",
           "Safety policy (JSON) of the embedded serial service; SIGHUP reloads it (a remote "
@@ -163,6 +165,9 @@ int main(int argc, char** argv) {
       !capture.ok() && config.status.ok()) {
     config.status = capture;
   }
+  if (absl::GetFlag(FLAGS_task_ttl_ms) <= 0 && config.status.ok()) {
+    config.status = absl::InvalidArgumentError("--task-ttl-ms must be positive");
+  }
   if (backend_options.query_reply_spin.count() < 0 && config.status.ok()) {
     config.status = absl::InvalidArgumentError("--query-spin-us must not be negative");
   }
@@ -178,6 +183,7 @@ int main(int argc, char** argv) {
   options.stdio_spin = std::chrono::microseconds(absl::GetFlag(FLAGS_stdio_spin_us));
   options.call_timeout_ms = absl::GetFlag(FLAGS_call_timeout_ms);
   options.page_size = static_cast<size_t>(absl::GetFlag(FLAGS_tools_page_size));
+  options.task_ttl = std::chrono::milliseconds(absl::GetFlag(FLAGS_task_ttl_ms));
   options.heartbeat = HeartbeatWanted();
 
   auto app = labgate::gateway::Application::Start(options);

@@ -158,7 +158,9 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
       std::make_unique<ReservationWaits>(p.catalog_tools.get(), p.catalog.get(), p.invoker.get(),
                                          p.reservation_watch.get(), call_deadline);
   p.task_client = std::make_unique<TaskClient>(&p.backends->channels());
-  p.task_runner = std::make_unique<TaskRunner>(p.task_client.get(), TaskRunnerOptions{});
+  TaskRunnerOptions task_options;
+  task_options.ttl = options.task_ttl;
+  p.task_runner = std::make_unique<TaskRunner>(p.task_client.get(), task_options);
   p.server.tasks = p.task_runner.get();
   // reserve is answered by the waits, before the catalog that lists it.
   p.server.tools = {p.reservation_waits.get(), p.catalog_tools.get(), p.action_tools.get()};
