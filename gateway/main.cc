@@ -53,6 +53,9 @@ ABSL_FLAG(int64_t, record_coalesce_ms, 20,
           "The embedded serial service records a bound port's received bytes at most this "
           "often");
 ABSL_FLAG(int64_t, call_timeout_ms, 30000, "Deadline of each backend call");
+ABSL_FLAG(int64_t, task_threshold_ms, 5000,
+          "A call expected to take this long or longer (a wait_for's timeout_ms, a reserve's "
+          "wait_s, ...) runs as an MCP task when its client declares the tasks extension");
 ABSL_FLAG(int64_t, task_ttl_ms, 24 * 3600 * 1000,
           "How long an MCP task is kept from its creation (its work, then its result)");
 ABSL_FLAG(int64_t, tools_page_size, 100, "Items per tools/resources/prompts list page");
@@ -184,6 +187,7 @@ int main(int argc, char** argv) {
   options.call_timeout_ms = absl::GetFlag(FLAGS_call_timeout_ms);
   options.page_size = static_cast<size_t>(absl::GetFlag(FLAGS_tools_page_size));
   options.task_ttl = std::chrono::milliseconds(absl::GetFlag(FLAGS_task_ttl_ms));
+  options.task_threshold = std::chrono::milliseconds(absl::GetFlag(FLAGS_task_threshold_ms));
   options.heartbeat = HeartbeatWanted();
 
   auto app = labgate::gateway::Application::Start(options);

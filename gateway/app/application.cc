@@ -148,6 +148,7 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
       labgate::serial::v1::SerialService::service_full_name());
   p.catalog_tools = std::make_unique<CatalogTools>(p.catalog.get(), p.invoker.get(), p.leases.get(),
                                                    call_deadline);
+  p.catalog_tools->SetTaskThreshold(options.task_threshold);
   p.server.config.instructions = DefaultInstructions();
   p.server.config.call_deadline = call_deadline;
   p.server.config.page_size = options.page_size;

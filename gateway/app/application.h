@@ -26,6 +26,7 @@ struct ApplicationOptions {
   int64_t call_timeout_ms = 30000;
   size_t page_size = 100;
   std::chrono::milliseconds task_ttl{std::chrono::hours(24)};  // MCP tasks' ttlMs
+  std::chrono::milliseconds task_threshold{5000};  // calls expected to take longer are tasks
   // Write {"jsonrpc":"2.0","method":"_heartbeat","params":{}} on stdout at start (off by
   // default: strict MCP clients reject an unknown message before initialize).
   bool heartbeat = false;

@@ -30,9 +30,15 @@ struct ToolBinding {  // NOLINT(bugprone-exception-escape)
   const google::protobuf::Message* request_prototype = nullptr;
   const google::protobuf::Message* response_prototype = nullptr;
   bool takes_port = false;  // the request has port_name (serial calls routed per bench)
+  // MCP tasks (issue 34): "optional", "required" or "" (never), and the request fields whose
+  // sum says how long a call is expected to take (annotations.proto's duration_fields).
+  std::string task_support;
+  std::vector<std::string> duration_fields;
 
   // The tool as it appears in tools/list.
   nlohmann::json ToJson() const;
+  // What a call with `arguments` is expected to take, from duration_fields (0 without them).
+  int64_t ExpectedDurationMs(const nlohmann::json& arguments) const;
 };
 
 class ToolCatalog {

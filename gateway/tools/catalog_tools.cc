@@ -41,7 +41,7 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
     const std::string& owner = context->owner();
     context->HoldForPrincipal("serial-lease", [this, &owner] { return leases_->Acquire(owner); });
   }
-  const ToolInvoker::Options options = CallOptions(context);
+  const ToolInvoker::Options options = CallOptions(*tool, arguments, context);
   context->Progress(0, 1, "calling " + name);
   // A serial call may come back asking for a person's approval (write_confirmation.h): a
   // write, a script, a line change or a sequence, as the service's policy decides.
@@ -54,7 +54,8 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
       [this, tool, confirmable, kept, started, context,
        done = std::move(done)](absl::StatusOr<json> outcome) mutable {
         if (confirmable && !outcome.ok() && NeedsConfirmation(outcome.status())) {
-          ConfirmAndRetry(outcome.status(), *tool, *kept, invoker_, CallOptions(context), context,
+          ConfirmAndRetry(outcome.status(), *tool, *kept, invoker_,
+                          CallOptions(*tool, *kept, context), context,
                           [this, tool, kept, started, context,
                            done = std::move(done)](absl::StatusOr<json> retried) {
                             Finish(*tool, *kept, started, context, std::move(retried), done);
@@ -70,9 +71,22 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
   if (call) context->OnCancel([call] { call->Cancel(); });
 }
 
-ToolInvoker::Options CatalogTools::CallOptions(const std::shared_ptr<RequestContext>& context) {
+TaskSupport CatalogTools::TaskSupportOf(const std::string& name) const {
+  const ToolBinding* tool = catalog_->Find(name);
+  if (tool == nullptr) return TaskSupport::kForbidden;
+  if (tool->task_support == "required") return TaskSupport::kRequired;
+  return tool->task_support == "optional" ? TaskSupport::kOptional : TaskSupport::kForbidden;
+}
+
+bool CatalogTools::RunsLong(const std::string& name, const json& arguments) const {
+  const ToolBinding* tool = catalog_->Find(name);
+  return tool != nullptr && tool->ExpectedDurationMs(arguments) >= task_threshold_.count();
+}
+
+ToolInvoker::Options CatalogTools::CallOptions(const ToolBinding& tool, const json& arguments,
+                                               const std::shared_ptr<RequestContext>& context) {
   ToolInvoker::Options options;
-  options.deadline = deadline_;
+  options.deadline = deadline_ + std::chrono::milliseconds(tool.ExpectedDurationMs(arguments));
   options.owner = context->owner();
   // Each backend asked (each bench, for a listing over several) says whether it is
   // reachable; a retry after a person's confirmation asks again.

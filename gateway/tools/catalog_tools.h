@@ -26,6 +26,10 @@ class CatalogTools final : public ToolProvider {
 
   std::vector<nlohmann::json> ListTools() const override;
   bool HasTool(const std::string& name) const override;
+  TaskSupport TaskSupportOf(const std::string& name) const override;
+  // Whether the call is expected to take at least the task threshold (its annotation's
+  // duration_fields).
+  bool RunsLong(const std::string& name, const nlohmann::json& arguments) const override;
   void CallTool(const std::string& name, const nlohmann::json& arguments,
                 std::shared_ptr<RequestContext> context, ToolDone done) override;
 
@@ -37,12 +41,17 @@ class CatalogTools final : public ToolProvider {
   void OnPortTouched(std::function<void(const std::string&)> port_touched) {
     port_touched_ = std::move(port_touched);
   }
+  // Calls expected to take this long or longer become tasks, when their tool allows and their
+  // client declares the tasks extension (--task-threshold-ms).
+  void SetTaskThreshold(std::chrono::milliseconds threshold) { task_threshold_ = threshold; }
   // Follows each port a stateful-era call opens, to log what happens to it later.
   void SetPortEventLog(PortEventLog* port_events) { port_events_ = port_events; }
 
  private:
-  // The backend call's deadline, owner and reachability reports, for a call or its retry.
-  ToolInvoker::Options CallOptions(const std::shared_ptr<RequestContext>& context);
+  // The backend call's deadline (the call's own expected duration more than the usual one),
+  // owner and reachability reports, for a call or its retry.
+  ToolInvoker::Options CallOptions(const ToolBinding& tool, const nlohmann::json& arguments,
+                                   const std::shared_ptr<RequestContext>& context);
   // Logs, notices and the result of a finished call.
   void Finish(const ToolBinding& tool, const nlohmann::json& arguments,
               std::chrono::steady_clock::time_point started,
@@ -57,6 +66,7 @@ class CatalogTools final : public ToolProvider {
   std::function<void()> ports_changed_;
   std::function<void(const std::string&)> port_touched_;
   PortEventLog* port_events_ = nullptr;
+  std::chrono::milliseconds task_threshold_{5000};
 };
 
 }  // namespace labgate::gateway

@@ -33,6 +33,13 @@ class ReservationWaits final : public ToolProvider {
 
   std::vector<nlohmann::json> ListTools() const override { return {}; }
   bool HasTool(const std::string& name) const override { return name == "reserve"; }
+  // As the tool's annotation says: a reserve that may wait becomes a task.
+  TaskSupport TaskSupportOf(const std::string& name) const override {
+    return tools_->TaskSupportOf(name);
+  }
+  bool RunsLong(const std::string& name, const nlohmann::json& arguments) const override {
+    return tools_->RunsLong(name, arguments);
+  }
   void CallTool(const std::string& name, const nlohmann::json& arguments,
                 std::shared_ptr<RequestContext> context, ToolDone done) override;
 

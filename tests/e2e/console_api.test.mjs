@@ -170,6 +170,7 @@ test('ports, sessions, transcripts, exports, backends and live events, without t
       ['reservations service (embedded)', true, 'serving'],
       ['serial service (embedded)', true, 'serving'],
       ['session service (embedded)', true, 'serving'],
+      ['tasks service (embedded)', true, 'serving'],
     ]);
 
     // Live: the port's stream starts with its current state, then carries what is

@@ -59,7 +59,7 @@ test('the console shows ports with their owners, transcripts and live traffic', 
     assert.match(cells[5], /^rx 6 B · tx 6 B/);
     assert.equal(cells[6], 'allowed ≤ 115200 baud · deny: no-reset · confirm: output-on');
     assert.equal(await browser.evaluate(`document.querySelector('#principal').textContent`), 'signed in as local');
-    await browser.waitFor(`document.querySelectorAll('#backends .chip.ok').length === 4`, 'four healthy backends (actions, reservations, serial, session)');
+    await browser.waitFor(`document.querySelectorAll('#backends .chip.ok').length === 5`, 'five healthy backends (actions, reservations, serial, session, tasks)');
 
     // The reservations: local holds loop://psu.
     await eventually(async () => (await callOk(client, 'list_reservations', {})).reservables
