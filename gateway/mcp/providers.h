@@ -83,6 +83,11 @@ class RequestContext {
   using LogSink =
       std::function<void(McpLogLevel, const std::string& logger, const nlohmann::json& data)>;
   virtual LogSink LaterLog() { return nullptr; }
+  // Sends notifications to this request's client after the request has ended, for as long as
+  // its connection lasts (a task's changes in the stateful era). Null where nothing can reach
+  // the client after its request (the 2026 era listens with subscriptions/listen instead).
+  using NotifySink = std::function<void(const std::string& method, const nlohmann::json& params)>;
+  virtual NotifySink LaterNotify() { return nullptr; }
 
   // True when the request is served in the stateless 2026 era.
   virtual bool stateless() const { return false; }

@@ -384,11 +384,17 @@ test('a read still waiting at the call deadline is DEADLINE_EXCEEDED and frees i
   const dataDir = tempDir();
   const { client } = await connectStdio(['--data-dir', dataDir, '--call-timeout-ms', '500']);
   try {
-    await callOk(client, 'open_port', { port_name: 'loop://deadline', baud_rate: 9600 });
+    // The port's own default timeout (5 s) is unknown to the gateway, so the call deadline stays
+    // 500 ms; a read that names its timeout gets that much more (below).
+    await callOk(client, 'open_port', { port_name: 'loop://deadline', baud_rate: 9600, timeout_ms: 5000 });
     const started = Date.now();
-    assert.match(await callError(client, 'read', { port_name: 'loop://deadline', timeout_ms: 5000 }),
-      /DEADLINE_EXCEEDED/);
+    assert.match(await callError(client, 'read', { port_name: 'loop://deadline' }), /DEADLINE_EXCEEDED/);
     assert.ok(Date.now() - started < 4000, 'answered at the deadline, not at the read timeout');
+    // A read that says it may wait 1.5 s is given that long past the 500 ms deadline: it times
+    // out by itself, with nothing read, rather than being cut off.
+    const waited = await callOk(client, 'read', { port_name: 'loop://deadline', timeout_ms: 1500 });
+    assert.equal(waited.timed_out, true);
+    assert.equal(waited.bytes_read, 0);
     // The timed-out read no longer holds the port: what comes next goes to the next read.
     await callOk(client, 'write', { port_name: 'loop://deadline', data: 'after' });
     const read = await callOk(client, 'read', { port_name: 'loop://deadline', timeout_ms: 300 });

@@ -71,6 +71,16 @@ class McpSession::Context final : public RequestContext {
     };
   }
 
+  NotifySink LaterNotify() override {
+    return [weak = session_](const std::string& method, const json& params) {
+      if (auto session = weak.lock()) {
+        session->OnSend([method, params](McpSession& session) {
+          session.SendNotification(method, params, "");
+        });
+      }
+    };
+  }
+
   void CloseStream() override {
     OnSend([key = key_](McpSession& session) {
       if (!session.IsInFlight(key)) return;

@@ -344,7 +344,8 @@ void StatelessDialect::Handle(const jsonrpc::IncomingMessage& message, Framing f
   }
   reply.SetResultExtras(std::move(extras));
   if (method == "subscriptions/listen") {
-    return Listen(params, std::move(reply), key, message.raw_id, framing, outbound, call);
+    return Listen(params, std::move(reply), key, message.raw_id, framing, outbound, call,
+                  principal->owner_id());
   }
 
   json answers = json::object();
@@ -385,7 +386,8 @@ void StatelessDialect::Handle(const jsonrpc::IncomingMessage& message, Framing f
 void StatelessDialect::Listen(const json& params, ReplyOnce reply, const std::string& key,
                               const std::string& raw_id, Framing framing,
                               const std::shared_ptr<Outbound>& outbound,
-                              const std::shared_ptr<StatelessCalls::Call>& call) {
+                              const std::shared_ptr<StatelessCalls::Call>& call,
+                              const std::string& owner) {
   if (!params.contains("notifications") || !params["notifications"].is_object()) {
     return InvalidParams(reply, "notifications",
                          "subscriptions/listen needs params.notifications (an object)");
@@ -447,6 +449,21 @@ void StatelessDialect::Listen(const json& params, ReplyOnce reply, const std::st
     }
   }
   if (!resources.empty()) acknowledged["resourceSubscriptions"] = resources;
+  // Tasks (the tasks extension): each change of the listener's own tasks named here, with the
+  // task's whole state. Another principal's id is acknowledged like any, and never heard of.
+  if (server_->tasks != nullptr && filter.contains("taskIds") && filter["taskIds"].is_array()) {
+    std::vector<std::string> ids;
+    for (const json& id : filter["taskIds"]) {
+      if (id.is_string()) ids.push_back(id.get<std::string>());
+    }
+    if (!ids.empty()) {
+      subscription->resources.push_back(
+          server_->tasks->Listen(owner, ids, [gate](const json& task) {
+            gate->Deliver("notifications/tasks", task);
+          }));
+      acknowledged["taskIds"] = ids;
+    }
+  }
   gate->Arm(std::move(acknowledged));
   // The subscription ends with its request: a cancel or a closed connection. Its reply is
   // then suppressed, as for any cancelled request.

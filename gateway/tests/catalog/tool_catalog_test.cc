@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "labgate/reservations/v1/reservations.grpc.pb.h"
+#include "labgate/serial/v1/serial.grpc.pb.h"
 #include "labgate/session/v1/session.grpc.pb.h"
 #include "labgate/testing/catalog_test.pb.h"
 
@@ -50,6 +52,48 @@ TEST(ToolCatalogTest, SessionServiceOffersTheSeedTools) {
         "feature_index", "session_stats", "list_sessions", "close_session"}) {
     EXPECT_NE((*catalog)->Find(name), nullptr) << name;
   }
+}
+
+}  // namespace
+}  // namespace labgate::gateway
+
+namespace labgate::gateway {
+namespace {
+
+// Which serial and reservation tools may become MCP tasks, and how long a call is expected to
+// take, as their proto annotations say.
+TEST(ToolCatalogTest, LongLabCallsSayTheyMayBeTasksAndHowLongTheyTake) {
+  auto catalog = ToolCatalog::FromServices(
+      {labgate::serial::v1::OpenPortRequest::descriptor()->file()->FindServiceByName(
+           "SerialService"),
+       labgate::reservations::v1::Reservation::descriptor()->file()->FindServiceByName(
+           "ReservationService")});
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  std::vector<std::string> optional;
+  for (const ToolBinding& tool : (*catalog)->tools()) {
+    if (tool.task_support == "optional") optional.push_back(tool.name);
+    EXPECT_NE(tool.task_support, "required") << tool.name;
+    const nlohmann::json listed = tool.ToJson();
+    EXPECT_EQ(listed.contains("execution"), !tool.task_support.empty()) << tool.name;
+  }
+  EXPECT_THAT(optional, ::testing::UnorderedElementsAre("read", "query", "wait_for",
+                                                        "send_expect", "reserve"));
+  EXPECT_EQ((*catalog)->Find("wait_for")->ToJson()["execution"]["taskSupport"], "optional");
+
+  EXPECT_EQ((*catalog)->Find("wait_for")->ExpectedDurationMs({{"timeout_ms", 20000}}), 20000);
+  EXPECT_EQ((*catalog)->Find("wait_for")->ExpectedDurationMs(nlohmann::json::object()), 0)
+      << "a timeout left to the port's default says nothing";
+  const nlohmann::json script = {
+      {"steps",
+       {{{"send", "reset"}},
+        {{"expect", {"boot"}}, {"timeout_ms", 30000}},
+        {{"delay_ms", 500}},
+        {{"signal", "dtr"}, {"level", false}, {"ms", 250}}}}};
+  EXPECT_EQ((*catalog)->Find("send_expect")->ExpectedDurationMs(script), 30750);
+  EXPECT_EQ((*catalog)->Find("reserve")->ExpectedDurationMs({{"wait_s", 1200}}), 1200000)
+      << "seconds for a name ending _s";
+  EXPECT_EQ((*catalog)->Find("write")->ExpectedDurationMs({{"timeout_ms", 99999}}), 0)
+      << "a tool without duration fields is never long";
 }
 
 }  // namespace
