@@ -19,7 +19,8 @@ const TASK_CAPS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
 
 class Stdio {
   constructor(args) {
-    this.child = spawn(process.env.LABGATE_BIN, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    this.child = spawn(process.env.LABGATE_BIN, [...args, '--log-level', 'warning'],
+      { stdio: ['pipe', 'pipe', 'inherit'] });
     this.buffer = '';
     this.waiting = new Map();
     this.child.stdout.on('data', (chunk) => {
