@@ -9,8 +9,8 @@
 #include "absl/status/statusor.h"
 #include "common/caller_auth.h"
 #include "session-service/reservations/reservation_grpc_service.h"
-#include "session-service/tasks/task_grpc_service.h"
 #include "session-service/session_grpc_service.h"
+#include "session-service/tasks/task_grpc_service.h"
 
 namespace labgate::session {
 

@@ -10,9 +10,9 @@
 #include "gateway/backends/open_streams.h"
 #include "labgate/actions/v1/actions.grpc.pb.h"
 #include "labgate/reservations/v1/reservations.grpc.pb.h"
-#include "labgate/tasks/v1/tasks.grpc.pb.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 #include "labgate/session/v1/session.grpc.pb.h"
+#include "labgate/tasks/v1/tasks.grpc.pb.h"
 #include "serial-service/serial_service.h"
 #include "session-service/session_service.h"
 
@@ -192,9 +192,8 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
   }
   // The reservation and task services are hosted by whichever labgate-session holds the
   // sessions.
-  for (const char* beside_sessions :
-       {reservations_v1::ReservationService::service_full_name(),
-        tasks_v1::TaskService::service_full_name()}) {
+  for (const char* beside_sessions : {reservations_v1::ReservationService::service_full_name(),
+                                      tasks_v1::TaskService::service_full_name()}) {
     backends->channels_.Set(beside_sessions, backends->session_channel());
     if (options.session_addr.empty()) {
       backends->channels_.SetLocal(beside_sessions, embedded.local_calls.get());

@@ -84,8 +84,8 @@ absl::StatusOr<std::unique_ptr<ToolCatalog>> ToolCatalog::FromServices(
       binding.takes_port = method->input_type()->FindFieldByName("port_name") != nullptr;
       if (!options.task_support().empty() && options.task_support() != "optional" &&
           options.task_support() != "required") {
-        return absl::InvalidArgumentError(absl::StrCat(
-            method->full_name(), ": task_support is \"optional\" or \"required\""));
+        return absl::InvalidArgumentError(
+            absl::StrCat(method->full_name(), ": task_support is \"optional\" or \"required\""));
       }
       binding.task_support = options.task_support();
       binding.duration_fields.assign(options.duration_fields().begin(),

@@ -88,17 +88,16 @@ void TaskFixtures::BeforeTask(const std::string& name, const json& arguments,
                               std::shared_ptr<RequestContext> context, JsonDone done) {
   if (name != "test_tool_with_task") return done(arguments);
   // Asked within the request (input_required), before any task exists.
-  context->AskClient("user_name", "elicitation/create",
-                     Confirmation("What is your name?", "name", "string"),
-                     std::chrono::seconds(60), [arguments, done](absl::StatusOr<json> answer) {
-                       if (!answer.ok()) return done(answer.status());
-                       json with_name = arguments;
-                       const json content = AcceptedContent(*answer);
-                       with_name["name"] =
-                           content.is_object() ? content.value("name", content.value("user_name", ""))
-                                               : "";
-                       done(with_name);
-                     });
+  context->AskClient(
+      "user_name", "elicitation/create", Confirmation("What is your name?", "name", "string"),
+      std::chrono::seconds(60), [arguments, done](absl::StatusOr<json> answer) {
+        if (!answer.ok()) return done(answer.status());
+        json with_name = arguments;
+        const json content = AcceptedContent(*answer);
+        with_name["name"] =
+            content.is_object() ? content.value("name", content.value("user_name", "")) : "";
+        done(with_name);
+      });
 }
 
 void TaskFixtures::After(std::chrono::milliseconds delay,
@@ -169,22 +168,22 @@ void TaskFixtures::CallTool(const std::string& name, const json& arguments,
     };
     auto answers = std::make_shared<Answers>();
     for (const char* key : {"first", "second"}) {
-      context->AskClient(key, "elicitation/create",
-                         Confirmation(absl::StrCat("The ", key, " name?"), "name", "string"),
-                         std::chrono::seconds(60), [answers, done](absl::StatusOr<json> answer) {
-                           std::lock_guard<std::mutex> lock(answers->mutex);
-                           if (answers->pending <= 0) return;
-                           if (!answer.ok()) {
-                             answers->pending = 0;
-                             return done(answer.status());
-                           }
-                           const json content = AcceptedContent(*answer);
-                           answers->names.push_back(
-                               content.is_object() ? content.value("name", "") : "");
-                           if (--answers->pending == 0) {
-                             done(ToolResult(Text(absl::StrCat("got ", answers->names.dump()))));
-                           }
-                         });
+      context->AskClient(
+          key, "elicitation/create",
+          Confirmation(absl::StrCat("The ", key, " name?"), "name", "string"),
+          std::chrono::seconds(60), [answers, done](absl::StatusOr<json> answer) {
+            std::lock_guard<std::mutex> lock(answers->mutex);
+            if (answers->pending <= 0) return;
+            if (!answer.ok()) {
+              answers->pending = 0;
+              return done(answer.status());
+            }
+            const json content = AcceptedContent(*answer);
+            answers->names.push_back(content.is_object() ? content.value("name", "") : "");
+            if (--answers->pending == 0) {
+              done(ToolResult(Text(absl::StrCat("got ", answers->names.dump()))));
+            }
+          });
     }
     return;
   }

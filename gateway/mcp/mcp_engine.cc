@@ -81,10 +81,10 @@ void CountToolCall(const std::string& tool, const absl::StatusOr<ToolResult>& ou
 
 // -32021: the request needs the tasks extension, which its client did not declare.
 void MissingTasksCapability(ReplyOnce& reply, const std::string& why) {
-  reply.Error(code::kMissingClientCapability,
-              absl::StrCat(why, ": declare the ", kTasksExtension,
-                           " extension in the client capabilities"),
-              {{"requiredCapabilities", {{"extensions", {{kTasksExtension, json::object()}}}}}});
+  reply.Error(
+      code::kMissingClientCapability,
+      absl::StrCat(why, ": declare the ", kTasksExtension, " extension in the client capabilities"),
+      {{"requiredCapabilities", {{"extensions", {{kTasksExtension, json::object()}}}}}});
 }
 
 // In the stateful era the client hears of each change of the task it created on its own stream
@@ -227,8 +227,8 @@ void McpEngine::CallTool(const json& params, ReplyOnce reply,
       if (server_->tasks != nullptr && support != TaskSupport::kForbidden) {
         const bool declared = DeclaresTasks(context->client_capabilities());
         if (support == TaskSupport::kRequired && !declared) {
-          return MissingTasksCapability(reply, absl::StrCat("the tool ", name,
-                                                            " runs only as a task"));
+          return MissingTasksCapability(reply,
+                                        absl::StrCat("the tool ", name, " runs only as a task"));
         }
         if (declared &&
             (support == TaskSupport::kRequired || provider->RunsLong(name, *arguments))) {
@@ -468,8 +468,8 @@ void McpEngine::TaskMethod(const std::string& method, const json& params, ReplyO
   if (method == "tasks/cancel") {
     return server_->tasks->Cancel(context->owner(), id, std::move(answer));
   }
-  const json responses = params.is_object() ? params.value("inputResponses", json::object())
-                                            : json::object();
+  const json responses =
+      params.is_object() ? params.value("inputResponses", json::object()) : json::object();
   if (!responses.is_object()) {
     return InvalidParams(*shared, "inputResponses", "tasks/update inputResponses is an object");
   }

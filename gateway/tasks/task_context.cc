@@ -8,8 +8,7 @@ namespace labgate::gateway {
 
 using nlohmann::json;
 
-TaskContext::TaskContext(std::string id, std::shared_ptr<RequestContext> asker,
-                         TaskClient* client)
+TaskContext::TaskContext(std::string id, std::shared_ptr<RequestContext> asker, TaskClient* client)
     : id_(std::move(id)),
       asker_(std::move(asker)),
       owner_(asker_->owner()),
@@ -42,9 +41,8 @@ void TaskContext::RequestClient(const std::string& method, const json& params,
   AskClient(key, method, params, timeout, std::move(done));
 }
 
-void TaskContext::AskClient(const std::string& key, const std::string& method,
-                            const json& params, std::chrono::milliseconds /*timeout*/,
-                            JsonDone done) {
+void TaskContext::AskClient(const std::string& key, const std::string& method, const json& params,
+                            std::chrono::milliseconds /*timeout*/, JsonDone done) {
   static const std::map<std::string, std::string> kCapabilityFor = {
       {"sampling/createMessage", "sampling"},
       {"elicitation/create", "elicitation"},

@@ -18,8 +18,7 @@
 
 namespace labgate::gateway {
 
-class TaskContext final : public RequestContext,
-                          public std::enable_shared_from_this<TaskContext> {
+class TaskContext final : public RequestContext, public std::enable_shared_from_this<TaskContext> {
  public:
   // `asker` is the request that created the task; `client` must outlive this.
   TaskContext(std::string id, std::shared_ptr<RequestContext> asker, TaskClient* client);

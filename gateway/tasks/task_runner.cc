@@ -263,22 +263,22 @@ void TaskRunner::Get(const std::string& owner, const std::string& id, JsonDone d
 
 void TaskRunner::Update(const std::string& owner, const std::string& id, const json& responses,
                         JsonDone done) {
-  client_->Update(owner, id, Dump(responses),
-                  [this, id, done = std::move(done)](
-                      absl::StatusOr<tasks_v1::UpdateTaskResponse> taken) {
-                    if (!taken.ok()) return done(taken.status());
-                    std::shared_ptr<TaskContext> context;
-                    {
-                      absl::MutexLock lock(&mu_);
-                      if (auto it = running_.find(id); it != running_.end()) context = it->second;
-                    }
-                    // Running here: the answers need not wait for the watch.
-                    if (context) {
-                      const json answers = ParseTask(taken->taken_json());
-                      Post([context, answers] { context->Deliver(answers); });
-                    }
-                    done(json{{"resultType", "complete"}});
-                  });
+  client_->Update(
+      owner, id, Dump(responses),
+      [this, id, done = std::move(done)](absl::StatusOr<tasks_v1::UpdateTaskResponse> taken) {
+        if (!taken.ok()) return done(taken.status());
+        std::shared_ptr<TaskContext> context;
+        {
+          absl::MutexLock lock(&mu_);
+          if (auto it = running_.find(id); it != running_.end()) context = it->second;
+        }
+        // Running here: the answers need not wait for the watch.
+        if (context) {
+          const json answers = ParseTask(taken->taken_json());
+          Post([context, answers] { context->Deliver(answers); });
+        }
+        done(json{{"resultType", "complete"}});
+      });
 }
 
 void TaskRunner::Cancel(const std::string& owner, const std::string& id, JsonDone done) {

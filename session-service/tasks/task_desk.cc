@@ -110,9 +110,9 @@ void TaskDesk::Create(NewTask request, Done done) {
   absl::MutexLock lock(&mu_);
   const TaskTime now = options_.clock();
   heard_from_[request.worker] = now;
-  Task task = book_.Create(NewUuidV4(), std::move(request.owner), request.ttl,
-                           request.poll_interval, now, std::move(request.worker),
-                           std::move(request.description));
+  Task task =
+      book_.Create(NewUuidV4(), std::move(request.owner), request.ttl, request.poll_interval, now,
+                   std::move(request.worker), std::move(request.description));
   StoreOneLocked(std::move(task), std::move(done));
 }
 

@@ -65,8 +65,8 @@ void TaskGrpcService::ServeCreate(CallContext* call, const tasks_v1::CreateTaskR
   }
   if ((request->has_ttl_ms() && request->ttl_ms() <= 0) ||
       (request->has_poll_interval_ms() && request->poll_interval_ms() <= 0)) {
-    return FinishNow(call, absl::InvalidArgumentError(
-                               "ttl_ms and poll_interval_ms, when given, are positive"));
+    return FinishNow(
+        call, absl::InvalidArgumentError("ttl_ms and poll_interval_ms, when given, are positive"));
   }
   NewTask task;
   task.owner = call->principal();
@@ -157,8 +157,7 @@ void TaskGrpcService::ServeList(CallContext* call, const tasks_v1::ListTasksRequ
                                 tasks_v1::ListTasksResponse* response) {
   const size_t limit = request->limit() > 0 ? request->limit() : kDefaultListLimit;
   // A gateway speaking for no one lists everyone's (its console); anyone else its own.
-  const bool everyone =
-      call->speaks_for_principals() && call->principal() == kAnonymousPrincipal;
+  const bool everyone = call->speaks_for_principals() && call->principal() == kAnonymousPrincipal;
   const std::string owner = everyone ? std::string() : call->principal();
   for (const Task& task : desk_->List(owner, limit)) {
     TaskToProto(task, /*for_worker=*/false, response->add_tasks());

@@ -23,14 +23,14 @@ class TaskGrpcService : public tasks_v1::TaskService::CallbackService {
  public:
   TaskGrpcService(std::unique_ptr<TaskDesk> desk, CallerAuthOptions auth);
 
-#define LABGATE_TASK_UNARY(Method, Request, Response)                                        \
-  grpc::ServerUnaryReactor* Method(grpc::CallbackServerContext* context,                     \
-                                   const tasks_v1::Request* request,                         \
-                                   tasks_v1::Response* response) override {                  \
-    return ServeCallback(this, &TaskGrpcService::Serve##Method, auth_, context, request,     \
-                         response);                                                          \
-  }                                                                                          \
-  void Serve##Method(CallContext* call, const tasks_v1::Request* request,                    \
+#define LABGATE_TASK_UNARY(Method, Request, Response)                                              \
+  grpc::ServerUnaryReactor* Method(grpc::CallbackServerContext* context,                           \
+                                   const tasks_v1::Request* request, tasks_v1::Response* response) \
+      override {                                                                                   \
+    return ServeCallback(this, &TaskGrpcService::Serve##Method, auth_, context, request,           \
+                         response);                                                                \
+  }                                                                                                \
+  void Serve##Method(CallContext* call, const tasks_v1::Request* request,                          \
                      tasks_v1::Response* response);
   LABGATE_TASK_UNARY(Create, CreateTaskRequest, TaskState)
   LABGATE_TASK_UNARY(Get, GetTaskRequest, TaskState)

@@ -88,8 +88,9 @@ TEST_F(TaskDeskTest, EveryChangeIsStoredBeforeItIsAnsweredAndHeardInOrder) {
   EXPECT_EQ(Stored(task->id)->status, TaskStatus::kInputRequired);
 
   // Another principal answers nothing and learns nothing.
-  absl::StatusOr<json> stranger = Await<json>(
-      [&](auto done) { desk_->Answer(task->id, "http:mallory", {{"confirm", true}}, done); });
+  absl::StatusOr<json> stranger = Await<json>([&](auto done) {
+    desk_->Answer(task->id, "http:mallory", {{"confirm", true}}, done);
+  });
   EXPECT_EQ(stranger.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(desk_->Get(task->id, "http:mallory").status().code(), absl::StatusCode::kNotFound);
 

@@ -457,10 +457,8 @@ void StatelessDialect::Listen(const json& params, ReplyOnce reply, const std::st
       if (id.is_string()) ids.push_back(id.get<std::string>());
     }
     if (!ids.empty()) {
-      subscription->resources.push_back(
-          server_->tasks->Listen(owner, ids, [gate](const json& task) {
-            gate->Deliver("notifications/tasks", task);
-          }));
+      subscription->resources.push_back(server_->tasks->Listen(
+          owner, ids, [gate](const json& task) { gate->Deliver("notifications/tasks", task); }));
       acknowledged["taskIds"] = ids;
     }
   }

@@ -76,19 +76,18 @@ TEST(ToolCatalogTest, LongLabCallsSayTheyMayBeTasksAndHowLongTheyTake) {
     const nlohmann::json listed = tool.ToJson();
     EXPECT_EQ(listed.contains("execution"), !tool.task_support.empty()) << tool.name;
   }
-  EXPECT_THAT(optional, ::testing::UnorderedElementsAre("read", "query", "wait_for",
-                                                        "send_expect", "reserve"));
+  EXPECT_THAT(optional, ::testing::UnorderedElementsAre("read", "query", "wait_for", "send_expect",
+                                                        "reserve"));
   EXPECT_EQ((*catalog)->Find("wait_for")->ToJson()["execution"]["taskSupport"], "optional");
 
   EXPECT_EQ((*catalog)->Find("wait_for")->ExpectedDurationMs({{"timeout_ms", 20000}}), 20000);
   EXPECT_EQ((*catalog)->Find("wait_for")->ExpectedDurationMs(nlohmann::json::object()), 0)
       << "a timeout left to the port's default says nothing";
-  const nlohmann::json script = {
-      {"steps",
-       {{{"send", "reset"}},
-        {{"expect", {"boot"}}, {"timeout_ms", 30000}},
-        {{"delay_ms", 500}},
-        {{"signal", "dtr"}, {"level", false}, {"ms", 250}}}}};
+  const nlohmann::json script = {{"steps",
+                                  {{{"send", "reset"}},
+                                   {{"expect", {"boot"}}, {"timeout_ms", 30000}},
+                                   {{"delay_ms", 500}},
+                                   {{"signal", "dtr"}, {"level", false}, {"ms", 250}}}}};
   EXPECT_EQ((*catalog)->Find("send_expect")->ExpectedDurationMs(script), 30750);
   EXPECT_EQ((*catalog)->Find("reserve")->ExpectedDurationMs({{"wait_s", 1200}}), 1200000)
       << "seconds for a name ending _s";
