@@ -26,6 +26,7 @@ class ResumingWatch : public std::enable_shared_from_this<ResumingWatch<Event>> 
   struct Callbacks {
     std::function<void(const Event&)> on_event;  // each message, on a gRPC thread
     std::function<void()> on_started;            // each time a stream is up (optional)
+    std::function<void()> on_ended = nullptr;    // each time a stream ends (optional)
   };
 
   static std::shared_ptr<ResumingWatch> Start(StartFn start, Callbacks callbacks,
@@ -89,6 +90,7 @@ class ResumingWatch : public std::enable_shared_from_this<ResumingWatch<Event>> 
   }
 
   void Ended() ABSL_LOCKS_EXCLUDED(mutex_) {
+    if (callbacks_.on_ended && Running()) callbacks_.on_ended();
     absl::MutexLock lock(&mutex_);
     if (stopped_) return;
     retry_ = std::make_unique<grpc::Alarm>();

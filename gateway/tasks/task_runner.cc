@@ -55,7 +55,13 @@ TaskRunner::TaskRunner(TaskClient* client, TaskRunnerOptions options)
             grpc::ClientContext* context, grpc::ClientReadReactor<tasks_v1::TaskState>* reactor) {
           stub->async()->Watch(context, &request, reactor);
         },
-        {[this](const tasks_v1::TaskState& state) { Apply(state); }, [this] { Reconcile(); }},
+        {[this](const tasks_v1::TaskState& state) { Apply(state); }, [this] { Reconcile(); },
+         [this] {
+           // What changes until the next stream is not heard of: the service answers reads.
+           absl::MutexLock lock(&mu_);
+           watching_ = false;
+           cache_.clear();
+         }},
         std::chrono::seconds(1));
   }
 }
@@ -151,6 +157,7 @@ void TaskRunner::Start(std::shared_ptr<RequestContext> asker, const std::string&
                   [this, asker = std::move(asker), work = std::move(work),
                    created = std::move(created)](absl::StatusOr<tasks_v1::TaskState> state) {
                     if (!state.ok()) return created(state.status());
+                    Remember(*state);
                     json task = ParseTask(state->task_json());
                     const std::string id = task.value("taskId", "");
                     auto context = std::make_shared<TaskContext>(id, asker, client_);
@@ -190,6 +197,7 @@ void TaskRunner::Finish(const std::shared_ptr<TaskContext>& context,
 void TaskRunner::SendFinish(tasks_v1::FinishTaskRequest request, int attempt) {
   const std::string id = request.id();
   client_->Finish(request, [this, request, attempt, id](absl::StatusOr<tasks_v1::TaskState> done) {
+    if (done.ok()) Remember(*done);
     const bool retry = !done.ok() && done.status().code() != absl::StatusCode::kNotFound &&
                        attempt < kFinishAttempts;
     if (!done.ok()) {
@@ -212,7 +220,26 @@ void TaskRunner::SendFinish(tasks_v1::FinishTaskRequest request, int attempt) {
   });
 }
 
+void TaskRunner::Remember(const tasks_v1::TaskState& state) {
+  json task = ParseTask(state.task_json());
+  const std::string id = task.value("taskId", "");
+  if (id.empty()) return;
+  absl::Time expires = absl::InfiniteFuture();
+  absl::Time created;
+  std::string parse_error;
+  if (task.contains("ttlMs") && task["ttlMs"].is_number_integer() &&
+      absl::ParseTime(absl::RFC3339_full, task.value("createdAt", ""), &created, &parse_error)) {
+    expires = created + absl::Milliseconds(task["ttlMs"].get<int64_t>());
+  }
+  absl::MutexLock lock(&mu_);
+  if (!watching_) return;
+  Cached& cached = cache_[id];
+  if (cached.revision >= state.revision()) return;
+  cached = Cached{state.owner(), state.revision(), std::move(task), expires};
+}
+
 void TaskRunner::Apply(const tasks_v1::TaskState& state) {
+  Remember(state);
   const json task = ParseTask(state.task_json());
   const std::string id = task.value("taskId", "");
   const std::string status = task.value("status", "");
@@ -242,6 +269,9 @@ void TaskRunner::Reconcile() {
   std::vector<std::shared_ptr<TaskContext>> running;
   {
     absl::MutexLock lock(&mu_);
+    // From here on every change is heard, in order; what came before is read from the service.
+    cache_.clear();
+    watching_ = true;
     for (const auto& [id, context] : running_) running.push_back(context);
   }
   for (const auto& context : running) {
@@ -253,12 +283,29 @@ void TaskRunner::Reconcile() {
 }
 
 void TaskRunner::Get(const std::string& owner, const std::string& id, JsonDone done) {
-  client_->Get(owner, id, [done = std::move(done)](absl::StatusOr<tasks_v1::TaskState> state) {
-    if (!state.ok()) return done(state.status());
-    json task = ParseTask(state->task_json());
-    task["resultType"] = "complete";
-    done(std::move(task));
-  });
+  {
+    absl::MutexLock lock(&mu_);
+    auto cached = cache_.find(id);
+    if (cached != cache_.end() && absl::Now() >= cached->second.expires) {
+      cache_.erase(cached);
+      cached = cache_.end();
+    }
+    if (cached != cache_.end()) {
+      // Another's task reads as none, in the service's words.
+      if (cached->second.owner != owner) return done(absl::NotFoundError("no task " + id));
+      json task = cached->second.task;
+      task["resultType"] = "complete";
+      return done(std::move(task));
+    }
+  }
+  client_->Get(owner, id,
+               [this, done = std::move(done)](absl::StatusOr<tasks_v1::TaskState> state) {
+                 if (!state.ok()) return done(state.status());
+                 Remember(*state);
+                 json task = ParseTask(state->task_json());
+                 task["resultType"] = "complete";
+                 done(std::move(task));
+               });
 }
 
 void TaskRunner::Update(const std::string& owner, const std::string& id, const json& responses,
@@ -267,6 +314,8 @@ void TaskRunner::Update(const std::string& owner, const std::string& id, const j
       owner, id, Dump(responses),
       [this, id, done = std::move(done)](absl::StatusOr<tasks_v1::UpdateTaskResponse> taken) {
         if (!taken.ok()) return done(taken.status());
+        // Read after this acknowledgement, the task shows the answers taken.
+        if (taken->has_task()) Remember(taken->task());
         std::shared_ptr<TaskContext> context;
         {
           absl::MutexLock lock(&mu_);
@@ -285,6 +334,7 @@ void TaskRunner::Cancel(const std::string& owner, const std::string& id, JsonDon
   client_->Cancel(owner, id,
                   [this, id, done = std::move(done)](absl::StatusOr<tasks_v1::TaskState> state) {
                     if (!state.ok()) return done(state.status());
+                    Remember(*state);
                     std::shared_ptr<TaskContext> context;
                     {
                       absl::MutexLock lock(&mu_);

@@ -18,6 +18,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "gateway/backends/resuming_watch.h"
 #include "gateway/mcp/task_host.h"
 #include "gateway/tasks/task_client.h"
@@ -65,6 +66,16 @@ class TaskRunner final : public TaskHost {
     std::vector<std::string> ids;
     std::function<void(const nlohmann::json&)> changed;
   };
+  // A task as this gateway last heard of it: answered for tasks/get without a trip to the
+  // service while the Watch stream is up (it carries every change, in order).
+  struct Cached {
+    std::string owner;
+    int64_t revision = 0;
+    nlohmann::json task;  // the DetailedTask
+    absl::Time expires = absl::InfiniteFuture();
+  };
+  // Keeps `state` unless a later revision is kept already.
+  void Remember(const tasks_v1::TaskState& state) ABSL_LOCKS_EXCLUDED(mu_);
   // A change the watch (or a reconciling Get) brought.
   void Apply(const tasks_v1::TaskState& state) ABSL_LOCKS_EXCLUDED(mu_);
   // After the watch (re)starts: what it may have missed, for the tasks running here.
@@ -82,6 +93,8 @@ class TaskRunner final : public TaskHost {
   mutable absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<TaskContext>> running_ ABSL_GUARDED_BY(mu_);
   std::map<uint64_t, std::shared_ptr<Listener>> listeners_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, Cached> cache_ ABSL_GUARDED_BY(mu_);
+  bool watching_ ABSL_GUARDED_BY(mu_) = false;  // the cache is current only while it is
   uint64_t next_listener_ ABSL_GUARDED_BY(mu_) = 1;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::shared_ptr<ResumingWatch<tasks_v1::TaskState>> watch_;

@@ -98,6 +98,7 @@ absl::StatusOr<Task> TaskBook::AskForInput(const std::string& id, const json& re
   }
   task->status = TaskStatus::kInputRequired;
   task->updated_at = now;
+  ++task->revision;
   return *task;
 }
 
@@ -120,6 +121,7 @@ absl::StatusOr<json> TaskBook::Answer(const std::string& id, const std::string& 
       task->status = TaskStatus::kWorking;
     }
     task->updated_at = now;
+    ++task->revision;
   }
   return taken;
 }
@@ -132,6 +134,7 @@ absl::StatusOr<Task> TaskBook::Complete(const std::string& id, json result, Task
   task->result = std::move(result);
   task->input_requests = json::object();
   task->updated_at = now;
+  ++task->revision;
   return *task;
 }
 
@@ -145,6 +148,7 @@ absl::StatusOr<Task> TaskBook::Fail(const std::string& id, json error, const std
   task->error = std::move(error);
   task->input_requests = json::object();
   task->updated_at = now;
+  ++task->revision;
   return *task;
 }
 
@@ -157,6 +161,7 @@ absl::StatusOr<Task> TaskBook::Cancel(const std::string& id, const std::string& 
   task->status_message = "cancelled by its owner";
   task->input_requests = json::object();
   task->updated_at = now;
+  ++task->revision;
   return *task;
 }
 
@@ -170,6 +175,7 @@ std::vector<Task> TaskBook::FailUnfinishedOf(const std::string& worker, const st
     task.error = json{{"code", -32603}, {"message", why}};
     task.input_requests = json::object();
     task.updated_at = now;
+    ++task.revision;
     failed.push_back(task);
   }
   return failed;

@@ -44,6 +44,8 @@ struct Task {
   std::string worker;       // the process doing the work; its silence fails the task
   std::string description;  // what the work is, for people ("tools/call wait_for")
   nlohmann::json responses = nlohmann::json::object();  // every answer taken, by key
+  // 1 at creation, one more at each change: a reader keeps the state with the highest.
+  int64_t revision = 1;
 };
 
 class TaskBook {

@@ -127,18 +127,20 @@ absl::StatusOr<Task> TaskDesk::Find(const std::string& id) const {
 }
 
 void TaskDesk::Answer(const std::string& id, const std::string& owner, const json& responses,
-                      std::function<void(absl::StatusOr<json>)> done) {
+                      std::function<void(absl::StatusOr<Answered>)> done) {
   absl::MutexLock lock(&mu_);
   const TaskTime now = options_.clock();
   absl::StatusOr<json> taken = book_.Answer(id, owner, responses, now);
-  if (!taken.ok() || taken->empty()) return done(std::move(taken));
+  if (!taken.ok()) return done(taken.status());
   absl::StatusOr<Task> task = book_.Find(id, now);
   if (!task.ok()) return done(task.status());
+  Answered answered{*std::move(taken), *task};
+  if (answered.taken.empty()) return done(std::move(answered));  // nothing changed
   // The answered keys are gone from the stored task before the answer is acknowledged.
   StoreLocked({*std::move(task)},
-              [done = std::move(done), taken = *std::move(taken)](const absl::Status& stored) {
+              [done = std::move(done), answered = std::move(answered)](const absl::Status& stored) {
                 if (!stored.ok()) return done(stored);
-                done(taken);
+                done(answered);
               });
 }
 

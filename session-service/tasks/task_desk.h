@@ -62,9 +62,13 @@ class TaskDesk {
       ABSL_LOCKS_EXCLUDED(mu_);
   // The task whoever owns it: for its worker.
   absl::StatusOr<Task> Find(const std::string& id) const ABSL_LOCKS_EXCLUDED(mu_);
-  // The owner's answers: `done` gets those taken (outstanding keys only).
+  // The owner's answers: `done` gets those taken (outstanding keys only) and the task after.
+  struct Answered {
+    nlohmann::json taken;
+    Task task;
+  };
   void Answer(const std::string& id, const std::string& owner, const nlohmann::json& responses,
-              std::function<void(absl::StatusOr<nlohmann::json>)> done) ABSL_LOCKS_EXCLUDED(mu_);
+              std::function<void(absl::StatusOr<Answered>)> done) ABSL_LOCKS_EXCLUDED(mu_);
   void Cancel(const std::string& id, const std::string& owner, Done done) ABSL_LOCKS_EXCLUDED(mu_);
 
   // The worker's side.

@@ -49,6 +49,7 @@ void TaskToProto(const Task& task, bool for_worker, tasks_v1::TaskState* out) {
   out->set_owner(task.owner);
   out->set_worker(task.worker);
   out->set_description(task.description);
+  out->set_revision(task.revision);
   if (for_worker) out->set_responses_json(Dump(task.responses));
 }
 
@@ -93,9 +94,13 @@ void TaskGrpcService::ServeUpdate(CallContext* call, const tasks_v1::UpdateTaskR
       ParseObject(request->input_responses_json(), "input_responses_json");
   if (!responses.ok()) return FinishNow(call, responses.status());
   desk_->Answer(request->id(), call->principal(), *responses,
-                [call, response](absl::StatusOr<json> taken) {
-                  if (taken.ok()) response->set_taken_json(Dump(*taken));
-                  call->Finish(taken.status());
+                [call, response](absl::StatusOr<TaskDesk::Answered> answered) {
+                  if (answered.ok()) {
+                    response->set_taken_json(Dump(answered->taken));
+                    TaskToProto(answered->task, call->speaks_for_principals(),
+                                response->mutable_task());
+                  }
+                  call->Finish(answered.status());
                 });
 }
 

@@ -67,7 +67,8 @@ std::string TaskToStoredJson(const Task& task) {
               {"used_keys", task.used_keys},
               {"worker", task.worker},
               {"description", task.description},
-              {"responses", task.responses}};
+              {"responses", task.responses},
+              {"revision", task.revision}};
   if (task.ttl.has_value()) out["ttl_ms"] = task.ttl->count();
   if (task.poll_interval.has_value()) out["poll_interval_ms"] = task.poll_interval->count();
   if (task.result.has_value()) out["result"] = *task.result;
@@ -102,6 +103,7 @@ absl::StatusOr<Task> TaskFromStoredJson(const std::string& text) {
   const json requests = OptionalJson(in, "input_requests").value_or(json::object());
   if (requests.is_object()) task.input_requests = requests;
   task.used_keys = StringSet(in, "used_keys");
+  task.revision = in.value("revision", int64_t{1});
   task.worker = in.value("worker", "");
   task.description = in.value("description", "");
   const json responses = OptionalJson(in, "responses").value_or(json::object());

@@ -88,18 +88,21 @@ TEST_F(TaskDeskTest, EveryChangeIsStoredBeforeItIsAnsweredAndHeardInOrder) {
   EXPECT_EQ(Stored(task->id)->status, TaskStatus::kInputRequired);
 
   // Another principal answers nothing and learns nothing.
-  absl::StatusOr<json> stranger = Await<json>([&](auto done) {
+  absl::StatusOr<TaskDesk::Answered> stranger = Await<TaskDesk::Answered>([&](auto done) {
     desk_->Answer(task->id, "http:mallory", {{"confirm", true}}, done);
   });
   EXPECT_EQ(stranger.status().code(), absl::StatusCode::kNotFound);
   EXPECT_EQ(desk_->Get(task->id, "http:mallory").status().code(), absl::StatusCode::kNotFound);
 
-  absl::StatusOr<json> taken = Await<json>([&](auto done) {
+  absl::StatusOr<TaskDesk::Answered> taken = Await<TaskDesk::Answered>([&](auto done) {
     desk_->Answer(task->id, "http:alice", {{"confirm", {{"action", "accept"}}}, {"other", 1}},
                   done);
   });
   ASSERT_TRUE(taken.ok());
-  EXPECT_EQ(*taken, json({{"confirm", {{"action", "accept"}}}})) << "the unknown key is ignored";
+  EXPECT_EQ(taken->taken, json({{"confirm", {{"action", "accept"}}}}))
+      << "the unknown key is ignored";
+  EXPECT_EQ(taken->task.status, TaskStatus::kWorking);
+  EXPECT_EQ(taken->task.revision, 3) << "created, asked, answered";
   absl::StatusOr<Task> answered = Stored(task->id);
   ASSERT_TRUE(answered.ok());
   EXPECT_EQ(answered->status, TaskStatus::kWorking) << "stored before the answer was acknowledged";
