@@ -85,7 +85,8 @@ bool TaskFixtures::RunsLong(const std::string& name, const json& arguments) cons
 }
 
 void TaskFixtures::BeforeTask(const std::string& name, const json& arguments,
-                              std::shared_ptr<RequestContext> context, JsonDone done) {
+                              const std::shared_ptr<RequestContext>& context,
+                              const JsonDone& done) {
   if (name != "test_tool_with_task") return done(arguments);
   // Asked within the request (input_required), before any task exists.
   context->AskClient(
@@ -101,7 +102,7 @@ void TaskFixtures::BeforeTask(const std::string& name, const json& arguments,
 }
 
 void TaskFixtures::After(std::chrono::milliseconds delay,
-                         const std::shared_ptr<RequestContext>& context, json result,
+                         const std::shared_ptr<RequestContext>& context, const json& result,
                          ToolDone done) {
   struct Pending {
     explicit Pending(boost::asio::io_context& io) : timer(io) {}
@@ -132,13 +133,13 @@ void TaskFixtures::CallTool(const std::string& name, const json& arguments,
     json result =
         Text(absl::StrCat("computed '", arguments.value("label", ""), "' in ", seconds, " s"));
     if (seconds <= 0) return done(ToolResult(std::move(result)));
-    return After(std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)), context,
-                 std::move(result), std::move(done));
+    return After(std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000)), context, result,
+                 std::move(done));
   }
   if (name == "failing_job") {
     json result = Text("the job failed: the instrument did not answer");
     result["isError"] = true;
-    return After(std::chrono::milliseconds(200), context, std::move(result), std::move(done));
+    return After(std::chrono::milliseconds(200), context, result, std::move(done));
   }
   if (name == "protocol_error_job") {
     return done(absl::InternalError("the job failed with a protocol error"));

@@ -24,14 +24,14 @@ class TaskFixtures final : public ToolProvider {
   TaskSupport TaskSupportOf(const std::string& name) const override;
   bool RunsLong(const std::string& name, const nlohmann::json& arguments) const override;
   void BeforeTask(const std::string& name, const nlohmann::json& arguments,
-                  std::shared_ptr<RequestContext> context, JsonDone done) override;
+                  const std::shared_ptr<RequestContext>& context, const JsonDone& done) override;
   void CallTool(const std::string& name, const nlohmann::json& arguments,
                 std::shared_ptr<RequestContext> context, ToolDone done) override;
 
  private:
   // Answers `done` with `result` after `delay`, or CANCELLED at once if the call is cancelled.
   void After(std::chrono::milliseconds delay, const std::shared_ptr<RequestContext>& context,
-             nlohmann::json result, ToolDone done);
+             const nlohmann::json& result, ToolDone done);
   boost::asio::io_context& io_;
 };
 

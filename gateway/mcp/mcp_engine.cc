@@ -135,8 +135,11 @@ bool IsMcpMethod(std::string_view method) {
                                                       "completion/complete",
                                                       "logging/setLevel",
                                                       "server/discover",
-                                                      "subscriptions/listen"};
-  return kMethods.count(method) != 0;
+                                                      "subscriptions/listen",
+                                                      "tasks/get",
+                                                      "tasks/update",
+                                                      "tasks/cancel"};
+  return kMethods.contains(method);
 }
 
 std::string TracedTool(const std::string& method, const json& params) {
@@ -232,7 +235,7 @@ void McpEngine::CallTool(const json& params, ReplyOnce reply,
         }
         if (declared &&
             (support == TaskSupport::kRequired || provider->RunsLong(name, *arguments))) {
-          return CallAsTask(provider, name, *arguments, std::move(reply), std::move(context));
+          return CallAsTask(provider, name, *arguments, std::move(reply), context);
         }
       }
       auto shared = Share(std::move(reply));
@@ -414,7 +417,7 @@ void McpEngine::Complete(const json& params, ReplyOnce reply) const {
 }
 
 void McpEngine::CallAsTask(ToolProvider* provider, const std::string& name, const json& arguments,
-                           ReplyOnce reply, std::shared_ptr<RequestContext> context) const {
+                           ReplyOnce reply, const std::shared_ptr<RequestContext>& context) const {
   auto shared = Share(std::move(reply));
   TaskHost* tasks = server_->tasks;
   provider->BeforeTask(
@@ -423,7 +426,8 @@ void McpEngine::CallAsTask(ToolProvider* provider, const std::string& name, cons
         if (!*shared) return;
         if (!task_arguments.ok()) return shared->Fail(task_arguments.status());
         TaskHost::Work work = [provider, name, task_arguments = *std::move(task_arguments)](
-                                  std::shared_ptr<RequestContext> task_context, ToolDone done) {
+                                  std::shared_ptr<RequestContext> task_context,
+                                  const ToolDone& done) {
           const auto started = std::chrono::steady_clock::now();
           provider->CallTool(name, task_arguments, std::move(task_context),
                              [name, started, done](absl::StatusOr<ToolResult> outcome) {
@@ -442,7 +446,7 @@ void McpEngine::CallAsTask(ToolProvider* provider, const std::string& name, cons
 }
 
 void McpEngine::TaskMethod(const std::string& method, const json& params, ReplyOnce reply,
-                           std::shared_ptr<RequestContext> context) const {
+                           const std::shared_ptr<RequestContext>& context) const {
   // The capability comes first: a client that did not declare the extension learns nothing of
   // any task, not even whether an id exists.
   if (!DeclaresTasks(context->client_capabilities())) {

@@ -42,7 +42,7 @@ class McpEngine {
 
   // tasks/get, tasks/update, tasks/cancel: only for a request that declares the extension.
   void TaskMethod(const std::string& method, const nlohmann::json& params, ReplyOnce reply,
-                  std::shared_ptr<RequestContext> context) const;
+                  const std::shared_ptr<RequestContext>& context) const;
 
   ResourceProvider* FindResourceProvider(const std::string& uri) const;
   const McpServer& server() const { return *server_; }
@@ -56,7 +56,7 @@ class McpEngine {
  private:
   // The call as a task: BeforeTask, then the task is created and its work started.
   void CallAsTask(ToolProvider* provider, const std::string& name, const nlohmann::json& arguments,
-                  ReplyOnce reply, std::shared_ptr<RequestContext> context) const;
+                  ReplyOnce reply, const std::shared_ptr<RequestContext>& context) const;
   const McpServer* server_;
 };
 

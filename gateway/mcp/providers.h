@@ -126,7 +126,7 @@ class ToolProvider {
   // Runs in the request before a task is created (it may ask the client, in the request's own
   // way) and gives the arguments the task's work runs with.
   virtual void BeforeTask(const std::string& name, const nlohmann::json& arguments,
-                          std::shared_ptr<RequestContext> context, JsonDone done) {
+                          const std::shared_ptr<RequestContext>& context, const JsonDone& done) {
     (void)name, (void)context;
     done(arguments);
   }
