@@ -61,8 +61,9 @@ void TaskClient::Create(const std::string& owner, const tasks_v1::CreateTaskRequ
   Call<tasks_v1::CreateTaskRequest, tasks_v1::TaskState>(
       "Create", owner, request,
       [](Stub* stub, grpc::ClientContext* context, const tasks_v1::CreateTaskRequest* in,
-         tasks_v1::TaskState* out,
-         std::function<void(grpc::Status)> then) { stub->async()->Create(context, in, out, then); },
+         tasks_v1::TaskState* out, std::function<void(grpc::Status)> then) {
+        stub->async()->Create(context, in, out, std::move(then));
+      },
       std::move(done));
 }
 
@@ -73,8 +74,9 @@ void TaskClient::Get(const std::string& owner, const std::string& id,
   Call<tasks_v1::GetTaskRequest, tasks_v1::TaskState>(
       "Get", owner, request,
       [](Stub* stub, grpc::ClientContext* context, const tasks_v1::GetTaskRequest* in,
-         tasks_v1::TaskState* out,
-         std::function<void(grpc::Status)> then) { stub->async()->Get(context, in, out, then); },
+         tasks_v1::TaskState* out, std::function<void(grpc::Status)> then) {
+        stub->async()->Get(context, in, out, std::move(then));
+      },
       std::move(done));
 }
 
@@ -87,8 +89,9 @@ void TaskClient::Update(const std::string& owner, const std::string& id,
   Call<tasks_v1::UpdateTaskRequest, tasks_v1::UpdateTaskResponse>(
       "Update", owner, request,
       [](Stub* stub, grpc::ClientContext* context, const tasks_v1::UpdateTaskRequest* in,
-         tasks_v1::UpdateTaskResponse* out,
-         std::function<void(grpc::Status)> then) { stub->async()->Update(context, in, out, then); },
+         tasks_v1::UpdateTaskResponse* out, std::function<void(grpc::Status)> then) {
+        stub->async()->Update(context, in, out, std::move(then));
+      },
       std::move(done));
 }
 
@@ -99,8 +102,9 @@ void TaskClient::Cancel(const std::string& owner, const std::string& id,
   Call<tasks_v1::CancelTaskRequest, tasks_v1::TaskState>(
       "Cancel", owner, request,
       [](Stub* stub, grpc::ClientContext* context, const tasks_v1::CancelTaskRequest* in,
-         tasks_v1::TaskState* out,
-         std::function<void(grpc::Status)> then) { stub->async()->Cancel(context, in, out, then); },
+         tasks_v1::TaskState* out, std::function<void(grpc::Status)> then) {
+        stub->async()->Cancel(context, in, out, std::move(then));
+      },
       std::move(done));
 }
 
@@ -113,7 +117,7 @@ void TaskClient::AskForInput(const std::string& id, const std::string& requests_
       "AskForInput", "", request,
       [](Stub* stub, grpc::ClientContext* context, const tasks_v1::AskForInputRequest* in,
          tasks_v1::TaskState* out, std::function<void(grpc::Status)> then) {
-        stub->async()->AskForInput(context, in, out, then);
+        stub->async()->AskForInput(context, in, out, std::move(then));
       },
       std::move(done));
 }
@@ -123,8 +127,9 @@ void TaskClient::Finish(const tasks_v1::FinishTaskRequest& request,
   Call<tasks_v1::FinishTaskRequest, tasks_v1::TaskState>(
       "Finish", "", request,
       [](Stub* stub, grpc::ClientContext* context, const tasks_v1::FinishTaskRequest* in,
-         tasks_v1::TaskState* out,
-         std::function<void(grpc::Status)> then) { stub->async()->Finish(context, in, out, then); },
+         tasks_v1::TaskState* out, std::function<void(grpc::Status)> then) {
+        stub->async()->Finish(context, in, out, std::move(then));
+      },
       std::move(done));
 }
 
@@ -135,7 +140,7 @@ void TaskClient::Heartbeat(const std::string& worker, Done<tasks_v1::HeartbeatRe
       "Heartbeat", "", request,
       [](Stub* stub, grpc::ClientContext* context, const tasks_v1::HeartbeatRequest* in,
          tasks_v1::HeartbeatResponse* out, std::function<void(grpc::Status)> then) {
-        stub->async()->Heartbeat(context, in, out, then);
+        stub->async()->Heartbeat(context, in, out, std::move(then));
       },
       std::move(done));
 }
@@ -146,8 +151,9 @@ void TaskClient::List(int limit, Done<tasks_v1::ListTasksResponse> done) {
   Call<tasks_v1::ListTasksRequest, tasks_v1::ListTasksResponse>(
       "List", "", request,
       [](Stub* stub, grpc::ClientContext* context, const tasks_v1::ListTasksRequest* in,
-         tasks_v1::ListTasksResponse* out,
-         std::function<void(grpc::Status)> then) { stub->async()->List(context, in, out, then); },
+         tasks_v1::ListTasksResponse* out, std::function<void(grpc::Status)> then) {
+        stub->async()->List(context, in, out, std::move(then));
+      },
       std::move(done));
 }
 

@@ -63,11 +63,12 @@ void TaskContext::AskClient(const std::string& key, const std::string& method, c
   json request = {{"method", method}};
   if (!params.is_null()) request["params"] = params;
   const json requests = {{key, std::move(request)}};
-  client_->AskForInput(id_, requests.dump(-1, ' ', false, json::error_handler_t::replace),
-                       [self = weak_from_this(), key](absl::StatusOr<tasks_v1::TaskState> asked) {
-                         if (asked.ok()) return;
-                         if (auto context = self.lock()) context->Forget(key, asked.status());
-                       });
+  client_->AskForInput(
+      id_, requests.dump(-1, ' ', false, json::error_handler_t::replace),
+      [self = weak_from_this(), key](const absl::StatusOr<tasks_v1::TaskState>& asked) {
+        if (asked.ok()) return;
+        if (auto context = self.lock()) context->Forget(key, asked.status());
+      });
 }
 
 void TaskContext::Forget(const std::string& key, const absl::Status& why) {

@@ -87,7 +87,7 @@ void TaskRunner::Stop(std::chrono::milliseconds grace) {
     const std::string why = "the gateway running this task shut down before the task finished";
     request.set_error_json(Dump({{"code", jsonrpc_code::kInternalError}, {"message", why}}));
     request.set_status_message(why);
-    client_->Finish(request, [pending, all_told](absl::StatusOr<tasks_v1::TaskState>) {
+    client_->Finish(request, [pending, all_told](const absl::StatusOr<tasks_v1::TaskState>&) {
       if (--*pending == 0) all_told->Notify();
     });
   }
@@ -136,12 +136,13 @@ void TaskRunner::Beat() {
       stopped_.WaitWithTimeout(&jobs_mu_, absl::FromChrono(options_.heartbeat_every));
       if (jobs_stop_) return;
     }
-    client_->Heartbeat(options_.worker, [](absl::StatusOr<tasks_v1::HeartbeatResponse> beat) {
-      if (!beat.ok()) {
-        LG_LOG(kWarning) << "tasks: the task service did not take this gateway's heartbeat: "
-                         << beat.status().message();
-      }
-    });
+    client_->Heartbeat(
+        options_.worker, [](const absl::StatusOr<tasks_v1::HeartbeatResponse>& beat) {
+          if (!beat.ok()) {
+            LG_LOG(kWarning) << "tasks: the task service did not take this gateway's heartbeat: "
+                             << beat.status().message();
+          }
+        });
   }
 }
 
@@ -191,11 +192,11 @@ void TaskRunner::Finish(const std::shared_ptr<TaskContext>& context,
         Dump({{"code", MappingFor(status.code()).jsonrpc_code}, {"message", message}}));
     request.set_status_message(message);
   }
-  SendFinish(std::move(request), 1);
+  SendFinish(request, 1);
 }
 
-void TaskRunner::SendFinish(tasks_v1::FinishTaskRequest request, int attempt) {
-  const std::string id = request.id();
+void TaskRunner::SendFinish(const tasks_v1::FinishTaskRequest& request, int attempt) {
+  const std::string& id = request.id();
   client_->Finish(request, [this, request, attempt, id](absl::StatusOr<tasks_v1::TaskState> done) {
     if (done.ok()) Remember(*done);
     const bool retry = !done.ok() && done.status().code() != absl::StatusCode::kNotFound &&

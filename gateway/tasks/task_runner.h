@@ -82,7 +82,7 @@ class TaskRunner final : public TaskHost {
   void Reconcile() ABSL_LOCKS_EXCLUDED(mu_);
   // The work ended: the task is finished with its outcome (retried until the service takes it).
   void Finish(const std::shared_ptr<TaskContext>& context, absl::StatusOr<ToolResult> outcome);
-  void SendFinish(tasks_v1::FinishTaskRequest request, int attempt) ABSL_LOCKS_EXCLUDED(mu_);
+  void SendFinish(const tasks_v1::FinishTaskRequest& request, int attempt) ABSL_LOCKS_EXCLUDED(mu_);
   // Runs queued jobs (work starting, finishing) off the threads that answer calls.
   void Post(std::function<void()> job) ABSL_LOCKS_EXCLUDED(jobs_mu_);
   void RunJobs() ABSL_LOCKS_EXCLUDED(jobs_mu_);
