@@ -24,6 +24,13 @@ bool ParseMcpLogLevel(const std::string& text, McpLogLevel* level) {
 
 const char* McpLogLevelName(McpLogLevel level) { return kLevelNames[static_cast<size_t>(level)]; }
 
+std::string ClientCapabilityFor(const std::string& method) {
+  if (method == "sampling/createMessage") return "sampling";
+  if (method == "elicitation/create") return "elicitation";
+  if (method == "roots/list") return "roots";
+  return "";
+}
+
 const char* TaskSupportName(TaskSupport support) {
   switch (support) {
     case TaskSupport::kOptional:

@@ -31,6 +31,10 @@ inline bool IsInputRequired(const absl::Status& status) {
          status.message() == kInputRequiredMessage;
 }
 using StringsDone = std::function<void(std::vector<std::string>)>;
+
+// The client capability a request to the client needs ("sampling", "elicitation", "roots"), or
+// "" for a method that is not one.
+std::string ClientCapabilityFor(const std::string& method);
 using JsonListDone = std::function<void(std::vector<nlohmann::json>)>;
 
 // What a handler may do while it serves one client request. Thread-safe unless noted;

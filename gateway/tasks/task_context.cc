@@ -43,17 +43,13 @@ void TaskContext::RequestClient(const std::string& method, const json& params,
 
 void TaskContext::AskClient(const std::string& key, const std::string& method, const json& params,
                             std::chrono::milliseconds /*timeout*/, JsonDone done) {
-  static const std::map<std::string, std::string> kCapabilityFor = {
-      {"sampling/createMessage", "sampling"},
-      {"elicitation/create", "elicitation"},
-      {"roots/list", "roots"}};
-  auto capability = kCapabilityFor.find(method);
-  if (capability == kCapabilityFor.end()) {
+  const std::string capability = ClientCapabilityFor(method);
+  if (capability.empty()) {
     return done(absl::InvalidArgumentError(absl::StrCat("cannot ask the client ", method)));
   }
-  if (!capabilities_.is_object() || !capabilities_.contains(capability->second)) {
+  if (!capabilities_.is_object() || !capabilities_.contains(capability)) {
     return done(absl::FailedPreconditionError(
-        absl::StrCat("the client did not declare the '", capability->second, "' capability")));
+        absl::StrCat("the client did not declare the '", capability, "' capability")));
   }
   {
     absl::MutexLock lock(&mu_);

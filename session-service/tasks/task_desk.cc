@@ -86,17 +86,18 @@ void TaskDesk::Save(SaveJob job) {
   std::vector<TaskRow> rows;
   rows.reserve(job.changed.size());
   for (const Task& task : job.changed) rows.push_back(TaskToRow(task));
-  store_->SaveTasks(std::move(rows), [this, changed = std::move(job.changed),
-                                      then = std::move(job.then)](absl::StatusOr<int64_t> saved) {
-    if (saved.ok()) {
-      Publish(changed);
-    } else {
-      LG_LOG(kError) << "tasks not stored: " << saved.status().message();
-    }
-    then(saved.ok() ? absl::OkStatus() : saved.status());
-    absl::MutexLock lock(&mu_);
-    --saving_;  // last: the destructor may go on once this is 0
-  });
+  store_->SaveTasks(std::move(rows),
+                    [this, changed = std::move(job.changed),
+                     then = std::move(job.then)](const absl::StatusOr<int64_t>& saved) {
+                      if (saved.ok()) {
+                        Publish(changed);
+                      } else {
+                        LG_LOG(kError) << "tasks not stored: " << saved.status().message();
+                      }
+                      then(saved.ok() ? absl::OkStatus() : saved.status());
+                      absl::MutexLock lock(&mu_);
+                      --saving_;  // last: the destructor may go on once this is 0
+                    });
 }
 
 void TaskDesk::Publish(const std::vector<Task>& changed) {
@@ -247,7 +248,8 @@ void TaskDesk::Run() {
       }
     }
     if (purge_store) {
-      store_->DeleteExpiredTasks(FormatRfc3339(store_purged_at), [](absl::StatusOr<int64_t>) {});
+      store_->DeleteExpiredTasks(FormatRfc3339(store_purged_at),
+                                 [](const absl::StatusOr<int64_t>&) {});
     }
     // Outside the lock: the store may answer at once, on this thread.
     if (job) Save(*std::move(job));

@@ -163,12 +163,8 @@ class StatelessDialect::Context final : public RequestContext {
   void AskClient(const std::string& key, const std::string& method, const json& params,
                  std::chrono::milliseconds timeout, JsonDone done) override {
     (void)timeout;
-    static const std::map<std::string, std::string> kCapabilityFor = {
-        {"sampling/createMessage", "sampling"},
-        {"elicitation/create", "elicitation"},
-        {"roots/list", "roots"}};
-    auto capability = kCapabilityFor.find(method);
-    if (capability == kCapabilityFor.end()) {
+    const std::string capability = ClientCapabilityFor(method);
+    if (capability.empty()) {
       return done(absl::InvalidArgumentError(absl::StrCat("cannot ask the client ", method)));
     }
     std::optional<json> answer;
@@ -176,8 +172,8 @@ class StatelessDialect::Context final : public RequestContext {
       absl::MutexLock lock(&mutex_);
       if (answers_.is_object() && answers_.contains(key)) {
         answer = answers_[key];
-      } else if (!meta_.client_capabilities.contains(capability->second)) {
-        missing_capabilities_[capability->second] = json::object();
+      } else if (!meta_.client_capabilities.contains(capability)) {
+        missing_capabilities_[capability] = json::object();
       } else {
         json request = {{"method", method}};
         if (!params.is_null()) request["params"] = params;
@@ -186,9 +182,9 @@ class StatelessDialect::Context final : public RequestContext {
     }
     // The handler runs on from here, and its reply locks this context: never under the lock.
     if (answer) return done(std::move(*answer));
-    if (!meta_.client_capabilities.contains(capability->second)) {
+    if (!meta_.client_capabilities.contains(capability)) {
       return done(absl::FailedPreconditionError(
-          absl::StrCat("the client did not declare the '", capability->second, "' capability")));
+          absl::StrCat("the client did not declare the '", capability, "' capability")));
     }
     done(absl::UnavailableError(kInputRequiredMessage));
   }
