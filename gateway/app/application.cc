@@ -33,6 +33,7 @@
 #include "gateway/tools/reservation_waits.h"
 #include "labgate/reservations/v1/reservations.grpc.pb.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
+#include "labgate/tasks/v1/tasks.grpc.pb.h"
 
 namespace labgate::gateway {
 
@@ -98,6 +99,8 @@ console::ConsoleOptions ConsoleOptionsFor(const Backends& backends,
   options.session_channel = backends.session_channel();
   options.reservation_channel =
       backends.channels().For(labgate::reservations::v1::ReservationService::service_full_name());
+  options.task_channel =
+      backends.channels().For(labgate::tasks::v1::TaskService::service_full_name());
   options.health_channels = channels.Labelled();
   options.call_deadline = std::min<std::chrono::milliseconds>(deadline, std::chrono::seconds(10));
   return options;

@@ -69,6 +69,7 @@ Console::Console(ConsoleOptions options)
       ports_(options_.serial_benches, options_.call_deadline),
       sessions_(options_.session_channel, options_.call_deadline),
       reservations_(options_.reservation_channel, options_.call_deadline),
+      tasks_(options_.task_channel, options_.call_deadline),
       relays_(std::make_shared<RelayRegistry>(options_.max_streams)) {}
 
 Console::~Console() { Stop(); }
@@ -158,6 +159,8 @@ void Console::ServeApi(const std::shared_ptr<http::HttpConnection>& connection,
       return sessions_.Relay(connection, route.session_id, relays_);
     case Endpoint::kReservations:
       return reservations_.List(answer_json);
+    case Endpoint::kTasks:
+      return tasks_.List(answer_json);
     case Endpoint::kBackends:
       return http::CheckBackends(
           options_.health_channels, std::chrono::seconds(2),

@@ -1,10 +1,10 @@
 // The operator's console: GET /console (one self-contained page, embedded at build time)
 // and its read-only JSON/SSE API under /console/api/, fed by the same gRPC APIs the
 // tools use (serial ListPorts/GetStatus/GetMetrics/Subscribe, session ListSessions/
-// GetSession/ListMessages/FeatureIndex/WatchSession, reservations List, grpc.health.v1). Access
-// follows /mcp: Origin and Host allow-lists, and with tokens a bearer token on every API call.
-// Nothing here writes to an instrument: every endpoint answers GET only, except POST
-// /console/api/replays, which opens a replay:// port for the operator's own principal.
+// GetSession/ListMessages/FeatureIndex/WatchSession, reservations List, tasks List,
+// grpc.health.v1). Access follows /mcp: Origin and Host allow-lists, and with tokens a bearer token
+// on every API call. Nothing here writes to an instrument: every endpoint answers GET only, except
+// POST /console/api/replays, which opens a replay:// port for the operator's own principal.
 #pragma once
 
 #include <grpcpp/channel.h>
@@ -19,6 +19,7 @@
 #include "gateway/console/reservation_views.h"
 #include "gateway/console/session_views.h"
 #include "gateway/console/sse_relay.h"
+#include "gateway/console/task_views.h"
 #include "gateway/http/http_connection.h"
 #include "gateway/http/http_options.h"
 
@@ -30,6 +31,8 @@ struct ConsoleOptions {
   std::shared_ptr<grpc::Channel> session_channel;
   // The reservation service's (labgate-session's); null: none.
   std::shared_ptr<grpc::Channel> reservation_channel;
+  // The task service's (labgate-session's); null: none.
+  std::shared_ptr<grpc::Channel> task_channel;
   // Each backend's channel by the name an operator knows it by (BackendChannels::Labelled).
   std::map<std::string, std::shared_ptr<grpc::Channel>> health_channels;
   std::chrono::milliseconds call_deadline{10000};
@@ -57,6 +60,7 @@ class Console {
   PortViews ports_;
   SessionViews sessions_;
   ReservationViews reservations_;
+  TaskViews tasks_;
   std::shared_ptr<RelayRegistry> relays_;
 };
 

@@ -66,6 +66,8 @@ Route ParseRoute(std::string_view path) {
     route.endpoint = Endpoint::kReplays;
   } else if (path == "/console/api/reservations") {
     route.endpoint = Endpoint::kReservations;
+  } else if (path == "/console/api/tasks") {
+    route.endpoint = Endpoint::kTasks;
   } else if (path.substr(0, kPortsPrefix.size()) == kPortsPrefix) {
     // A port name has slashes (loop://x, /dev/ttyUSB0); the page encodes them, but a raw
     // one is taken as part of the name too.

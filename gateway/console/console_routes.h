@@ -21,6 +21,7 @@ enum class Endpoint {
   kBackends,       // /console/api/backends
   kReplays,        // /console/api/replays (POST: start one)
   kReservations,   // /console/api/reservations
+  kTasks,          // /console/api/tasks
   kUnknown,        // anything else under /console
 };
 

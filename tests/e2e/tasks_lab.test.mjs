@@ -2,7 +2,7 @@
 // Streamable HTTP, on a loopback port: a wait_for with a long timeout becomes a task whose
 // result has the synchronous call's shape; a short one stays synchronous; a send_expect script
 // cancelled through tasks/cancel stops, and the port is free at once; tools/list says which
-// tools may become tasks.
+// tools may become tasks; the console lists them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -81,6 +81,16 @@ test('long serial calls become tasks with the synchronous result; a cancelled sc
     const after = await tool(url, 'wait_for', { port_name: 'loop://tasks', patterns: ['again'], timeout_ms: 2000 });
     assert.equal(after.structuredContent.matched, true);
     assert.ok(Date.now() - started < 2000, 'the cancelled script no longer holds the port');
+
+    // The console lists both tasks, newest first, with their state, owner and age.
+    const listed = await fetch(url.replace('/mcp', '/console/api/tasks'));
+    assert.equal(listed.status, 200);
+    const { tasks: shown } = await listed.json();
+    assert.deepEqual(shown.map((t) => [t.taskId, t.status, t.owner, t.description]), [
+      [script.taskId, 'cancelled', 'http:local', 'tools/call send_expect'],
+      [created.taskId, 'completed', 'http:local', 'tools/call wait_for'],
+    ]);
+    assert.ok(shown.every((t) => Number.isInteger(t.age_s) && t.age_s >= 0 && t.age_s < 60));
   } finally {
     await gateway.stop();
   }
