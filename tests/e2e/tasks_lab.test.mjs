@@ -1,15 +1,19 @@
 // labgate's own long calls as MCP tasks (issue 34), raw JSON-RPC on the 2026-07-28 wire over
 // Streamable HTTP, on a loopback port: a wait_for with a long timeout becomes a task whose
 // result has the synchronous call's shape; a short one stays synchronous; a send_expect script
-// cancelled through tasks/cancel stops, and the port is free at once; tools/list says which
+// cancelled through tasks/cancel stops, and the port is free at once; a script a confirm rule
+// holds waits in input_required until tasks/update approves or declines it; tools/list says which
 // tools may become tasks; the console lists them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startHttpGateway, post } from './lib/http_gateway.mjs';
+import { tempDir, removeDir } from './lib/harness.mjs';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
-const capabilities = (withTasks) => (withTasks ? { extensions: { [TASKS]: {} } } : {});
+const capabilities = (withTasks) => (withTasks ? { elicitation: {}, extensions: { [TASKS]: {} } } : {});
 let nextId = 1;
 
 async function call(url, method, params, { withTasks = true } = {}) {
@@ -93,5 +97,57 @@ test('long serial calls become tasks with the synchronous result; a cancelled sc
     assert.ok(shown.every((t) => Number.isInteger(t.age_s) && t.age_s >= 0 && t.age_s < 60));
   } finally {
     await gateway.stop();
+  }
+});
+
+test('a script held for approval waits in its task, and tasks/update lets it go on or stops it', async () => {
+  const dir = tempDir('labgate-task-approval-');
+  writeFileSync(join(dir, 'policy.json'), JSON.stringify({
+    ports: [{ match: 'loop://*', confirm: [{ name: 'output-on', pattern: '^OUTP(UT)? ON' }] }],
+  }));
+  const gateway = await startHttpGateway(['--policy', join(dir, 'policy.json')]);
+  try {
+    const { url } = gateway;
+    await tool(url, 'open_port', { port_name: 'loop://psu', baud_rate: 9600 });
+    const script = (data) => ({ port_name: 'loop://psu',
+      steps: [{ send: data }, { expect: [data], timeout_ms: 6000 }] });
+    const waitForInput = async (taskId) => {
+      for (let i = 0; i < 200; i++) {
+        const task = await call(url, 'tasks/get', { taskId });
+        if (task.status === 'input_required') return task;
+        assert.equal(task.status, 'working');
+        await sleep(25);
+      }
+      assert.fail(`task ${taskId} never asked`);
+    };
+
+    const approved = await tool(url, 'send_expect', script('OUTP ON'));
+    assert.equal(approved.resultType, 'task');
+    const asking = await waitForInput(approved.taskId);
+    const [key, request] = Object.entries(asking.inputRequests)[0];
+    assert.equal(request.method, 'elicitation/create');
+    assert.match(request.params.message, /output-on/);
+    await call(url, 'tasks/update', { taskId: approved.taskId,
+      inputResponses: { [key]: { action: 'accept', content: { approve: true } } } });
+    const ran = await settle(url, approved.taskId);
+    assert.equal(ran.status, 'completed');
+    assert.equal(ran.result.isError ?? false, false, JSON.stringify(ran.result));
+    assert.equal(ran.result.structuredContent.completed, true);
+
+    const declined = await tool(url, 'send_expect', script('OUTPUT ON'));
+    const asked = await waitForInput(declined.taskId);
+    const [declineKey] = Object.keys(asked.inputRequests);
+    await call(url, 'tasks/update', { taskId: declined.taskId,
+      inputResponses: { [declineKey]: { action: 'decline' } } });
+    const refused = await settle(url, declined.taskId);
+    assert.equal(refused.status, 'completed', 'a refused write is the tool\'s error, not a failed task');
+    assert.equal(refused.result.isError, true);
+    assert.match(refused.result.content[0].text, /output-on|declined|not approved/i);
+    // Nothing of the refused script reached the port.
+    const read = await tool(url, 'read', { port_name: 'loop://psu', timeout_ms: 200 });
+    assert.equal(read.structuredContent.data, '');
+  } finally {
+    await gateway.stop();
+    removeDir(dir);
   }
 });
