@@ -17,8 +17,7 @@ namespace {
 
 using nlohmann::json;
 
-// Finishing is retried this often while labgate-session does not take it.
-constexpr std::chrono::seconds kFinishRetryAfter{2};
+// Finishing is retried with each heartbeat (every 2 s) while labgate-session does not take it.
 constexpr int kFinishAttempts = 30;
 
 std::string MakeWorkerName() {
@@ -130,12 +129,15 @@ void TaskRunner::RunJobs() {
 
 void TaskRunner::Beat() {
   while (true) {
+    std::vector<std::pair<tasks_v1::FinishTaskRequest, int>> unfinished;
     {
       absl::MutexLock lock(&jobs_mu_);
       if (jobs_stop_) return;
       stopped_.WaitWithTimeout(&jobs_mu_, absl::FromChrono(options_.heartbeat_every));
       if (jobs_stop_) return;
+      unfinished.swap(unfinished_);
     }
+    for (const auto& [request, attempt] : unfinished) SendFinish(request, attempt);
     client_->Heartbeat(
         options_.worker, [](const absl::StatusOr<tasks_v1::HeartbeatResponse>& beat) {
           if (!beat.ok()) {
@@ -206,15 +208,11 @@ void TaskRunner::SendFinish(const tasks_v1::FinishTaskRequest& request, int atte
                        << "): " << done.status().message();
     }
     if (retry) {
-      // Later, off this thread: the outcome is kept until the service takes it.
-      return Post([this, request, attempt] {
-        {
-          absl::MutexLock lock(&mu_);
-          if (stopping_) return;
-        }
-        std::this_thread::sleep_for(kFinishRetryAfter);
-        SendFinish(request, attempt + 1);
-      });
+      // Sent again with the next heartbeat: the outcome is kept until the service takes it, and
+      // no thread waits for that.
+      absl::MutexLock lock(&jobs_mu_);
+      unfinished_.push_back({request, attempt + 1});
+      return;
     }
     absl::MutexLock lock(&mu_);
     running_.erase(id);

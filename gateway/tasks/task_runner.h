@@ -14,6 +14,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -80,12 +81,14 @@ class TaskRunner final : public TaskHost {
   void Apply(const tasks_v1::TaskState& state) ABSL_LOCKS_EXCLUDED(mu_);
   // After the watch (re)starts: what it may have missed, for the tasks running here.
   void Reconcile() ABSL_LOCKS_EXCLUDED(mu_);
-  // The work ended: the task is finished with its outcome (retried until the service takes it).
+  // The work ended: the task is finished with its outcome (sent again with each heartbeat
+  // until the service takes it).
   void Finish(const std::shared_ptr<TaskContext>& context, absl::StatusOr<ToolResult> outcome);
   void SendFinish(const tasks_v1::FinishTaskRequest& request, int attempt) ABSL_LOCKS_EXCLUDED(mu_);
   // Runs queued jobs (work starting, finishing) off the threads that answer calls.
   void Post(std::function<void()> job) ABSL_LOCKS_EXCLUDED(jobs_mu_);
   void RunJobs() ABSL_LOCKS_EXCLUDED(jobs_mu_);
+  // Reports this worker alive every heartbeat_every, and sends the unfinished finishes again.
   void Beat() ABSL_LOCKS_EXCLUDED(jobs_mu_);
 
   TaskClient* const client_;
@@ -103,6 +106,8 @@ class TaskRunner final : public TaskHost {
   absl::CondVar stopped_;       // the heartbeat waits on it
   std::deque<std::function<void()>> jobs_ ABSL_GUARDED_BY(jobs_mu_);
   bool jobs_stop_ ABSL_GUARDED_BY(jobs_mu_) = false;
+  // Finishes the service did not take yet (request, attempt), sent again with each heartbeat.
+  std::vector<std::pair<tasks_v1::FinishTaskRequest, int>> unfinished_ ABSL_GUARDED_BY(jobs_mu_);
   std::thread jobs_thread_;
   std::thread heartbeat_thread_;
 };
