@@ -165,3 +165,28 @@ test('a task is forgotten after its time to live, and tasks need the extension d
     await gateway.stop();
   }
 });
+
+test('a labgate-session that does not trust the gateway refuses its tasks, clearly, and short calls go on', async () => {
+  const dir = tempDir('labgate-tasks-untrusted-');
+  const started = [];
+  try {
+    writeFileSync(join(dir, 'tokens'), 'alice alice-token-1\n');
+    // No --gateway-token-file on either side: the gateway's calls reach the service as no one.
+    const session = await startService(BIN.session, ['--data-dir', join(dir, 'data')]);
+    started.push(session);
+    const gateway = await startHttpGateway(['--session-addr', session.address,
+      '--auth-token-file', join(dir, 'tokens'), '--conformance-fixtures']);
+    started.push(gateway);
+    const refused = await call(gateway.url, 'alice-token-1', 'tools/call',
+      { name: 'slow_compute', arguments: { seconds: 1, label: 'untrusted' } });
+    assert.ok(refused.json?.error, refused.text);
+    assert.match(refused.json.error.message,
+      /may not act for owner http:alice: only a trusted gateway \(--trusted-gateway or --gateway-token-file\)/);
+    // The same gateway keeps serving what needs no task.
+    const greeted = await result(gateway.url, 'alice-token-1', 'tools/call', { name: 'greet', arguments: { name: 'lab' } });
+    assert.equal(greeted.content[0].text, 'Hello, lab!');
+  } finally {
+    for (const service of started.reverse()) await service.stop('SIGKILL').catch(() => {});
+    removeDir(dir);
+  }
+});
