@@ -25,6 +25,12 @@ GatewayMetrics& GatewayMetrics::Get() {
                        {"transport"}),
         registry.Gauge("labgate_mcp_sessions", "Initialized stateful MCP sessions.", {"transport"}),
         registry.Gauge("labgate_http_connections", "HTTP connections open."),
+        registry.Counter("labgate_http_connections_closed_total",
+                         "HTTP connections the server closed or turned away to protect the "
+                         "others: header_timeout (no complete request header in time), "
+                         "idle_evicted (idle longest at the connection cap), refused (over a "
+                         "cap with none idle).",
+                         {"reason"}),
         registry.Gauge("labgate_backend_up",
                        "1 when the backend answers its gRPC health check, else 0.",
                        {"service", "bench"}),

@@ -16,9 +16,10 @@ struct GatewayMetrics {
   metrics::CounterFamily& tool_calls;           // tool, outcome
   metrics::HistogramFamily& tool_call_seconds;  // tool
   // Who is connected.
-  metrics::GaugeFamily& principals;        // transport
-  metrics::GaugeFamily& mcp_sessions;      // transport
-  metrics::GaugeFamily& http_connections;  // (none)
+  metrics::GaugeFamily& principals;                 // transport
+  metrics::GaugeFamily& mcp_sessions;               // transport
+  metrics::GaugeFamily& http_connections;           // (none)
+  metrics::CounterFamily& http_connections_closed;  // reason
   // Backends (gateway/app/backend_watch.cc).
   metrics::GaugeFamily& backend_up;            // service, bench
   metrics::CounterFamily& backend_reconnects;  // service, bench

@@ -7,10 +7,11 @@
 #include <boost/beast/core/string.hpp>
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
-#include <cstdio>
+#include <chrono>
 
 #include "common/log.h"
 #include "common/status_map.h"
+#include "gateway/core/gateway_metrics.h"
 #include "gateway/http/sse.h"
 #include "gateway/jsonrpc/message.h"
 
@@ -20,74 +21,23 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace beast_http = boost::beast::http;
 
-namespace {
-
-const char* Reason(int status) {
-  switch (status) {
-    case 200:
-      return "OK";
-    case 202:
-      return "Accepted";
-    case 204:
-      return "No Content";
-    case 400:
-      return "Bad Request";
-    case 401:
-      return "Unauthorized";
-    case 403:
-      return "Forbidden";
-    case 404:
-      return "Not Found";
-    case 405:
-      return "Method Not Allowed";
-    case 406:
-      return "Not Acceptable";
-    case 408:
-      return "Request Timeout";
-    case 413:
-      return "Content Too Large";
-    case 415:
-      return "Unsupported Media Type";
-    case 429:
-      return "Too Many Requests";
-    case 431:
-      return "Request Header Fields Too Large";
-    case 500:
-      return "Internal Server Error";
-    case 502:
-      return "Bad Gateway";
-    case 503:
-      return "Service Unavailable";
-    case 504:
-      return "Gateway Timeout";
-    default:
-      return "Status";
-  }
-}
-
-std::string Chunk(std::string_view data) {
-  char size[24];
-  std::snprintf(size, sizeof(size), "%zx\r\n", data.size());
-  std::string out(size);
-  out += data;
-  out += "\r\n";
-  return out;
-}
-
-}  // namespace
-
 HttpConnection::HttpConnection(asio::ip::tcp::socket socket,
-                               std::shared_ptr<const HttpOptions> options, Router router,
+                               std::shared_ptr<const HttpOptions> options,
+                               std::shared_ptr<IdleConnections> idle, Router router,
                                std::function<void()> on_destroy)
     : socket_(std::move(socket)),
       strand_(asio::make_strand(socket_.get_executor())),
       timer_(strand_),
       write_timer_(strand_),
       options_(std::move(options)),
+      idle_(std::move(idle)),
+      idle_ticket_(idle_->Join()),
       router_(std::move(router)),
-      on_destroy_(std::move(on_destroy)) {}
+      on_destroy_(std::move(on_destroy)),
+      header_deadline_(std::chrono::steady_clock::now() + options_->header_timeout) {}
 
 HttpConnection::~HttpConnection() {
+  idle_->Leave(idle_ticket_);
   if (on_destroy_) on_destroy_();
 }
 
@@ -108,8 +58,13 @@ void HttpConnection::WaitForRequest() {
   phase_ = Phase::kIdle;
   gone_ = nullptr;
   if (buffer_.size() > 0) return ReadRequest();
+  idle_->Idle(idle_ticket_, weak_from_this());
   // A connection that has never sent a request gets only the header timeout.
-  ArmTimer(served_any_ ? options_->keepalive_timeout : options_->read_timeout);
+  if (served_any_) {
+    ArmTimer(options_->keepalive_timeout);
+  } else {
+    ArmTimerAt(header_deadline_);
+  }
   ArmWatch();
 }
 
@@ -136,9 +91,18 @@ void HttpConnection::OnWatch(boost::system::error_code ec, size_t bytes) {
 }
 
 void HttpConnection::ReadRequest() {
+  if (!idle_->Busy(idle_ticket_)) {
+    // Chosen to make room at the connection cap just as its next request began.
+    phase_ = Phase::kClosed;
+    return CloseSocket();
+  }
   phase_ = Phase::kReading;
+  if (served_any_) {
+    header_deadline_ = std::chrono::steady_clock::now() + options_->header_timeout;
+  }
   served_any_ = true;
-  ArmTimer(options_->read_timeout);
+  header_done_ = false;
+  ArmTimerAt(header_deadline_);
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(options_->max_header_bytes));
   parser_->body_limit(options_->max_body_bytes);
@@ -150,11 +114,13 @@ void HttpConnection::ReadRequest() {
 
 void HttpConnection::OnHeader(boost::system::error_code ec) {
   if (ec || phase_ == Phase::kClosed) return OnRead(ec);
+  header_done_ = true;
+  ArmTimer(options_->read_timeout);  // for the body
   // Clients such as curl wait for this before sending a large body.
   auto expect = parser_->get().find(beast_http::field::expect);
   if (expect != parser_->get().end() &&
       beast::iequals(expect->value(), boost::beast::string_view("100-continue"))) {
-    Enqueue("HTTP/1.1 100 Continue\r\n\r\n");
+    Enqueue(WireContinue());
   }
   beast_http::async_read(
       socket_, buffer_, *parser_,
@@ -168,7 +134,11 @@ void HttpConnection::OnRead(boost::system::error_code ec) {
   if (ec) {
     phase_ = Phase::kBusy;
     if (timed_out_) {
-      LG_LOG(kDebug) << "http: request not received in time; closing";
+      LG_LOG(kDebug) << "http: request " << (header_done_ ? "body" : "header")
+                     << " not received in time; closing";
+      if (!header_done_) {
+        GatewayMetrics::Get().http_connections_closed.With({"header_timeout"}).Increment();
+      }
       return Respond(
           408, {}, ErrorBody(jsonrpc_code::kInvalidRequest, "request not received in time"), true);
     }
@@ -201,10 +171,6 @@ void HttpConnection::OnRead(boost::system::error_code ec) {
   router_(shared_from_this(), std::move(request));
 }
 
-std::string HttpConnection::StatusLine(int status) const {
-  return "HTTP/1.1 " + std::to_string(status) + " " + Reason(status) + "\r\n";
-}
-
 void HttpConnection::AddResponseHeaders(HeaderList headers) {
   asio::dispatch(strand_, [self = shared_from_this(), headers = std::move(headers)]() mutable {
     for (auto& header : headers) self->response_headers_.push_back(std::move(header));
@@ -215,38 +181,21 @@ void HttpConnection::Respond(int status, HeaderList headers, std::string body, b
   asio::post(strand_, [self = shared_from_this(), status, headers = std::move(headers),
                        body = std::move(body), close]() mutable {
     if (self->phase_ != Phase::kBusy) return;
-    std::string out = self->StatusLine(status);
-    bool has_type = false;
-    for (const auto& [name, value] : headers) {
-      if (name == "Content-Type") has_type = true;
-      out += name + ": " + value + "\r\n";
-    }
-    for (const auto& [name, value] : self->response_headers_) out += name + ": " + value + "\r\n";
-    if (!has_type && !body.empty()) out += "Content-Type: application/json\r\n";
-    out += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-    if (close || !self->keep_alive_) {
-      out += "Connection: close\r\n";
-      self->close_after_write_ = true;
-    }
-    out += "\r\n";
-    out += body;
-    self->Enqueue(std::move(out));
+    for (auto& header : self->response_headers_) headers.push_back(std::move(header));
+    self->response_headers_.clear();
+    if (close || !self->keep_alive_) self->close_after_write_ = true;
+    self->Enqueue(WireResponse(status, headers, std::move(body), self->close_after_write_));
     self->FinishResponse();
   });
 }
 
 void HttpConnection::StartStream(HeaderList headers) {
-  asio::post(strand_, [self = shared_from_this(), headers = std::move(headers)] {
+  asio::post(strand_, [self = shared_from_this(), headers = std::move(headers)]() mutable {
     if (self->phase_ != Phase::kBusy) return;
-    std::string out = self->StatusLine(200);
-    out +=
-        "Content-Type: text/event-stream\r\nCache-Control: no-cache, no-transform\r\n"
-        "X-Accel-Buffering: no\r\nTransfer-Encoding: chunked\r\n";
-    for (const auto& [name, value] : headers) out += name + ": " + value + "\r\n";
-    for (const auto& [name, value] : self->response_headers_) out += name + ": " + value + "\r\n";
-    out += "\r\n";
+    for (auto& header : self->response_headers_) headers.push_back(std::move(header));
+    self->response_headers_.clear();
     self->phase_ = Phase::kStreaming;
-    self->Enqueue(std::move(out));
+    self->Enqueue(WireStreamHead(headers));
     self->ArmTimer(self->options_->sse_keepalive);
   });
 }
@@ -258,7 +207,7 @@ void HttpConnection::StreamWrite(std::string data) {
       LG_LOG(kWarning) << "http: SSE client too slow; dropping its stream";
       return self->Gone();
     }
-    self->Enqueue(Chunk(data));
+    self->Enqueue(WireChunk(data));
   });
 }
 
@@ -267,7 +216,7 @@ void HttpConnection::EndStream() {
     if (self->phase_ != Phase::kStreaming) return;
     self->DisarmTimer();
     if (!self->keep_alive_) self->close_after_write_ = true;
-    self->Enqueue("0\r\n\r\n");
+    self->Enqueue(WireLastChunk());
     self->FinishResponse();
   });
 }
@@ -293,6 +242,15 @@ void HttpConnection::OnGone(std::function<void()> callback) {
 
 void HttpConnection::Abort() {
   asio::post(strand_, [self = shared_from_this()] { self->Gone(); });
+}
+
+void HttpConnection::Evict() {
+  asio::post(strand_, [self = shared_from_this()] {
+    if (self->phase_ != Phase::kIdle) return;  // it closed, or saw it was chosen
+    LG_LOG(kDebug) << "http: closing the connection idle longest to admit a new one";
+    self->phase_ = Phase::kClosed;
+    self->CloseSocket();
+  });
 }
 
 void HttpConnection::Enqueue(std::string data) {
@@ -342,9 +300,13 @@ void HttpConnection::WriteNext() {
 }
 
 void HttpConnection::ArmTimer(std::chrono::milliseconds after) {
+  ArmTimerAt(std::chrono::steady_clock::now() + after);
+}
+
+void HttpConnection::ArmTimerAt(std::chrono::steady_clock::time_point deadline) {
   uint64_t generation = ++timer_generation_;
   timed_out_ = false;
-  timer_.expires_after(after);
+  timer_.expires_at(deadline);
   timer_.async_wait([self = shared_from_this(), generation](boost::system::error_code ec) {
     if (ec || generation != self->timer_generation_) return;
     self->OnTimer();
@@ -359,6 +321,9 @@ void HttpConnection::DisarmTimer() {
 void HttpConnection::OnTimer() {
   switch (phase_) {
     case Phase::kIdle:
+      if (!served_any_) {
+        GatewayMetrics::Get().http_connections_closed.With({"header_timeout"}).Increment();
+      }
       phase_ = Phase::kClosed;
       return CloseSocket();
     case Phase::kReading: {
@@ -368,7 +333,7 @@ void HttpConnection::OnTimer() {
       return;
     }
     case Phase::kStreaming:
-      Enqueue(Chunk(kKeepAliveComment));
+      Enqueue(WireChunk(kKeepAliveComment));
       ArmTimer(options_->sse_keepalive);
       return;
     default:
@@ -387,6 +352,7 @@ void HttpConnection::Gone() {
 }
 
 void HttpConnection::CloseSocket() {
+  idle_->Leave(idle_ticket_);
   DisarmTimer();
   write_timer_.cancel();
   boost::system::error_code ignored;

@@ -20,11 +20,12 @@
 #include <vector>
 
 #include "gateway/http/http_options.h"
+#include "gateway/http/http_wire.h"
+#include "gateway/http/idle_connections.h"
 
 namespace labgate::gateway::http {
 
 using Request = boost::beast::http::request<boost::beast::http::string_body>;
-using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
 class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
  public:
@@ -32,8 +33,11 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   // Respond() or StartStream()...EndStream() must follow (from any thread).
   using Router = std::function<void(std::shared_ptr<HttpConnection>, Request)>;
 
+  // `idle` tracks the connection while it waits for a request, so the server may close it
+  // to admit another at the connection cap (Evict).
   HttpConnection(boost::asio::ip::tcp::socket socket, std::shared_ptr<const HttpOptions> options,
-                 Router router, std::function<void()> on_destroy);
+                 std::shared_ptr<IdleConnections> idle, Router router,
+                 std::function<void()> on_destroy);
   ~HttpConnection();
 
   void Start();
@@ -50,6 +54,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void OnGone(std::function<void()> callback);
   // Closes the socket now.
   void Abort();
+  // Closes the connection if it is still waiting for a request (IdleConnections chose it).
+  void Evict();
 
   static std::string ErrorBody(int code, std::string_view message);
 
@@ -66,17 +72,19 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void Enqueue(std::string data);
   void WriteNext();
   void ArmTimer(std::chrono::milliseconds after);
+  void ArmTimerAt(std::chrono::steady_clock::time_point deadline);
   void DisarmTimer();
   void OnTimer();
   void Gone();
   void CloseSocket();
-  std::string StatusLine(int status) const;
 
   boost::asio::ip::tcp::socket socket_;
   boost::asio::strand<boost::asio::any_io_executor> strand_;
   boost::asio::steady_timer timer_;
   boost::asio::steady_timer write_timer_;  // write_timeout for the write in progress
   std::shared_ptr<const HttpOptions> options_;
+  std::shared_ptr<IdleConnections> idle_;
+  uint64_t idle_ticket_;
   Router router_;
   std::function<void()> on_destroy_;
 
@@ -84,7 +92,11 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
   bool watch_pending_ = false;
-  bool served_any_ = false;  // a request has begun on this connection
+  bool served_any_ = false;   // a request has begun on this connection
+  bool header_done_ = false;  // the current request's header has been read
+  // The current request's header must be complete by then (--header-timeout-ms, counted
+  // from the accept for the first request and from its first byte for later ones).
+  std::chrono::steady_clock::time_point header_deadline_;
   bool keep_alive_ = true;
   uint64_t timer_generation_ = 0;
   bool timed_out_ = false;

@@ -28,7 +28,12 @@ ABSL_FLAG(int64_t, http_write_timeout_ms, 60000,
 ABSL_FLAG(int64_t, port_idle_release_ms, 10 * 60 * 1000,
           "An HTTP principal that makes no request for this long releases its serial ports");
 ABSL_FLAG(int64_t, http_read_timeout_ms, 10000,
-          "Time allowed for one request's headers and body to arrive");
+          "Time allowed for one request's body to arrive after its header");
+ABSL_FLAG(int64_t, header_timeout_ms, 5000,
+          "A connection that has not sent a complete request header within this time is "
+          "closed (from the accept, or from the first byte of a later request)");
+ABSL_FLAG(bool, allow_no_host, false,
+          "Serve HTTP/1.0 requests that carry no Host header (else 400)");
 ABSL_FLAG(int64_t, session_idle_timeout_ms, 30 * 60 * 1000,
           "An HTTP session with no request and no open stream for this long expires");
 
@@ -79,6 +84,7 @@ absl::StatusOr<HttpOptions> OptionsFromFlags() {
        {std::pair{absl::GetFlag(FLAGS_http_max_body_bytes), "--http-max-body-bytes"},
         {absl::GetFlag(FLAGS_http_max_connections), "--http-max-connections"},
         {absl::GetFlag(FLAGS_http_read_timeout_ms), "--http-read-timeout-ms"},
+        {absl::GetFlag(FLAGS_header_timeout_ms), "--header-timeout-ms"},
         {absl::GetFlag(FLAGS_http_write_timeout_ms), "--http-write-timeout-ms"},
         {absl::GetFlag(FLAGS_session_idle_timeout_ms), "--session-idle-timeout-ms"},
         {absl::GetFlag(FLAGS_port_idle_release_ms), "--port-idle-release-ms"}}) {
@@ -92,6 +98,8 @@ absl::StatusOr<HttpOptions> OptionsFromFlags() {
   options.max_connections_per_ip =
       static_cast<size_t>(absl::GetFlag(FLAGS_http_max_connections_per_ip));
   options.read_timeout = std::chrono::milliseconds(absl::GetFlag(FLAGS_http_read_timeout_ms));
+  options.header_timeout = std::chrono::milliseconds(absl::GetFlag(FLAGS_header_timeout_ms));
+  options.allow_no_host = absl::GetFlag(FLAGS_allow_no_host);
   options.write_timeout = std::chrono::milliseconds(absl::GetFlag(FLAGS_http_write_timeout_ms));
   options.session_idle_timeout =
       std::chrono::milliseconds(absl::GetFlag(FLAGS_session_idle_timeout_ms));

@@ -18,6 +18,9 @@ struct HttpOptions {
   bool operator_only = false;
   // Host names (any port) or host:port pairs accepted in the Host header; "*" = any.
   std::vector<std::string> allowed_hosts = {"localhost", "127.0.0.1", "[::1]"};
+  // Serve HTTP/1.0 requests without a Host header (RFC 9112 lets 1.0 clients omit it); an
+  // HTTP/1.1 request without one, or any empty Host, is always 400.
+  bool allow_no_host = false;
   // Origins accepted in the Origin header: a host name (any scheme and port) or a full
   // origin such as "https://app.example.com"; "*" = any.
   std::vector<std::string> allowed_origins = {"localhost", "127.0.0.1", "[::1]"};
@@ -40,8 +43,11 @@ struct HttpOptions {
   // Requests of one session in flight at once; more get 429.
   size_t max_requests_per_session = 128;
   size_t max_sessions = 10000;
-  // Header and body of one request must arrive within this time (slowloris); a new
-  // connection that sends nothing is closed after it too.
+  // A request's header must be complete within this time, counted from the accept for a
+  // new connection (which is closed if it sends nothing) and from the request's first byte
+  // on a kept-alive one (slowloris).
+  std::chrono::milliseconds header_timeout{5000};
+  // A request's body must arrive within this time after its header.
   std::chrono::milliseconds read_timeout{10000};
   // A keep-alive connection with no request in progress is closed after this.
   std::chrono::milliseconds keepalive_timeout{120000};

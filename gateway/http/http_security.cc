@@ -88,6 +88,21 @@ bool WellFormedAuthority(std::string_view authority) {
   return true;
 }
 
+std::optional<std::string> HostHeaderProblem(size_t host_headers, std::string_view host,
+                                             unsigned version, bool allow_no_host) {
+  if (host_headers > 1) return "more than one Host header";
+  if (host_headers == 1) {
+    if (Trim(host).empty()) return "empty Host header";
+    return std::nullopt;
+  }
+  if (version >= 11) return "an HTTP/1.1 request needs a Host header";
+  if (!allow_no_host) {
+    return "a Host header is required (labgate --allow-no-host serves HTTP/1.0 requests "
+           "without one)";
+  }
+  return std::nullopt;
+}
+
 bool HostAllowed(std::string_view host_header, const std::vector<std::string>& allowed) {
   host_header = Trim(host_header);
   if (host_header.empty()) return true;

@@ -20,8 +20,14 @@ std::string HostName(std::string_view authority);
 // address, then an optional ":port" of digits, and nothing else (no userinfo, no path).
 bool WellFormedAuthority(std::string_view authority);
 
-// An empty Host is allowed: HTTP/1.0 clients may send none, and with no name there is
-// nothing a rebinding page could have steered (browsers always send one). A malformed
+// Why a request's Host header makes it a bad request (400), checked before every route:
+// more than one Host, an empty one, none on HTTP/1.1 (RFC 9112 §3.2), or none on HTTP/1.0
+// unless `allow_no_host`. `version` is 10 or 11; none when the Host is fine.
+std::optional<std::string> HostHeaderProblem(size_t host_headers, std::string_view host,
+                                             unsigned version, bool allow_no_host);
+
+// An absent Host (an HTTP/1.0 client, with --allow-no-host) is allowed: with no name there
+// is nothing a rebinding page could have steered (browsers always send one). A malformed
 // Host, e.g. "[::1].evil.com", is refused.
 bool HostAllowed(std::string_view host_header, const std::vector<std::string>& allowed);
 // An absent Origin (non-browser client) is allowed; "null", foreign and malformed origins

@@ -190,17 +190,29 @@ void HttpServer::Accept() {
         if (!ec) {
           boost::system::error_code peer_error;
           const std::string peer = socket.remote_endpoint(peer_error).address().to_string();
-          if (connections_->load() >= options_->max_connections ||
-              !peers_->TryAdd(peer, options_->max_connections_per_ip)) {
+          // At the cap, the connection idle longest makes room: idle sockets cannot lock
+          // new clients out.
+          bool admitted = peers_->TryAdd(peer, options_->max_connections_per_ip);
+          if (admitted && connections_->load() >= options_->max_connections) {
+            if (auto idle = idle_->ChooseOldest()) {
+              GatewayMetrics::Get().http_connections_closed.With({"idle_evicted"}).Increment();
+              idle->Evict();
+            } else {
+              peers_->Remove(peer);
+              admitted = false;
+            }
+          }
+          if (!admitted) {
             // Over a cap: refuse at once rather than let a flood starve the others.
             LG_LOG(kDebug) << "http: refusing a connection from " << peer << " (connection cap)";
+            GatewayMetrics::Get().http_connections_closed.With({"refused"}).Increment();
             boost::system::error_code ignored;
             socket.close(ignored);
           } else {
             connections_->fetch_add(1);
             GatewayMetrics::Get().http_connections.Get().Increment();
             auto connection = std::make_shared<HttpConnection>(
-                std::move(socket), options_,
+                std::move(socket), options_, idle_,
                 [this, alive](std::shared_ptr<HttpConnection> connection, Request request) {
                   if (!alive->load()) {
                     return connection->Respond(
@@ -225,6 +237,13 @@ void HttpServer::Accept() {
 void HttpServer::Route(std::shared_ptr<HttpConnection> connection, Request request) {
   // The route table. The operator routes are served on every listener; the MCP endpoint
   // only where MCP is served (not on an operator listener, --metrics-listen).
+  // A request without exactly one non-empty Host is malformed, whatever its route.
+  if (auto problem = HostHeaderProblem(request.count(beast_http::field::host),
+                                       Header(request, beast_http::field::host), request.version(),
+                                       options_->allow_no_host)) {
+    return Refuse(connection, request, "-", 400, {},
+                  Error(jsonrpc_code::kInvalidRequest, *problem));
+  }
   const std::string path = Path(request);
   if (path == "/health" || path == "/healthz") return ServeHealth(connection, request);
   if (path == "/readyz") return ServeReady(connection);
@@ -297,10 +316,6 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
   }
   // A page from an allowed origin may read every answer, errors included (CORS).
   if (!origin.empty()) connection->AddResponseHeaders(CorsHeaders(origin));
-  if (request.count(beast_http::field::host) > 1) {
-    return Refuse(connection, request, "-", 400, {},
-                  Error(jsonrpc_code::kInvalidRequest, "more than one Host header"));
-  }
   if (!HostAllowed(Header(request, beast_http::field::host), options_->allowed_hosts)) {
     return Refuse(connection, request, "-", 403, {},
                   Error(jsonrpc_code::kInvalidRequest, "Host not allowed"));

@@ -22,6 +22,7 @@
 #include "gateway/http/era_headers.h"
 #include "gateway/http/http_connection.h"
 #include "gateway/http/http_options.h"
+#include "gateway/http/idle_connections.h"
 #include "gateway/jsonrpc/message.h"
 #include "gateway/mcp/mcp_server.h"
 #include "gateway/principals/principal_registry.h"
@@ -57,6 +58,7 @@ class HttpServer {
   // quarter of the shorter of the two (at most 30 s); tests call it after moving the clock.
   void Sweep();
   size_t connection_count() const { return connections_->load(); }
+  size_t idle_connection_count() const { return idle_->idle_count(); }
   PrincipalRegistry& principals() { return principals_; }
   // Serves /console and /console/api/ with `console` (null: 404); it must outlive the
   // server.
@@ -109,6 +111,8 @@ class HttpServer {
     void Remove(const std::string& peer) ABSL_LOCKS_EXCLUDED(mutex);
   };
   std::shared_ptr<PeerCounts> peers_ = std::make_shared<PeerCounts>();
+  // Connections waiting for a request, which the cap may close (shared likewise).
+  std::shared_ptr<IdleConnections> idle_ = std::make_shared<IdleConnections>();
 
   mutable absl::Mutex mutex_;
   std::unordered_map<std::string, std::shared_ptr<HttpSession>> sessions_ ABSL_GUARDED_BY(mutex_);

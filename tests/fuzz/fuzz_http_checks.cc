@@ -1,7 +1,10 @@
 // The HTTP transport's request checks on arbitrary requests, parsed by Beast as HttpConnection
 // parses them: Host and Origin allow-lists, the bearer token, Accept, the Base64 header
 // sentinel and the 2026 era's header rules. Invariants:
-// - an empty Host or Origin passes, "*" admits every well-formed one, an empty list nothing
+// - exactly one non-empty Host is required, none allowed only on HTTP/1.0 with
+//   --allow-no-host;
+// - an empty Host or Origin passes the allow-lists, "*" admits every well-formed one, an empty list
+// nothing
 //   else; a well-formed Host is allowed by its own name; a malformed one never is;
 // - a bearer token is found only when presented exactly, and always when it is;
 // - Accept admits a media type it lists; SplitList yields trimmed, non-empty items;
@@ -76,6 +79,20 @@ void CheckHost(const std::string& host) {
   if (well_formed) {
     FUZZ_CHECK(http::HostAllowed(host, {name}));
     FUZZ_CHECK(http::WellFormedAuthority(name) && http::HostName(name) == name);
+  }
+}
+
+// Exactly one non-empty Host passes on any version; none passes only on HTTP/1.0 when allowed.
+void CheckHostRule(const http::Request& request) {
+  const size_t count = request.count(beast_http::field::host);
+  const std::string host = Header(request, "host");
+  for (unsigned version : {10u, 11u}) {
+    for (bool allow_no_host : {false, true}) {
+      const bool fine = !http::HostHeaderProblem(count, host, version, allow_no_host);
+      const bool expected =
+          count == 1 ? !Trimmed(host).empty() : count == 0 && version == 10 && allow_no_host;
+      FUZZ_CHECK(fine == expected);
+    }
   }
 }
 
@@ -175,6 +192,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const http::Request request = parser.release();
 
   CheckHost(Header(request, "host"));
+  CheckHostRule(request);
   CheckOrigin(Header(request, "origin"));
   CheckBearer(Header(request, "authorization"));
   CheckAccept(Header(request, "accept"));

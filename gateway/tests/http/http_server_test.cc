@@ -551,7 +551,7 @@ TEST_F(HttpServerTest, OversizedBodyGets413AndTheServerKeepsServing) {
 
 TEST_F(HttpServerTest, SlowlorisClientIsCutOffWhileOthersAreServed) {
   HttpOptions options;
-  options.read_timeout = 300ms;
+  options.header_timeout = 300ms;
   StartServer(options);
   std::string session = Initialize();
   RawClient slow(port_);
@@ -602,9 +602,16 @@ TEST_F(HttpServerTest, ConnectionsOverTheCapAreClosed) {
   options.max_connections = 2;
   StartServer(options);
   RawClient a(port_), b(port_);
-  ASSERT_TRUE(a.connected() && b.connected());
-  // Wait until both are accepted, then a third is refused.
+  // Both are in the middle of a request, so neither is idle and can make room (an idle one
+  // would: HttpEdgesTest.AtTheCapTheConnectionIdleLongestMakesRoom).
+  ASSERT_TRUE(a.Send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"));
+  ASSERT_TRUE(b.Send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n"));
+  // Wait until both are accepted and reading, then a third is refused.
   ASSERT_TRUE(WaitForConnections(2));
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (http_->idle_connection_count() != 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(5ms);
+  }
   RawClient c(port_);
   EXPECT_TRUE(c.WaitForClose());
   a.Close();
@@ -1137,7 +1144,7 @@ TEST_F(HttpServerTest, TamperedRequestStateIsRefused) {
 
 TEST_F(HttpServerTest, AConnectionThatNeverSendsARequestIsClosedAfterTheHeaderTimeout) {
   HttpOptions options;
-  options.read_timeout = 200ms;      // the header timeout
+  options.header_timeout = 200ms;
   options.keepalive_timeout = 600s;  // what an idle keep-alive connection gets
   StartServer(options);
   RawClient silent(port_);
