@@ -8,6 +8,7 @@
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/read.hpp>
 #include <chrono>
+#include <utility>
 
 #include "common/log.h"
 #include "common/status_map.h"
@@ -31,13 +32,12 @@ HttpConnection::HttpConnection(asio::ip::tcp::socket socket,
       write_timer_(strand_),
       options_(std::move(options)),
       idle_(std::move(idle)),
-      idle_ticket_(idle_->Join()),
       router_(std::move(router)),
       on_destroy_(std::move(on_destroy)),
       header_deadline_(std::chrono::steady_clock::now() + options_->header_timeout) {}
 
 HttpConnection::~HttpConnection() {
-  idle_->Leave(idle_ticket_);
+  LeaveIdleList();
   if (on_destroy_) on_destroy_();
 }
 
@@ -46,6 +46,7 @@ std::string HttpConnection::ErrorBody(int code, std::string_view message) {
 }
 
 void HttpConnection::Start() {
+  idle_ticket_ = idle_->Join(weak_from_this());
   asio::post(strand_, [self = shared_from_this()] {
     boost::system::error_code ignored;
     self->socket_.set_option(asio::ip::tcp::no_delay(true), ignored);
@@ -58,7 +59,7 @@ void HttpConnection::WaitForRequest() {
   phase_ = Phase::kIdle;
   gone_ = nullptr;
   if (buffer_.size() > 0) return ReadRequest();
-  idle_->Idle(idle_ticket_, weak_from_this());
+  if (idle_ticket_) idle_->Idle(*idle_ticket_);
   // A connection that has never sent a request gets only the header timeout.
   if (served_any_) {
     ArmTimer(options_->keepalive_timeout);
@@ -91,7 +92,7 @@ void HttpConnection::OnWatch(boost::system::error_code ec, size_t bytes) {
 }
 
 void HttpConnection::ReadRequest() {
-  if (!idle_->Busy(idle_ticket_)) {
+  if (idle_ticket_ && !idle_->Busy(*idle_ticket_)) {
     // Chosen to make room at the connection cap just as its next request began.
     phase_ = Phase::kClosed;
     return CloseSocket();
@@ -115,7 +116,9 @@ void HttpConnection::ReadRequest() {
 void HttpConnection::OnHeader(boost::system::error_code ec) {
   if (ec || phase_ == Phase::kClosed) return OnRead(ec);
   header_done_ = true;
-  ArmTimer(options_->read_timeout);  // for the body
+  // The body's own time starts now, unless it is here already (the usual small request).
+  const auto length = parser_->content_length();
+  if (!length || buffer_.size() < *length) ArmTimer(options_->read_timeout);
   // Clients such as curl wait for this before sending a large body.
   auto expect = parser_->get().find(beast_http::field::expect);
   if (expect != parser_->get().end() &&
@@ -351,8 +354,12 @@ void HttpConnection::Gone() {
   }
 }
 
+void HttpConnection::LeaveIdleList() {
+  if (idle_ticket_) idle_->Leave(*std::exchange(idle_ticket_, std::nullopt));
+}
+
 void HttpConnection::CloseSocket() {
-  idle_->Leave(idle_ticket_);
+  LeaveIdleList();
   DisarmTimer();
   write_timer_.cancel();
   boost::system::error_code ignored;

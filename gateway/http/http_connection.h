@@ -77,6 +77,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void OnTimer();
   void Gone();
   void CloseSocket();
+  void LeaveIdleList();
 
   boost::asio::ip::tcp::socket socket_;
   boost::asio::strand<boost::asio::any_io_executor> strand_;
@@ -84,7 +85,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   boost::asio::steady_timer write_timer_;  // write_timeout for the write in progress
   std::shared_ptr<const HttpOptions> options_;
   std::shared_ptr<IdleConnections> idle_;
-  uint64_t idle_ticket_;
+  std::optional<IdleConnections::Ticket> idle_ticket_;  // from Start until closed
   Router router_;
   std::function<void()> on_destroy_;
 

@@ -7,7 +7,6 @@
 #include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/serializer.hpp>
-#include <boost/beast/http/string_body.hpp>
 
 namespace labgate::gateway::http {
 namespace {
@@ -44,20 +43,22 @@ void AddHeaders(beast_http::response<Body>& response, const HeaderList& headers)
 }  // namespace
 
 std::string WireResponse(int status, const HeaderList& headers, std::string body, bool close) {
-  beast_http::response<beast_http::string_body> response(static_cast<beast_http::status>(status),
+  beast_http::response<beast_http::empty_body> response(static_cast<beast_http::status>(status),
                                                          11);
   AddHeaders(response, headers);
   // 1xx, 204 and 304 carry no body and no Content-Length (RFC 9110 §8.6).
   const bool bodiless = status < 200 || status == 204 || status == 304;
-  if (!bodiless && !body.empty() &&
-      response.find(beast_http::field::content_type) == response.end()) {
-    response.set(beast_http::field::content_type, "application/json");
+  if (!bodiless) {
+    if (!body.empty() && response.find(beast_http::field::content_type) == response.end()) {
+      response.set(beast_http::field::content_type, "application/json");
+    }
+    response.content_length(body.size());
   }
-  if (!bodiless) response.body() = std::move(body);
   response.keep_alive(!close);
-  response.prepare_payload();
-  if (bodiless) response.erase(beast_http::field::content_length);
-  return Serialize(response, false);
+  // Beast writes the head; the body follows as it is (Content-Length framing has no coding).
+  std::string out = Serialize(response, true);
+  if (!bodiless) out += body;
+  return out;
 }
 
 std::string WireStreamHead(const HeaderList& headers) {

@@ -1,50 +1,45 @@
 #include "gateway/http/idle_connections.h"
 
+#include <utility>
+
 namespace labgate::gateway::http {
 
-uint64_t IdleConnections::Join() {
+IdleConnections::Ticket IdleConnections::Join(std::weak_ptr<HttpConnection> connection) {
   absl::MutexLock lock(&mutex_);
-  return ++next_ticket_;
+  return busy_.insert(busy_.end(), Entry{std::move(connection)});
 }
 
-void IdleConnections::Idle(uint64_t ticket, std::weak_ptr<HttpConnection> connection) {
+void IdleConnections::Idle(Ticket ticket) {
   absl::MutexLock lock(&mutex_);
-  if (chosen_.contains(ticket)) return;
-  if (auto found = where_.find(ticket); found != where_.end()) {
-    idle_.erase(found->second);
-    where_.erase(found);
-  }
-  where_[ticket] = idle_.insert(idle_.end(), Entry(ticket, std::move(connection)));
+  if (ticket->chosen) return;
+  idle_.splice(idle_.end(), ticket->idle ? idle_ : busy_, ticket);
+  ticket->idle = true;
 }
 
-bool IdleConnections::Busy(uint64_t ticket) {
+bool IdleConnections::Busy(Ticket ticket) {
   absl::MutexLock lock(&mutex_);
-  if (chosen_.contains(ticket)) return false;
-  if (auto found = where_.find(ticket); found != where_.end()) {
-    idle_.erase(found->second);
-    where_.erase(found);
+  if (ticket->chosen) return false;
+  if (ticket->idle) {
+    busy_.splice(busy_.end(), idle_, ticket);
+    ticket->idle = false;
   }
   return true;
 }
 
-void IdleConnections::Leave(uint64_t ticket) {
+void IdleConnections::Leave(Ticket ticket) {
   absl::MutexLock lock(&mutex_);
-  chosen_.erase(ticket);
-  if (auto found = where_.find(ticket); found != where_.end()) {
-    idle_.erase(found->second);
-    where_.erase(found);
-  }
+  (ticket->idle ? idle_ : busy_).erase(ticket);
 }
 
 std::shared_ptr<HttpConnection> IdleConnections::ChooseOldest() {
   absl::MutexLock lock(&mutex_);
   while (!idle_.empty()) {
-    auto [ticket, weak] = std::move(idle_.front());
-    idle_.pop_front();
-    where_.erase(ticket);
+    Ticket oldest = idle_.begin();
+    busy_.splice(busy_.end(), idle_, oldest);
+    oldest->idle = false;
     // A connection being destroyed has not left yet; the next one is taken instead.
-    if (auto connection = weak.lock()) {
-      chosen_.insert(ticket);
+    if (auto connection = oldest->connection.lock()) {
+      oldest->chosen = true;
       return connection;
     }
   }
