@@ -1,4 +1,4 @@
-#include "serial-service/policy/json_schema_check.h"
+#include "common/json_schema_check.h"
 
 #include <string>
 #include <vector>
@@ -11,7 +11,7 @@
 #include "valijson/validation_results.hpp"
 #include "valijson/validator.hpp"
 
-namespace labgate::serial {
+namespace labgate {
 namespace {
 
 std::string ContextPath(const std::vector<std::string>& context) {
@@ -49,4 +49,4 @@ absl::Status CheckAgainstSchema(const nlohmann::json& schema_json, const nlohman
   return absl::InvalidArgumentError(absl::StrJoin(problems.empty() ? generic : problems, "; "));
 }
 
-}  // namespace labgate::serial
+}  // namespace labgate

@@ -8,8 +8,8 @@
 
 #include "absl/status/status.h"
 
-namespace labgate::serial {
+namespace labgate {
 
 absl::Status CheckAgainstSchema(const nlohmann::json& schema, const nlohmann::json& document);
 
-}  // namespace labgate::serial
+}  // namespace labgate

@@ -12,6 +12,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/match.h"
+#include "common/access/access_policy.h"
 #include "common/cli.h"
 #include "common/flag_names.h"
 #include "common/log.h"
@@ -62,6 +63,9 @@ ABSL_FLAG(int64_t, tools_page_size, 100, "Items per tools/resources/prompts list
 ABSL_FLAG(std::string, policy, "",
           "Safety policy (JSON) of the embedded serial service; SIGHUP reloads it (a remote "
           "labgate-serial takes its own --policy)");
+ABSL_FLAG(std::string, access_file, "",
+          "Who may do what (JSON: roles and permissions per principal); SIGHUP reloads it. "
+          "Without it every principal may call every tool");
 ABSL_FLAG(std::string, profiles, "",
           "Instrument profiles (a directory of JSON files) of the embedded serial service; SIGHUP "
           "reloads them");
@@ -148,6 +152,14 @@ int main(int argc, char** argv) {
       config.status = loaded.status();
     } else {
       config.lines.push_back("safety policy: " + backend_options.policy_file);
+    }
+  }
+  options.access_file = absl::GetFlag(FLAGS_access_file);
+  if (!options.access_file.empty() && config.status.ok()) {
+    if (auto loaded = labgate::access::AccessPolicy::Load(options.access_file); !loaded.ok()) {
+      config.status = loaded.status();
+    } else {
+      config.lines.push_back("access file: " + options.access_file);
     }
   }
   if ((!backend_options.profiles_dir.empty() || !backend_options.instruments_file.empty()) &&

@@ -11,6 +11,7 @@
 #include "absl/flags/flag.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "common/access/access_control.h"
 #include "common/caller_auth_flags.h"
 #include "common/cli.h"
 #include "common/confirmation_secret.h"
@@ -30,6 +31,9 @@ ABSL_FLAG(std::string, listen, "127.0.0.1:50051", "HOST:PORT to serve gRPC on (p
 ABSL_FLAG(std::string, session_addr, "",
           "HOST:PORT of labgate-session, where ports opened with a session_id are recorded");
 ABSL_FLAG(std::string, policy, "", "Safety policy (JSON) for ports and writes; SIGHUP reloads it");
+ABSL_FLAG(std::string, access_file, "",
+          "Who may use and change which port (JSON, the gateway's access file); SIGHUP reloads "
+          "it. Without it every caller may use every port");
 ABSL_FLAG(bool, publish_inventory, false,
           "Join labgate-session's bench reservations: report the named instruments and ports "
           "as reservable, and refuse ports another principal holds a grant on (needs "
@@ -108,6 +112,17 @@ int main(int argc, char** argv) {
       config.status = loaded.status();
     }
   }
+  std::shared_ptr<labgate::access::AccessControl> access;
+  if (config.status.ok()) {
+    auto loaded = labgate::access::AccessControl::FromFile(absl::GetFlag(FLAGS_access_file));
+    if (loaded.ok()) {
+      access = *std::move(loaded);
+      if (access->enabled())
+        config.lines.push_back("access file: " + absl::GetFlag(FLAGS_access_file));
+    } else {
+      config.status = loaded.status();
+    }
+  }
   if (const std::string profiles = absl::GetFlag(FLAGS_profiles),
       instruments = absl::GetFlag(FLAGS_instruments);
       (!profiles.empty() || !instruments.empty()) && config.status.ok()) {
@@ -170,6 +185,7 @@ int main(int argc, char** argv) {
   options.profiles_dir = absl::GetFlag(FLAGS_profiles);
   options.instruments_file = absl::GetFlag(FLAGS_instruments);
   options.caller_auth = *caller_auth;
+  options.access = access;
   options.publish_inventory = absl::GetFlag(FLAGS_publish_inventory);
   options.bench = absl::GetFlag(FLAGS_bench);
   options.session_token = caller_auth->gateway_token;
@@ -198,9 +214,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   (*host)->SetServing(kServiceName, true);
-  auto reload_on_hup = std::make_unique<labgate::ReloadWatcher>([service = service->get()] {
+  auto reload_on_hup = std::make_unique<labgate::ReloadWatcher>([service = service->get(), access] {
     LG_LOG(kInfo) << "SIGHUP: reloading the policy and the instruments";
     service->ReloadPolicy().IgnoreError();  // logged; the old policy stays
+    if (access != nullptr && access->enabled() && access->Reload().ok()) {
+      LG_LOG(kInfo) << "access file reloaded";
+    }
   });
 
   auto readiness = [service = service->get()] { return ReadinessOf(*service); };

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/access/access_control.h"
 #include "common/caller_auth.h"
 #include "common/local_methods.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
@@ -69,6 +70,9 @@ struct SerialServiceOptions {
   bool publish_inventory = false;
   std::string bench;
   std::string session_token;
+  // Who may use and change which port (--access-file; the gateway's own in embedded mode).
+  // Null or disabled: every principal may use every port.
+  std::shared_ptr<const access::AccessControl> access;
 };
 
 class SerialGrpcService : public v1::SerialService::CallbackService {

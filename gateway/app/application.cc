@@ -5,6 +5,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/access/access_control.h"
 #include "common/log.h"
 #include "common/reload_signal.h"
 #include "gateway/actions/action_tools.h"
@@ -51,7 +52,8 @@ struct Application::Parts {
   std::unique_ptr<ReservationWatch> reservation_watch;
   std::unique_ptr<ReservationWaits> reservation_waits;
   std::unique_ptr<TaskClient> task_client;
-  std::unique_ptr<TaskRunner> task_runner;  // stopped before the backends go
+  std::unique_ptr<TaskRunner> task_runner;        // stopped before the backends go
+  std::shared_ptr<access::AccessControl> access;  // --access-file
   McpServer server;
   std::unique_ptr<LabgateResources> resources;
   std::unique_ptr<ReservationResources> reservation_resources;
@@ -71,7 +73,7 @@ struct Application::Parts {
   std::unique_ptr<BackendWatch> backend_watch;
   std::unique_ptr<StdioConnection> stdio;
   std::thread stdio_watch;
-  std::unique_ptr<ReloadWatcher> reload_on_hup;  // the embedded policy, on SIGHUP
+  std::unique_ptr<ReloadWatcher> reload_on_hup;  // the access file, the embedded policy
 
   void StopIo() {
     work.reset();
@@ -130,7 +132,12 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   Parts& p = *parts;
   p.options = options;
   GatewayMetrics::Get();  // every family is listed from the first scrape on
-  auto backends = Backends::Start(options.backend);
+  auto access_file = access::AccessControl::FromFile(options.access_file);
+  if (!access_file.ok()) return access_file.status();
+  p.access = *std::move(access_file);
+  BackendOptions backend_options = options.backend;
+  backend_options.access = p.access;
+  auto backends = Backends::Start(backend_options);
   if (!backends.ok()) return backends.status();
   p.backends = std::move(*backends);
   auto catalog = ToolCatalog::FromServices(p.backends->ToolServices());
@@ -141,6 +148,7 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
 
   const auto call_deadline = std::chrono::milliseconds(options.call_timeout_ms);
   p.invoker = std::make_unique<ToolInvoker>(&p.backends->channels());
+  p.invoker->SetAccess(p.access);
   p.action_tools = std::make_unique<ActionTools>(p.backends->actions_channel(), call_deadline);
   p.action_tools->SetServiceAddress(options.backend.actions_addr);
   p.action_tools->SetLocal(
@@ -152,6 +160,7 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   p.catalog_tools = std::make_unique<CatalogTools>(p.catalog.get(), p.invoker.get(), p.leases.get(),
                                                    call_deadline);
   p.catalog_tools->SetTaskThreshold(options.task_threshold);
+  p.server.access = std::make_shared<ToolAccess>(p.access);
   p.server.config.instructions = DefaultInstructions();
   p.server.config.call_deadline = call_deadline;
   p.server.config.page_size = options.page_size;
@@ -246,15 +255,24 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
         StdioDialects{&p.server, p.action_tools.get(), p.stateless.get(), p.loaf.get()}, p.io,
         stdio_options);
   }
-  const bool reloadable = !options.backend.policy_file.empty() ||
-                          !options.backend.profiles_dir.empty() ||
-                          !options.backend.instruments_file.empty();
-  if (reloadable && options.backend.serial_addr.empty() && options.backend.serial_addrs.empty()) {
+  const bool serial_reloadable =
+      (!options.backend.policy_file.empty() || !options.backend.profiles_dir.empty() ||
+       !options.backend.instruments_file.empty()) &&
+      options.backend.serial_addr.empty() && options.backend.serial_addrs.empty();
+  if (serial_reloadable || p.access->enabled()) {
     Backends* backends_ptr = p.backends.get();
-    p.reload_on_hup = std::make_unique<ReloadWatcher>([backends_ptr] {
-      LG_LOG(kInfo) << "SIGHUP: reloading the policy and the instruments";
-      backends_ptr->ReloadPolicy().IgnoreError();  // logged; the old policy stays
-    });
+    access::AccessControl* access_ptr = p.access.get();
+    p.reload_on_hup =
+        std::make_unique<ReloadWatcher>([backends_ptr, access_ptr, serial_reloadable] {
+          if (access_ptr->enabled()) {
+            LG_LOG(kInfo) << "SIGHUP: reloading the access file";
+            if (access_ptr->Reload().ok()) LG_LOG(kInfo) << "access file reloaded";
+          }
+          if (serial_reloadable) {
+            LG_LOG(kInfo) << "SIGHUP: reloading the policy and the instruments";
+            backends_ptr->ReloadPolicy().IgnoreError();  // logged; the old policy stays
+          }
+        });
   }
   return std::unique_ptr<Application>(new Application(std::move(parts)));
 }

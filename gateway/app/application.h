@@ -30,6 +30,8 @@ struct ApplicationOptions {
   // Write {"jsonrpc":"2.0","method":"_heartbeat","params":{}} on stdout at start (off by
   // default: strict MCP clients reject an unknown message before initialize).
   bool heartbeat = false;
+  // Who may do what (--access-file, JSON; SIGHUP reloads it); empty: everyone, everything.
+  std::string access_file;
 };
 
 class Application {

@@ -146,6 +146,7 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Start(const BackendOptions& 
     serial_options.instruments_file = options.instruments_file;
     serial_options.query_reply_spin = options.query_reply_spin;
     serial_options.capture = options.capture;
+    serial_options.access = options.access;
     auto serial = labgate::serial::CreateSerialService(serial_options);
     if (!serial.ok()) return serial.status();
     embedded.serial = std::move(*serial);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/access/access_control.h"
 #include "common/service_host.h"
 #include "gateway/backends/backend_channels.h"
 #include "serial-service/serial_service.h"
@@ -38,6 +39,9 @@ struct BackendOptions {
   std::chrono::microseconds query_reply_spin{serial::kDefaultQueryReplySpinUs};
   // The embedded serial service's capture buffer and record coalescing.
   serial::CaptureOptions capture;
+  // The access file the embedded serial service enforces on ports (the gateway's own);
+  // null: none.
+  std::shared_ptr<const access::AccessControl> access;
 };
 
 // A channel to a remote labgate service, with reconnect backoff capped at about 1 s; every

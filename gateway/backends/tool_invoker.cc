@@ -61,9 +61,22 @@ std::shared_ptr<PendingCall> ToolInvoker::CallOnBenches(const SerialBenches& ben
                                                         const ToolBinding& tool,
                                                         const nlohmann::json& arguments,
                                                         const Options& options, Done done) {
+  const std::string principal = access::PrincipalOfOwner(options.owner);
+  auto may_use = [&](const Bench& bench) {
+    return access_ == nullptr ? absl::OkStatus() : access_->MayUseBench(principal, bench.name);
+  };
   if (!tool.takes_port) {
-    auto fan_out = std::make_shared<FanOut>(benches.all().size(), std::move(done));
+    std::vector<const Bench*> allowed;
     for (const Bench& bench : benches.all()) {
+      if (may_use(bench).ok()) allowed.push_back(&bench);
+    }
+    if (allowed.empty()) {
+      done(json{{"ports", json::array()}});
+      return nullptr;
+    }
+    auto fan_out = std::make_shared<FanOut>(allowed.size(), std::move(done));
+    for (const Bench* allowed_bench : allowed) {
+      const Bench& bench = *allowed_bench;
       CallChannel(
           bench.channel, bench.address, bench.name, tool, arguments, options,
           [fan_out, &bench](absl::StatusOr<json> outcome) {
@@ -106,6 +119,10 @@ std::shared_ptr<PendingCall> ToolInvoker::CallOnBenches(const SerialBenches& ben
     done(port.empty() ? absl::InvalidArgumentError(
                             "several benches are configured: name the port as BENCH:PORT")
                       : route.status());
+    return nullptr;
+  }
+  if (absl::Status allowed = may_use(*route->bench); !allowed.ok()) {
+    done(allowed);
     return nullptr;
   }
   json local = arguments;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/access/access_control.h"
 #include "common/call_context.h"
 #include "common/local_call.h"
 #include "gateway/backends/backend_channels.h"
@@ -47,6 +48,11 @@ class PendingCall {
 class ToolInvoker {
  public:
   explicit ToolInvoker(const BackendChannels* channels) : channels_(channels) {}
+  // The access file's benches: a call on another bench's port is refused, and listings leave
+  // out the benches its principal may not use. Call before the first call.
+  void SetAccess(std::shared_ptr<const access::AccessControl> access) {
+    access_ = std::move(access);
+  }
 
   // How one backend fared with one gRPC call of a tool call.
   struct Answer {
@@ -98,6 +104,7 @@ class ToolInvoker {
       const std::string& service_name, const std::string& address, const std::string& bench,
       const std::function<void(const Answer&)>& on_answer);
   const BackendChannels* channels_;
+  std::shared_ptr<const access::AccessControl> access_;  // null: every bench for everyone
 };
 
 }  // namespace labgate::gateway

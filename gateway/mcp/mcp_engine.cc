@@ -168,7 +168,12 @@ json McpEngine::ServerInfo() const {
 bool McpEngine::Handle(const std::string& method, const json& params, ReplyOnce& reply,
                        const std::function<std::shared_ptr<RequestContext>()>& make_context,
                        const EraRules& rules) const {
-  if (method == "tools/list") return ListTools(params, std::move(reply)), true;
+  if (method == "tools/list") {
+    if (server_->access != nullptr && server_->access->enabled()) {
+      return ListToolsFor(params, std::move(reply), make_context()->principal_name()), true;
+    }
+    return ListTools(params, std::move(reply)), true;
+  }
   if (method == "tools/call") return CallTool(params, std::move(reply), make_context()), true;
   if (method == "resources/list") return ListResources(params, std::move(reply)), true;
   if (method == "resources/templates/list") {
@@ -212,6 +217,21 @@ void McpEngine::ListTools(const json& params, ReplyOnce reply) const {
   reply.ResultText(text);
 }
 
+void McpEngine::ListToolsFor(const json& params, ReplyOnce reply,
+                             const std::string& principal) const {
+  // Each principal sees its own list, so this one is not cached.
+  std::vector<json> tools;
+  for (ToolProvider* provider : server_->tools) {
+    for (json& tool : provider->ListTools()) tools.push_back(std::move(tool));
+  }
+  json page;
+  if (!Page(server_->access->Visible(std::move(tools), principal), params, "tools",
+            server_->config.page_size, &page)) {
+    return InvalidParams(reply, "cursor", "invalid cursor");
+  }
+  reply.Result(std::move(page));
+}
+
 void McpEngine::CallTool(const json& params, ReplyOnce reply,
                          std::shared_ptr<RequestContext> context) const {
   std::string name = StringParam(params, "name");
@@ -226,6 +246,13 @@ void McpEngine::CallTool(const json& params, ReplyOnce reply,
   }
   for (ToolProvider* provider : server_->tools) {
     if (provider->HasTool(name)) {
+      if (server_->access != nullptr) {
+        if (absl::Status allowed =
+                server_->access->MayCall(*server_, context->principal_name(), name);
+            !allowed.ok()) {
+          return reply.Fail(allowed);
+        }
+      }
       const TaskSupport support = provider->TaskSupportOf(name);
       if (server_->tasks != nullptr && support != TaskSupport::kForbidden) {
         const bool declared = DeclaresTasks(context->client_capabilities());

@@ -29,6 +29,9 @@ class McpEngine {
               const EraRules& rules) const;
 
   void ListTools(const nlohmann::json& params, ReplyOnce reply) const;
+  // tools/list under an access file: only the tools `principal` may call.
+  void ListToolsFor(const nlohmann::json& params, ReplyOnce reply,
+                    const std::string& principal) const;
   void CallTool(const nlohmann::json& params, ReplyOnce reply,
                 std::shared_ptr<RequestContext> context) const;
   void ListResources(const nlohmann::json& params, ReplyOnce reply) const;

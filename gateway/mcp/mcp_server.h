@@ -14,6 +14,7 @@
 #include "absl/synchronization/mutex.h"
 #include "gateway/mcp/providers.h"
 #include "gateway/mcp/task_host.h"
+#include "gateway/mcp/tool_access.h"
 
 namespace labgate::gateway {
 
@@ -60,6 +61,8 @@ struct McpServer {
   std::vector<PromptProvider*> prompts;
   // Long calls as MCP tasks; null: no call becomes one, and the extension is not offered.
   TaskHost* tasks = nullptr;
+  // Who may see and call which tool (--access-file); null or disabled: everyone, every tool.
+  std::shared_ptr<const ToolAccess> access;
   std::shared_ptr<ListChangeHub> hub = std::make_shared<ListChangeHub>();
   // Bumped by NotifyListChanged(kTools); tools/list pages are cached per generation.
   std::shared_ptr<std::atomic<uint64_t>> tools_generation =

@@ -45,6 +45,8 @@ class RequestContext {
 
   // The owner id of the principal asking (serial port ownership).
   virtual const std::string& owner() const = 0;
+  // The principal's name as the access file names it ("alice", "local", "stdio").
+  virtual const std::string& principal_name() const { return owner(); }
   // The client's capabilities: from initialize (stateful era) or from this request's _meta.
   virtual const nlohmann::json& client_capabilities() const = 0;
   // True once the client cancelled the request.

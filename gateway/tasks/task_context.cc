@@ -12,6 +12,7 @@ TaskContext::TaskContext(std::string id, std::shared_ptr<RequestContext> asker, 
     : id_(std::move(id)),
       asker_(std::move(asker)),
       owner_(asker_->owner()),
+      principal_name_(asker_->principal_name()),
       capabilities_(asker_->client_capabilities()),
       client_(client) {}
 

@@ -25,6 +25,7 @@ class TaskContext final : public RequestContext, public std::enable_shared_from_
 
   const std::string& id() const { return id_; }
   const std::string& owner() const override { return owner_; }
+  const std::string& principal_name() const override { return principal_name_; }
   const nlohmann::json& client_capabilities() const override { return capabilities_; }
   bool cancelled() const override ABSL_LOCKS_EXCLUDED(mu_);
   void OnCancel(std::function<void()> handler) override ABSL_LOCKS_EXCLUDED(mu_);
@@ -56,6 +57,7 @@ class TaskContext final : public RequestContext, public std::enable_shared_from_
   const std::string id_;
   const std::shared_ptr<RequestContext> asker_;
   const std::string owner_;
+  const std::string principal_name_;
   const nlohmann::json capabilities_;
   TaskClient* const client_;
   mutable absl::Mutex mu_;

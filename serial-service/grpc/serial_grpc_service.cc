@@ -141,8 +141,15 @@ void FillScriptResponse(const ScriptResult& result, const std::string& name, v1:
 
 class SerialServiceImpl final : public SerialGrpcService {
  public:
-  SerialServiceImpl(std::unique_ptr<PortService> ports, size_t queue_limit, CallerAuth auth)
-      : ports_(std::move(ports)), queue_limit_(queue_limit), auth_(std::move(auth)) {}
+  // Whether a call reads a port (the RPC's read_only_hint) or changes it.
+  enum class PortUse { kRead, kChange };
+
+  SerialServiceImpl(std::unique_ptr<PortService> ports, size_t queue_limit, CallerAuth auth,
+                    std::shared_ptr<const access::AccessControl> access)
+      : ports_(std::move(ports)),
+        queue_limit_(queue_limit),
+        auth_(std::move(auth)),
+        access_(std::move(access)) {}
 
   void JoinReservations(const std::shared_ptr<grpc::Channel>& channel, const std::string& bench,
                         const std::string& token) override {
@@ -244,6 +251,11 @@ class SerialServiceImpl final : public SerialGrpcService {
   void ServeOpenPort(CallContext* call, const v1::OpenPortRequest* request,
                      v1::OpenPortResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
+    const std::string& target =
+        request->has_instrument() ? request->instrument() : request->port_name();
+    if (absl::Status allowed = MayUse(call, target, PortUse::kChange); !allowed.ok()) {
+      return Reply(call, allowed);
+    }
     if (request->has_instrument()) return OpenInstrument(call, request, response);
     absl::StatusOr<PortSettings> settings = SettingsFromOpenRequest(*request);
     if (!settings.ok()) return Reply(call, settings.status());
@@ -347,7 +359,7 @@ class SerialServiceImpl final : public SerialGrpcService {
   void ServeWaitFor(CallContext* call, const v1::WaitForRequest* request,
                     v1::WaitForResponse* response) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
-    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request);
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, *request, PortUse::kRead);
     if (!port.ok()) return Reply(call, port.status());
     const v1::Encoding encoding = request->encoding();
     if (!v1::Encoding_IsValid(encoding)) return Reply(call, BadEncoding());
@@ -472,9 +484,10 @@ class SerialServiceImpl final : public SerialGrpcService {
   // The control lines of the caller's port; each answers the lines afterwards.
   template <typename Request>
   void ServeSignals(CallContext* call, const Request& request, v1::SignalsResponse* response,
-                    const std::function<void(ManagedPort&, SignalsDone)>& run) {
+                    const std::function<void(ManagedPort&, SignalsDone)>& run,
+                    PortUse use = PortUse::kChange) {
     if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
-    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, request);
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = CallersPort(call, request, use);
     if (!port.ok()) return Reply(call, port.status());
     run(**port, FinishWith<ModemSignals>(
                     call, [response, name = (*port)->name()](const ModemSignals& lines) {
@@ -489,9 +502,10 @@ class SerialServiceImpl final : public SerialGrpcService {
   }
   void ServeGetSignals(CallContext* call, const v1::GetSignalsRequest* request,
                        v1::SignalsResponse* response) {
-    ServeSignals(call, *request, response, [this](ManagedPort& port, SignalsDone done) {
-      ports_->GetSignals(port, std::move(done));
-    });
+    ServeSignals(
+        call, *request, response,
+        [this](ManagedPort& port, SignalsDone done) { ports_->GetSignals(port, std::move(done)); },
+        PortUse::kRead);
   }
   void ServeSetSignals(CallContext* call, const v1::SetSignalsRequest* request,
                        v1::SignalsResponse* response) {
@@ -844,12 +858,25 @@ class SerialServiceImpl final : public SerialGrpcService {
     void OnDone() override { delete this; }
   };
 
+  // What the access file allows the caller on `port` (OK without one). Checked again on
+  // every call, so a reload that takes a port away applies to ports already open.
+  absl::Status MayUse(const CallContext* call, const std::string& port, PortUse use) const {
+    if (access_ == nullptr || !access_->enabled()) return absl::OkStatus();
+    const std::string principal = access::PrincipalOfOwner(call->principal());
+    return use == PortUse::kRead ? access_->MayUsePort(principal, port)
+                                 : access_->MayChangePort(principal, port);
+  }
+
   // The port a write, read, query or reconfigure addresses: named, or the caller's only one.
   template <typename Request>
   absl::StatusOr<std::shared_ptr<ManagedPort>> CallersPort(const CallContext* call,
-                                                           const Request& request) const {
-    return ports_->CallersPort(call->principal(),
-                               OptionalName(request.has_port_name(), request.port_name()));
+                                                           const Request& request,
+                                                           PortUse use = PortUse::kChange) const {
+    absl::StatusOr<std::shared_ptr<ManagedPort>> port = ports_->CallersPort(
+        call->principal(), OptionalName(request.has_port_name(), request.port_name()));
+    if (!port.ok()) return port;
+    if (absl::Status allowed = MayUse(call, (*port)->name(), use); !allowed.ok()) return allowed;
+    return port;
   }
 
   // One "current state" event per open or lost port: OPENED, or ERROR for a lost device.
@@ -904,6 +931,7 @@ class SerialServiceImpl final : public SerialGrpcService {
   const std::unique_ptr<PortService> ports_;
   const size_t queue_limit_;
   const CallerAuth auth_;
+  const std::shared_ptr<const access::AccessControl> access_;  // null: no access file
   StreamTracker tracker_;
   std::shared_ptr<GrantTable> grants_;             // set at creation; null without reservations
   std::unique_ptr<GrantWatcher> grant_watcher_;    // set at creation, reset by Shutdown
@@ -933,7 +961,7 @@ absl::StatusOr<std::unique_ptr<SerialGrpcService>> CreateSerialService(
   if (options.session_channel) (*ports)->SetSessionChannel(options.session_channel);
   auto service = std::make_unique<SerialServiceImpl>(
       *std::move(ports), static_cast<size_t>(options.subscriber_queue_limit),
-      CallerAuth(options.caller_auth));
+      CallerAuth(options.caller_auth), options.access);
   if (options.publish_inventory && options.session_channel) {
     InventoryPublisherOptions publishing;
     publishing.bench = options.bench;

@@ -12,7 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "serial-service/backends/serial_port.h"
-#include "serial-service/policy/json_schema_check.h"
+#include "common/json_schema_check.h"
 
 namespace labgate::serial {
 namespace {

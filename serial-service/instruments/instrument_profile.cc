@@ -11,7 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "serial-service/instruments/simulation_json.h"
-#include "serial-service/policy/json_schema_check.h"
+#include "common/json_schema_check.h"
 #include "serial-service/ports/line_sequence_json.h"
 
 namespace labgate::serial {

@@ -8,7 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "serial-service/policy/json_schema_check.h"
+#include "common/json_schema_check.h"
 #include "serial-service/ports/line_sequence_json.h"
 
 namespace labgate::serial {

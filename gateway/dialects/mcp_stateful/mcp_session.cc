@@ -33,6 +33,7 @@ class McpSession::Context final : public RequestContext {
         capabilities_(std::move(capabilities)) {}
 
   const std::string& owner() const override { return principal_->owner_id(); }
+  const std::string& principal_name() const override { return principal_->name(); }
   const json& client_capabilities() const override { return capabilities_; }
   bool cancelled() const override { return cancel_.cancelled(); }
   void OnCancel(std::function<void()> handler) override { cancel_.OnCancel(std::move(handler)); }

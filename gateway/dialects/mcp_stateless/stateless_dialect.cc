@@ -129,6 +129,7 @@ class StatelessDialect::Context final : public RequestContext {
         answers_(std::move(answers)) {}
 
   const std::string& owner() const override { return principal_->owner_id(); }
+  const std::string& principal_name() const override { return principal_->name(); }
   const json& client_capabilities() const override { return meta_.client_capabilities; }
   bool cancelled() const override { return call_->cancelled(); }
   void OnCancel(std::function<void()> handler) override { call_->OnCancel(std::move(handler)); }

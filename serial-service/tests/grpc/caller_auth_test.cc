@@ -17,6 +17,7 @@
 #include "common/service_host.h"
 #include "common/tls.h"
 #include "serial-service/serial_service.h"
+#include "serial-service/tests/grpc/grpc_caller.h"
 #include "serial-service/tests/serial_test_client.h"
 
 namespace labgate::serial {
@@ -43,50 +44,6 @@ std::string ReadFile(const std::string& path) {
   text << in.rdbuf();
   return text.str();
 }
-
-// A caller of the service: `token` as "authorization: Bearer", `owner` as labgate-owner.
-class Caller {
- public:
-  Caller(std::shared_ptr<grpc::Channel> channel, std::string token, std::string owner)
-      : stub_(v1::SerialService::NewStub(std::move(channel))),
-        token_(std::move(token)),
-        owner_(std::move(owner)) {}
-
-  std::unique_ptr<grpc::ClientContext> Context() const {
-    auto context = std::make_unique<grpc::ClientContext>();
-    if (!token_.empty()) context->AddMetadata("authorization", "Bearer " + token_);
-    if (!owner_.empty()) context->AddMetadata("labgate-owner", owner_);
-    context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
-    return context;
-  }
-  grpc::Status Open(const std::string& port) {
-    v1::OpenPortRequest request;
-    request.set_port_name(port);
-    request.set_baud_rate(9600);
-    v1::OpenPortResponse response;
-    return stub_->OpenPort(Context().get(), request, &response);
-  }
-  grpc::Status Write(const std::string& port, const std::string& data) {
-    v1::WriteRequest request;
-    request.set_port_name(port);
-    request.set_data(data);
-    v1::WriteResponse response;
-    return stub_->Write(Context().get(), request, &response);
-  }
-  absl::StatusOr<v1::GetStatusResponse> Status(const std::string& port) {
-    v1::GetStatusRequest request;
-    request.set_port_name(port);
-    v1::GetStatusResponse response;
-    grpc::Status status = stub_->GetStatus(Context().get(), request, &response);
-    if (!status.ok()) return absl::UnknownError(status.error_message());
-    return response;
-  }
-
- private:
-  std::unique_ptr<v1::SerialService::Stub> stub_;
-  std::string token_;
-  std::string owner_;
-};
 
 class TokenAuthTest : public ::testing::Test {
  protected:
