@@ -1,0 +1,133 @@
+// The access file over Streamable HTTP with the official v1 and v2 SDK clients: each token's
+// principal sees only the tools it may call, a refused call names the missing permission, an
+// operator's ports are its globs, and SIGHUP reloads the file without dropping sessions.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { callOk, tempDir, removeDir } from './lib/harness.mjs';
+import { startHttpGateway, connectHttp } from './lib/http_gateway.mjs';
+import { connectV2Http, protocolError } from './lib/v2_client.mjs';
+
+const open = { baud_rate: 115200, terminator: '\n' };
+const TOKENS = 'vera vera-token-1\nolga olga-token-2\nroot root-token-3\nmallory mallory-token-4\n';
+const ACCESS = {
+  principals: {
+    vera: { role: 'viewer' },
+    olga: { role: 'operator', ports: ['loop://lab-*'], tools: ['*'] },
+    root: { role: 'admin' },
+  },
+};
+
+function bearer(token) {
+  return { requestInit: { headers: { Authorization: `Bearer ${token}` } } };
+}
+
+async function toolNames(client) {
+  return (await client.listTools()).tools.map((tool) => tool.name);
+}
+
+async function refusal(promise) {
+  try {
+    const result = await promise;
+    // A refusal that came back from a service as a tool error carries its text.
+    assert.equal(result.isError, true, `expected a refusal, got ${JSON.stringify(result)}`);
+    return result.content[0].text;
+  } catch (error) {
+    if (!(error instanceof McpError)) throw error;
+    return error.message;
+  }
+}
+
+async function withGateway(body) {
+  const dir = tempDir();
+  const tokens = join(dir, 'tokens');
+  const access = join(dir, 'access.json');
+  writeFileSync(tokens, TOKENS);
+  writeFileSync(access, JSON.stringify(ACCESS));
+  const gateway = await startHttpGateway(['--auth-token-file', tokens, '--access-file', access]);
+  try {
+    await body(gateway, access);
+  } finally {
+    await gateway.stop();
+    removeDir(dir);
+  }
+}
+
+test('a viewer sees and calls only read-only tools, in both eras', async () => {
+  await withGateway(async (gateway) => {
+    const vera = await connectHttp(gateway.url, bearer('vera-token-1'));
+    const root = await connectHttp(gateway.url, bearer('root-token-3'));
+    const all = await toolNames(root.client);
+    const seen = await toolNames(vera.client);
+    assert.ok(all.includes('write') && all.includes('open_port'));
+    assert.ok(seen.includes('status') && seen.includes('list_ports'), seen.join(','));
+    assert.ok(!seen.includes('write') && !seen.includes('open_port'), seen.join(','));
+    assert.ok(seen.length < all.length);
+
+    const text = await refusal(vera.client.callTool({ name: 'write',
+      arguments: { port_name: 'loop://lab-1', data: 'VOLT 30' } }));
+    assert.match(text, /vera may not call write: vera \(viewer\) is read-only in .*access\.json, and write is not a read-only tool/);
+    // The viewer's reading still works.
+    assert.ok(Array.isArray((await callOk(vera.client, 'list_ports')).ports));
+
+    // The v2 client, in the stateless era, sees the same list and the same refusal.
+    const v2 = await connectV2Http(gateway.url, { headers: { Authorization: 'Bearer vera-token-1' } });
+    const v2Seen = (await v2.client.listTools()).tools.map((tool) => tool.name);
+    assert.deepEqual(v2Seen.sort(), [...seen].sort());
+    const error = await protocolError(v2.client.callTool({ name: 'open_port',
+      arguments: { port_name: 'loop://lab-1', ...open } }));
+    assert.match(error.message, /vera may not call open_port/);
+    await v2.close();
+    await vera.transport.terminateSession();
+    await root.transport.terminateSession();
+  });
+});
+
+test('an operator writes to its own ports only, and a principal not in the file does nothing', async () => {
+  await withGateway(async (gateway) => {
+    const olga = await connectHttp(gateway.url, bearer('olga-token-2'));
+    await callOk(olga.client, 'open_port', { port_name: 'loop://lab-1', ...open });
+    await callOk(olga.client, 'write', { port_name: 'loop://lab-1', data: 'VOLT 5' });
+    const text = await refusal(olga.client.callTool({ name: 'open_port',
+      arguments: { port_name: 'loop://other', ...open } }));
+    assert.match(text, /olga may not use port loop:\/\/other: it is not among its ports/);
+    await callOk(olga.client, 'close', { port_name: 'loop://lab-1' });
+
+    const mallory = await connectHttp(gateway.url, bearer('mallory-token-4'));
+    assert.deepEqual(await toolNames(mallory.client), []);
+    const refused = await refusal(mallory.client.callTool({ name: 'status', arguments: {} }));
+    assert.match(refused, /mallory may do nothing here: it is not in the access file/);
+    await olga.transport.terminateSession();
+    await mallory.transport.terminateSession();
+  });
+});
+
+test('SIGHUP reloads the access file and open sessions see the change', async () => {
+  await withGateway(async (gateway, access) => {
+    const vera = await connectHttp(gateway.url, bearer('vera-token-1'));
+    assert.ok(!(await toolNames(vera.client)).includes('write'));
+    writeFileSync(access, JSON.stringify({ principals: { ...ACCESS.principals,
+      vera: { role: 'operator', ports: ['loop://lab-*'] } } }));
+    gateway.child.kill('SIGHUP');
+    let names = [];
+    for (let i = 0; i < 100 && !names.includes('write'); ++i) {
+      await sleep(50);
+      names = await toolNames(vera.client);  // the same session throughout
+    }
+    assert.ok(names.includes('write'), 'the reload took effect');
+    await callOk(vera.client, 'open_port', { port_name: 'loop://lab-2', ...open });
+    await callOk(vera.client, 'write', { port_name: 'loop://lab-2', data: 'now allowed' });
+
+    // A file that no longer loads leaves the last good one in force.
+    writeFileSync(access, '{"principals": {"vera": {"role": "boss"}}}');
+    gateway.child.kill('SIGHUP');
+    for (let i = 0; i < 100 && !/access file not reloaded/.test(gateway.stderr()); ++i) await sleep(50);
+    assert.match(gateway.stderr(), /access file not reloaded; the previous one stays in force/);
+    await callOk(vera.client, 'write', { port_name: 'loop://lab-2', data: 'still allowed' });
+    await callOk(vera.client, 'close', { port_name: 'loop://lab-2' });
+    await vera.transport.terminateSession();
+  });
+});
