@@ -152,6 +152,16 @@ absl::StatusOr<AccessPolicy> AccessPolicy::Load(const std::string& path) {
   return Parse(document, path);
 }
 
+std::map<std::string, std::string> AccessPolicy::Roles() const {
+  std::map<std::string, std::string> roles;
+  for (const auto& [name, grant] : principals_) roles[name] = std::string(RoleName(grant.role));
+  return roles;
+}
+
+std::string AccessPolicy::DefaultRole() const {
+  return default_ ? std::string(RoleName(default_->role)) : "";
+}
+
 const Grant* AccessPolicy::GrantOf(std::string_view principal) const {
   if (auto found = principals_.find(principal); found != principals_.end()) return &found->second;
   return default_ ? &*default_ : nullptr;

@@ -69,6 +69,9 @@ class AccessPolicy {
   absl::Status MayAct(std::string_view principal) const;
 
   const std::string& source() const { return source_; }
+  // Each named principal's role, and the default's ("" when there is no default).
+  std::map<std::string, std::string> Roles() const;
+  std::string DefaultRole() const;
 
  private:
   absl::Status Missing(std::string_view principal) const;

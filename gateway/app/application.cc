@@ -242,7 +242,9 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   p.operator_server = std::move(*operator_started);
   // The console is served beside /metrics too, so a stdio-only gateway can be browsed.
   if (p.http_server || p.operator_server) {
-    p.console = std::make_unique<console::Console>(ConsoleOptionsFor(*p.backends, call_deadline));
+    console::ConsoleOptions console_options = ConsoleOptionsFor(*p.backends, call_deadline);
+    console_options.access = p.access;
+    p.console = std::make_unique<console::Console>(std::move(console_options));
     if (p.http_server) p.http_server->SetConsole(p.console.get());
     if (p.operator_server) p.operator_server->SetConsole(p.console.get());
   }

@@ -113,6 +113,20 @@ void Console::Serve(const std::shared_ptr<http::HttpConnection>& connection,
   ServeApi(connection, request, access.principal, !http_options.auth_tokens.empty());
 }
 
+json Console::Whoami(const std::string& principal, bool tokens) const {
+  json me = {{"principal", principal}, {"tokens", tokens}};
+  std::shared_ptr<const access::AccessPolicy> policy =
+      options_.access != nullptr ? options_.access->Current() : nullptr;
+  if (policy == nullptr) {
+    me["role"] = "unrestricted";  // no access file: everyone may do everything
+    return me;
+  }
+  me["role"] = policy->RoleOf(principal);
+  me["access"] = {{"file", policy->source()}, {"roles", policy->Roles()}};
+  if (std::string role = policy->DefaultRole(); !role.empty()) me["access"]["default"] = role;
+  return me;
+}
+
 void Console::ServeApi(const std::shared_ptr<http::HttpConnection>& connection,
                        const http::Request& request, const std::string& principal, bool tokens) {
   const std::string target = Target(request);
@@ -125,7 +139,7 @@ void Console::ServeApi(const std::shared_ptr<http::HttpConnection>& connection,
   };
   switch (route.endpoint) {
     case Endpoint::kWhoami:
-      return RespondJson(connection, 200, {{"principal", principal}, {"tokens", tokens}});
+      return RespondJson(connection, 200, Whoami(principal, tokens));
     case Endpoint::kPorts:
       return ports_.List(answer_json);
     case Endpoint::kPort:

@@ -14,6 +14,7 @@
 #include <memory>
 #include <string>
 
+#include "common/access/access_control.h"
 #include "gateway/backends/serial_benches.h"
 #include "gateway/console/port_views.h"
 #include "gateway/console/reservation_views.h"
@@ -38,6 +39,8 @@ struct ConsoleOptions {
   std::chrono::milliseconds call_deadline{10000};
   // SSE streams open at once; more get 503.
   size_t max_streams = 256;
+  // The access file (roles shown by whoami); null: none.
+  std::shared_ptr<const access::AccessControl> access;
 };
 
 class Console {
@@ -55,6 +58,8 @@ class Console {
  private:
   void ServeApi(const std::shared_ptr<http::HttpConnection>& connection,
                 const http::Request& request, const std::string& principal, bool tokens);
+  // Who is asking, and their role under the access file (and every named principal's).
+  nlohmann::json Whoami(const std::string& principal, bool tokens) const;
 
   ConsoleOptions options_;
   PortViews ports_;

@@ -96,6 +96,15 @@ test('an operator writes to its own ports only, and a principal not in the file 
     assert.match(text, /olga may not use port loop:\/\/other: it is not among its ports/);
     await callOk(olga.client, 'close', { port_name: 'loop://lab-1' });
 
+    // The console shows who is asking and every named principal's role.
+    const whoami = await fetch(`http://127.0.0.1:${gateway.port}/console/api/whoami`,
+      { headers: { Authorization: 'Bearer olga-token-2' } });
+    assert.equal(whoami.status, 200);
+    const me = await whoami.json();
+    assert.equal(me.principal, 'olga');
+    assert.equal(me.role, 'operator');
+    assert.deepEqual(me.access.roles, { olga: 'operator', root: 'admin', vera: 'viewer' });
+
     const mallory = await connectHttp(gateway.url, bearer('mallory-token-4'));
     assert.deepEqual(await toolNames(mallory.client), []);
     const refused = await refusal(mallory.client.callTool({ name: 'status', arguments: {} }));

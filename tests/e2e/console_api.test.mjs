@@ -48,7 +48,7 @@ test('ports, sessions, transcripts, exports, backends and live events, without t
     assert.doesNotMatch(html, /<(script|link|img)[^>]+(src|href)=["']?(https?:)?\/\//i, 'nothing loaded from elsewhere');
     assert.equal((await fetch(`${base}/console/`)).status, 200);
 
-    assert.deepEqual((await getJson(base, '/console/api/whoami')).json, { principal: 'local', tokens: false });
+    assert.deepEqual((await getJson(base, '/console/api/whoami')).json, { principal: 'local', tokens: false, role: 'unrestricted' });
 
     const ports = await getJson(base, '/console/api/ports');
     assert.equal(ports.status, 200);
@@ -257,7 +257,7 @@ test('with --auth-token-file every API call needs a bearer token; the page loads
     assert.equal((await getJson(base, '/console/api/ports', { method: 'POST' })).status, 401,
       'a refused token is refused before anything else');
     assert.deepEqual((await getJson(base, '/console/api/whoami', { token: 'token-of-bob' })).json,
-      { principal: 'bob', tokens: true });
+      { principal: 'bob', tokens: true, role: 'unrestricted' });
     const ports = await getJson(base, '/console/api/ports', { token: 'token-of-bob' });
     assert.equal(ports.status, 200);
     assert.equal(ports.json.ports.find((p) => p.name === 'loop://alice').owner, 'http:alice',
