@@ -9,8 +9,20 @@ namespace labgate::access {
 absl::StatusOr<std::shared_ptr<AccessControl>> AccessControl::FromFile(const std::string& path) {
   auto control = std::make_shared<AccessControl>();
   if (path.empty()) return control;
+  control->enabled_ = true;
   control->path_ = path;
   if (absl::Status loaded = control->Reload(); !loaded.ok()) return loaded;
+  return control;
+}
+
+std::shared_ptr<AccessControl> AccessControl::ForTesting(AccessPolicy policy) {
+  auto control = std::make_shared<AccessControl>();
+  control->enabled_ = true;
+  {
+    absl::MutexLock lock(&control->mutex_);
+    control->policy_ = std::make_shared<const AccessPolicy>(std::move(policy));
+  }
+  control->generation_.store(1);
   return control;
 }
 

@@ -23,8 +23,10 @@ class AccessControl {
   AccessControl() = default;
   // Loads `path` (empty: none).
   static absl::StatusOr<std::shared_ptr<AccessControl>> FromFile(const std::string& path);
+  // In force from the start, with nothing to reload (tests and benchmarks).
+  static std::shared_ptr<AccessControl> ForTesting(AccessPolicy policy);
 
-  bool enabled() const { return !path_.empty(); }
+  bool enabled() const { return enabled_; }
   // Null without an access file.
   std::shared_ptr<const AccessPolicy> Current() const ABSL_LOCKS_EXCLUDED(mutex_);
   // Changes with every successful reload (caches of filtered lists key on it).
@@ -43,7 +45,8 @@ class AccessControl {
   std::string RoleOf(std::string_view principal) const;
 
  private:
-  std::string path_;
+  bool enabled_ = false;
+  std::string path_;  // empty: nothing to reload
   mutable absl::Mutex mutex_;
   std::shared_ptr<const AccessPolicy> policy_ ABSL_GUARDED_BY(mutex_);
   std::atomic<uint64_t> generation_{0};
