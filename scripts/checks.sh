@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The machine checks .ci/run adds after the test command, each a preset of CMakePresets.json:
+# The machine checks, each a preset of CMakePresets.json. .ci/run adds tidy, tsan and
+# fuzz-long after the test command, whose own run is the asan one:
 #   tidy       clang-tidy on the files the last commit changed (the clang-tsa preset's compile
 #              database; configuring it is enough, no build)
 #   asan       the whole suite under AddressSanitizer and UndefinedBehaviorSanitizer; being a

@@ -245,7 +245,12 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
     console::ConsoleOptions console_options = ConsoleOptionsFor(*p.backends, call_deadline);
     console_options.access = p.access;
     p.console = std::make_unique<console::Console>(std::move(console_options));
-    if (p.http_server) p.http_server->SetConsole(p.console.get());
+    if (p.http_server) {
+      p.http_server->SetConsole(p.console.get());
+      http::HttpServer* server = p.http_server.get();  // outlives the console's use of it
+      p.console->SetSessionRevoker(
+          [server](const std::string& principal) { return server->RevokeSessionsOf(principal); });
+    }
     if (p.operator_server) p.operator_server->SetConsole(p.console.get());
   }
   if (options.serve_stdio) {

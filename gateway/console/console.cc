@@ -2,6 +2,7 @@
 
 #include <boost/beast/http/verb.hpp>
 
+#include "common/log.h"
 #include "gateway/console/console_access.h"
 #include "gateway/console/console_page.h"
 #include "gateway/console/console_replies.h"
@@ -87,15 +88,21 @@ void Console::Serve(const std::shared_ptr<http::HttpConnection>& connection,
   if (!access.allowed) {
     return RespondError(connection, access.status, access.error, std::move(access.headers));
   }
-  // Nothing but GET, on the page and the API alike; the one exception starts a replay, which
-  // drives no instrument, and only POST does that.
-  const bool replays = api && ParseRoute(path).endpoint == Endpoint::kReplays;
-  const beast_http::verb allowed = replays ? beast_http::verb::post : beast_http::verb::get;
+  // GET reads, on the page and the API alike; POST acts: it starts a replay, or is a console
+  // action. A POST must come from the console page itself (CsrfGuard).
+  const Endpoint endpoint = api ? ParseRoute(path).endpoint : Endpoint::kPage;
+  const bool acts = endpoint == Endpoint::kReplays || endpoint == Endpoint::kRevoke;
+  const beast_http::verb allowed = acts ? beast_http::verb::post : beast_http::verb::get;
   if (request.method() != allowed) {
     return RespondError(connection, 405,
-                        replays ? "Method not allowed: POST starts a replay"
-                                : "Method not allowed: the console is read-only (GET)",
-                        {{"Allow", replays ? "POST" : "GET"}});
+                        acts ? "Method not allowed: POST starts a replay or acts"
+                             : "Method not allowed: this is read-only (GET)",
+                        {{"Allow", acts ? "POST" : "GET"}});
+  }
+  if (acts) {
+    if (auto refusal = csrf_.Refusal(request, access.principal)) {
+      return RespondError(connection, 403, *refusal);
+    }
   }
   if (!api) {
     if (ParseRoute(path).endpoint != Endpoint::kPage) {
@@ -113,8 +120,32 @@ void Console::Serve(const std::shared_ptr<http::HttpConnection>& connection,
   ServeApi(connection, request, access.principal, !http_options.auth_tokens.empty());
 }
 
+void Console::SetSessionRevoker(SessionRevoker revoker) {
+  absl::MutexLock lock(&revoker_mutex_);
+  revoker_ = std::move(revoker);
+}
+
+void Console::Revoke(const std::shared_ptr<http::HttpConnection>& connection,
+                     const std::string& actor, const std::string& principal) {
+  if (options_.access != nullptr) {
+    if (absl::Status allowed = options_.access->MayAct(actor); !allowed.ok()) {
+      return RespondError(connection, 403, std::string(allowed.message()));
+    }
+  }
+  SessionRevoker revoker;
+  {
+    absl::MutexLock lock(&revoker_mutex_);
+    revoker = revoker_;
+  }
+  if (!revoker) return RespondError(connection, 503, "no HTTP sessions are served here");
+  const size_t revoked = revoker(principal);
+  LG_LOG(kInfo) << "console: " << actor << " revoked the HTTP sessions of " << principal << " ("
+                << revoked << " ended)";
+  RespondJson(connection, 200, {{"principal", principal}, {"revoked_sessions", revoked}});
+}
+
 json Console::Whoami(const std::string& principal, bool tokens) const {
-  json me = {{"principal", principal}, {"tokens", tokens}};
+  json me = {{"principal", principal}, {"tokens", tokens}, {"csrf", csrf_.TokenFor(principal)}};
   std::shared_ptr<const access::AccessPolicy> policy =
       options_.access != nullptr ? options_.access->Current() : nullptr;
   if (policy == nullptr) {
@@ -140,6 +171,8 @@ void Console::ServeApi(const std::shared_ptr<http::HttpConnection>& connection,
   switch (route.endpoint) {
     case Endpoint::kWhoami:
       return RespondJson(connection, 200, Whoami(principal, tokens));
+    case Endpoint::kRevoke:
+      return Revoke(connection, principal, route.principal);
     case Endpoint::kPorts:
       return ports_.List(answer_json);
     case Endpoint::kPort:

@@ -14,8 +14,10 @@
 #include <memory>
 #include <string>
 
+#include "absl/synchronization/mutex.h"
 #include "common/access/access_control.h"
 #include "gateway/backends/serial_benches.h"
+#include "gateway/console/console_csrf.h"
 #include "gateway/console/port_views.h"
 #include "gateway/console/reservation_views.h"
 #include "gateway/console/session_views.h"
@@ -39,9 +41,12 @@ struct ConsoleOptions {
   std::chrono::milliseconds call_deadline{10000};
   // SSE streams open at once; more get 503.
   size_t max_streams = 256;
-  // The access file (roles shown by whoami); null: none.
+  // The access file (roles shown by whoami, and who may act); null: none.
   std::shared_ptr<const access::AccessControl> access;
 };
+
+// Ends a principal's stateful HTTP sessions; returns how many (HttpServer::RevokeSessionsOf).
+using SessionRevoker = std::function<size_t(const std::string& principal)>;
 
 class Console {
  public:
@@ -54,6 +59,8 @@ class Console {
   // Ends every open stream (its client gets an "end" event); later ones get 503.
   void Stop();
   size_t open_streams() const { return relays_->open(); }
+  // What POST /console/api/principals/{name}/revoke calls (set once the HTTP server runs).
+  void SetSessionRevoker(SessionRevoker revoker);
 
  private:
   void ServeApi(const std::shared_ptr<http::HttpConnection>& connection,
@@ -61,7 +68,14 @@ class Console {
   // Who is asking, and their role under the access file (and every named principal's).
   nlohmann::json Whoami(const std::string& principal, bool tokens) const;
 
+  // A console action: the caller must be allowed to act (operator or admin).
+  void Revoke(const std::shared_ptr<http::HttpConnection>& connection, const std::string& actor,
+              const std::string& principal);
+
   ConsoleOptions options_;
+  CsrfGuard csrf_;
+  absl::Mutex revoker_mutex_;
+  SessionRevoker revoker_ ABSL_GUARDED_BY(revoker_mutex_);
   PortViews ports_;
   SessionViews sessions_;
   ReservationViews reservations_;

@@ -7,6 +7,7 @@ constexpr std::string_view kConsole = "/console";
 constexpr std::string_view kApi = "/console/api/";
 constexpr std::string_view kPortsPrefix = "/console/api/ports/";
 constexpr std::string_view kSessionsPrefix = "/console/api/sessions/";
+constexpr std::string_view kPrincipalsPrefix = "/console/api/principals/";
 
 bool ConsumeSuffix(std::string_view* text, std::string_view suffix) {
   if (text->size() <= suffix.size() || text->substr(text->size() - suffix.size()) != suffix) {
@@ -68,6 +69,12 @@ Route ParseRoute(std::string_view path) {
     route.endpoint = Endpoint::kReservations;
   } else if (path == "/console/api/tasks") {
     route.endpoint = Endpoint::kTasks;
+  } else if (path.substr(0, kPrincipalsPrefix.size()) == kPrincipalsPrefix) {
+    std::string_view rest = path.substr(kPrincipalsPrefix.size());
+    if (ConsumeSuffix(&rest, "/revoke") && rest.find('/') == std::string_view::npos) {
+      route.endpoint = Endpoint::kRevoke;
+      route.principal = PercentDecode(rest);
+    }
   } else if (path.substr(0, kPortsPrefix.size()) == kPortsPrefix) {
     // A port name has slashes (loop://x, /dev/ttyUSB0); the page encodes them, but a raw
     // one is taken as part of the name too.

@@ -22,6 +22,7 @@ enum class Endpoint {
   kReplays,        // /console/api/replays (POST: start one)
   kReservations,   // /console/api/reservations
   kTasks,          // /console/api/tasks
+  kRevoke,         // /console/api/principals/{name}/revoke (POST: end its HTTP sessions)
   kUnknown,        // anything else under /console
 };
 
@@ -29,6 +30,7 @@ struct Route {
   Endpoint endpoint = Endpoint::kUnknown;
   std::string port;        // kPort, kPortEvents: percent-decoded ("loop://x", "lab-a:/dev/ttyS0")
   std::string session_id;  // kSession*
+  std::string principal;   // kRevoke: percent-decoded
 };
 
 // True for /console and every path under /console/.

@@ -559,6 +559,25 @@ void HttpServer::ScheduleSweep() {
   });
 }
 
+size_t HttpServer::RevokeSessionsOf(const std::string& principal) {
+  std::vector<std::shared_ptr<HttpSession>> revoked;
+  {
+    absl::MutexLock lock(&mutex_);
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      if (it->second->principal()->name() == principal) {
+        revoked.push_back(std::move(it->second));
+        it = sessions_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (auto& session : revoked) {
+    asio::post(session->strand(), [session] { session->Close(); });
+  }
+  return revoked.size();
+}
+
 void HttpServer::Sweep() {
   principals_.ReleaseIdle(options_->clock() - options_->port_idle_release);
   auto cutoff = options_->clock() - options_->session_idle_timeout;

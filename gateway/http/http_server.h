@@ -57,6 +57,9 @@ class HttpServer {
   // the serial ports of principals idle past --port-idle-release-ms. A timer runs it every
   // quarter of the shorter of the two (at most 30 s); tests call it after moving the clock.
   void Sweep();
+  // Ends every stateful session of the principal named `principal` (as DELETE would; requests
+  // in flight get 404); its ports stay with the principal. Returns how many ended.
+  size_t RevokeSessionsOf(const std::string& principal);
   size_t connection_count() const { return connections_->load(); }
   size_t idle_connection_count() const { return idle_->idle_count(); }
   PrincipalRegistry& principals() { return principals_; }

@@ -140,3 +140,43 @@ test('SIGHUP reloads the access file and open sessions see the change', async ()
     await vera.transport.terminateSession();
   });
 });
+
+test('an operator revokes a principal\'s HTTP sessions from the console; a viewer may not', async () => {
+  await withGateway(async (gateway) => {
+    const base = `http://127.0.0.1:${gateway.port}`;
+    const whoami = async (token) => (await (await fetch(`${base}/console/api/whoami`,
+      { headers: { Authorization: `Bearer ${token}` } })).json());
+    const revoke = async (token, principal, csrf) => {
+      const response = await fetch(`${base}/console/api/principals/${encodeURIComponent(principal)}/revoke`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, ...(csrf ? { 'X-Labgate-Csrf': csrf } : {}) },
+      });
+      return { status: response.status, json: await response.json() };
+    };
+    const vera = await connectHttp(gateway.url, bearer('vera-token-1'));
+    const session = vera.transport.sessionId;
+    assert.ok(session);
+
+    // A viewer may not act, even with its own CSRF token.
+    const byViewer = await revoke('vera-token-1', 'olga', (await whoami('vera-token-1')).csrf);
+    assert.equal(byViewer.status, 403);
+    assert.match(byViewer.json.error, /vera may not act from the console: it needs the operator or admin role/);
+    // An operator without the token is refused too.
+    assert.equal((await revoke('olga-token-2', 'vera')).status, 403);
+
+    const done = await revoke('olga-token-2', 'vera', (await whoami('olga-token-2')).csrf);
+    assert.equal(done.status, 200, JSON.stringify(done.json));
+    assert.deepEqual(done.json, { principal: 'vera', revoked_sessions: 1 });
+    assert.match(gateway.stderr(), /console: olga revoked the HTTP sessions of vera \(1 ended\)/);
+    // The revoked session is gone; vera may start a new one.
+    const gone = await fetch(gateway.url, { method: 'POST', headers: { Authorization: 'Bearer vera-token-1',
+      'Content-Type': 'application/json', Accept: 'application/json, text/event-stream',
+      'Mcp-Session-Id': session, 'MCP-Protocol-Version': '2025-11-25' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' });
+    assert.equal(gone.status, 404);
+    await gone.body?.cancel();
+    const again = await connectHttp(gateway.url, bearer('vera-token-1'));
+    assert.ok((await toolNames(again.client)).includes('status'));
+    await again.transport.terminateSession();
+  });
+});

@@ -48,7 +48,9 @@ test('ports, sessions, transcripts, exports, backends and live events, without t
     assert.doesNotMatch(html, /<(script|link|img)[^>]+(src|href)=["']?(https?:)?\/\//i, 'nothing loaded from elsewhere');
     assert.equal((await fetch(`${base}/console/`)).status, 200);
 
-    assert.deepEqual((await getJson(base, '/console/api/whoami')).json, { principal: 'local', tokens: false, role: 'unrestricted' });
+    const { csrf: localCsrf, ...me } = (await getJson(base, '/console/api/whoami')).json;
+    assert.deepEqual(me, { principal: 'local', tokens: false, role: 'unrestricted' });
+    assert.match(localCsrf, /^[0-9a-f]{64}$/, 'the token console POSTs carry');
 
     const ports = await getJson(base, '/console/api/ports');
     assert.equal(ports.status, 200);
@@ -256,8 +258,9 @@ test('with --auth-token-file every API call needs a bearer token; the page loads
     }
     assert.equal((await getJson(base, '/console/api/ports', { method: 'POST' })).status, 401,
       'a refused token is refused before anything else');
-    assert.deepEqual((await getJson(base, '/console/api/whoami', { token: 'token-of-bob' })).json,
-      { principal: 'bob', tokens: true, role: 'unrestricted' });
+    const { csrf: bobCsrf, ...bobMe } = (await getJson(base, '/console/api/whoami', { token: 'token-of-bob' })).json;
+    assert.deepEqual(bobMe, { principal: 'bob', tokens: true, role: 'unrestricted' });
+    assert.match(bobCsrf, /^[0-9a-f]{64}$/);
     const ports = await getJson(base, '/console/api/ports', { token: 'token-of-bob' });
     assert.equal(ports.status, 200);
     assert.equal(ports.json.ports.find((p) => p.name === 'loop://alice').owner, 'http:alice',
@@ -387,11 +390,15 @@ test('a replay started from the console is the operator\'s own port, and shows i
   const base = `http://127.0.0.1:${gw.port}`;
   const alice = (await connectHttp(gw.url, { requestInit: { headers: { Authorization: 'Bearer token-of-alice' } } })).client;
   const bob = (await connectHttp(gw.url, { requestInit: { headers: { Authorization: 'Bearer token-of-bob' } } })).client;
-  const post = (body, token = 'token-of-alice') => fetch(`${base}/console/api/replays`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  }).then(async (response) => ({ status: response.status, json: await response.json() }));
+  const csrfOf = async (token) => (await getJson(base, '/console/api/whoami', { token })).json.csrf;
+  const aliceCsrf = await csrfOf('token-of-alice');
+  const post = (body, token = 'token-of-alice', extra = { 'X-Labgate-Csrf': aliceCsrf }) =>
+    fetch(`${base}/console/api/replays`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}),
+        ...extra },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    }).then(async (response) => ({ status: response.status, json: await response.json() }));
   try {
     const { session } = await callOk(alice, 'create_session', { device_id: 'DMM-7' });
     await callOk(alice, 'open_port', { port_name: 'loop://bench', baud_rate: 9600, terminator: '\n', session_id: session.id });
@@ -426,8 +433,21 @@ test('a replay started from the console is the operator\'s own port, and shows i
       .filter((p) => !p.name.startsWith('replay://'));
     assert.ok(plain.every((p) => p.replay === null), 'other ports have no replay');
 
-    // Refusals: no token, a bad body, an unknown session, a bad speed, and GET.
+    // Refusals: no token, no CSRF token, another principal's, a cross-origin POST, a bad body,
+    // an unknown session, a bad speed, and GET.
     assert.equal((await post({ session_id: session.id }, null)).status, 401);
+    const noCsrf = await post({ session_id: session.id }, 'token-of-alice', {});
+    assert.equal(noCsrf.status, 403);
+    assert.match(noCsrf.json.error, /missing X-Labgate-Csrf header/);
+    const bobsCsrf = await post({ session_id: session.id }, 'token-of-alice',
+      { 'X-Labgate-Csrf': await csrfOf('token-of-bob') });
+    assert.equal(bobsCsrf.status, 403);
+    assert.match(bobsCsrf.json.error, /wrong X-Labgate-Csrf token for alice/);
+    // localhost is an allowed origin, but not this console's (127.0.0.1): not the same origin.
+    const crossOrigin = await post({ session_id: session.id }, 'token-of-alice',
+      { 'X-Labgate-Csrf': aliceCsrf, Origin: `http://localhost:${gw.port}` });
+    assert.equal(crossOrigin.status, 403);
+    assert.match(crossOrigin.json.error, /cross-origin request refused/);
     for (const [body, pattern] of [['not json', /JSON object/], [{}, /session_id \(a string\) is required/],
       [{ session_id: 'a/b' }, /not a session id/], [{ session_id: session.id, speed: 'fast' }, /speed must be a number/]]) {
       const refused = await post(body);

@@ -60,6 +60,16 @@ TEST(ConsoleRoutesTest, SessionEndpoints) {
   EXPECT_EQ(ParseRoute("/console/api/sessions/").endpoint, Endpoint::kUnknown);
 }
 
+TEST(ConsoleRoutesTest, APrincipalsRevokeNamesThePrincipalDecoded) {
+  Route route = ParseRoute("/console/api/principals/token-1a2b/revoke");
+  EXPECT_EQ(route.endpoint, Endpoint::kRevoke);
+  EXPECT_EQ(route.principal, "token-1a2b");
+  EXPECT_EQ(ParseRoute("/console/api/principals/a%20b/revoke").principal, "a b");
+  EXPECT_EQ(ParseRoute("/console/api/principals/a/b/revoke").endpoint, Endpoint::kUnknown);
+  EXPECT_EQ(ParseRoute("/console/api/principals//revoke").endpoint, Endpoint::kUnknown);
+  EXPECT_EQ(ParseRoute("/console/api/principals/alice").endpoint, Endpoint::kUnknown);
+}
+
 TEST(ConsoleRoutesTest, QueryStrings) {
   auto query = ParseQuery("/console/api/sessions?device=dmm+1&feature=scpi%2Cidn&closed");
   EXPECT_EQ(query["device"], "dmm 1");
