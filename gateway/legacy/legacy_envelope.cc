@@ -22,12 +22,13 @@ bool ReplyIsOk(std::string_view reply) {
 }
 
 void HandleEnvelope(const json& envelope, ActionTools* actions,
-                    std::function<void(std::string)> reply) {
+                    std::function<void(std::string)> reply, MayInvoke may_invoke) {
   CheckedEnvelope checked = CheckEnvelope(envelope, actions != nullptr);
   if (checked.kind == CheckedEnvelope::Kind::kRefused) return reply(std::move(checked.refusal));
   ordered response = ReplyBase(envelope);
   if (checked.kind == CheckedEnvelope::Kind::kListActions) {
-    actions->List([response, reply = std::move(reply)](auto listed) mutable {
+    actions->List([response, reply = std::move(reply),
+                   may_invoke = std::move(may_invoke)](auto listed) mutable {
       if (!listed.ok()) {
         response["ok"] = false;
         response["error"] = std::string(listed.status().message());
@@ -35,6 +36,7 @@ void HandleEnvelope(const json& envelope, ActionTools* actions,
       }
       ordered data = ordered::array();
       for (const auto& contract : listed->actions()) {
+        if (may_invoke && !may_invoke(contract.action()).ok()) continue;
         data.push_back(ordered{{"skill", contract.skill()},
                                {"action", contract.action()},
                                {"safetyBoundary", contract.boundary_notice()}});
@@ -46,6 +48,13 @@ void HandleEnvelope(const json& envelope, ActionTools* actions,
     return;
   }
 
+  if (may_invoke) {
+    if (absl::Status allowed = may_invoke(checked.action); !allowed.ok()) {
+      response["ok"] = false;
+      response["error"] = std::string(allowed.message());
+      return reply(DumpReply(response));
+    }
+  }
   actions->Invoke(
       checked.action, checked.input,
       [actions, response, reply = std::move(reply)](absl::StatusOr<json> outcome) mutable {

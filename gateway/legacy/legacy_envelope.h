@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/status/status.h"
 #include "gateway/actions/action_tools.h"
 #include "gateway/legacy/envelope_check.h"
 
@@ -22,9 +23,15 @@ std::string ErrorReply(const std::string& text);
 // Whether a reply this file wrote says "ok":true (for the request's trace).
 bool ReplyIsOk(std::string_view reply);
 
+// Whether the asker may invoke an action (the access file's tool check, by the action's
+// name); null: every action.
+using MayInvoke = std::function<absl::Status(const std::string& action)>;
+
 // Validates one envelope and answers it through `reply` (possibly later, from a gRPC
-// thread). `actions` may be null when no actions service is configured.
+// thread). `actions` may be null when no actions service is configured. With `may_invoke`,
+// list_actions lists only the actions it allows and invoke of another is refused with its
+// reason.
 void HandleEnvelope(const nlohmann::json& envelope, ActionTools* actions,
-                    std::function<void(std::string)> reply);
+                    std::function<void(std::string)> reply, MayInvoke may_invoke = nullptr);
 
 }  // namespace labgate::gateway::legacy

@@ -136,12 +136,22 @@ void StdioConnection::HandleLegacy(const Frame& frame, const nlohmann::json& env
   }
   auto trace = RequestTrace::Start({"envelope", "stdio", principal_->name(), type,
                                     type == "list_actions" || type == "invoke", action});
+  legacy::MayInvoke may_invoke;
+  if (dialects_.server != nullptr && dialects_.server->access != nullptr &&
+      dialects_.server->access->enabled()) {
+    // The access file binds the envelope's actions as it binds their MCP tools.
+    may_invoke = [server = dialects_.server, principal = principal_](const std::string& action) {
+      return server->access->MayCall(*server, principal->name(), action);
+    };
+  }
   legacy::HandleEnvelope(
-      envelope, dialects_.legacy_actions, [this, token, framing, trace](std::string reply) {
+      envelope, dialects_.legacy_actions,
+      [this, token, framing, trace](std::string reply) {
         trace->Answered(legacy::ReplyIsOk(reply) ? RequestOutcome::Ok() : RequestOutcome::Error(0));
         Write(framing, std::move(reply), Idle(/*answering=*/true));
         token->Release();
-      });
+      },
+      std::move(may_invoke));
 }
 
 void StdioConnection::HandleLoaf(const jsonrpc::IncomingMessage& message, Framing framing) {

@@ -10,6 +10,7 @@ import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { callOk, tempDir, removeDir } from './lib/harness.mjs';
 import { startHttpGateway, connectHttp } from './lib/http_gateway.mjs';
 import { connectV2Http, protocolError } from './lib/v2_client.mjs';
+import { RawGateway } from './lib/raw_gateway.mjs';
 
 const open = { baud_rate: 115200, terminator: '\n' };
 const TOKENS = 'vera vera-token-1\nolga olga-token-2\nroot root-token-3\nmallory mallory-token-4\n';
@@ -179,4 +180,30 @@ test('an operator revokes a principal\'s HTTP sessions from the console; a viewe
     assert.ok((await toolNames(again.client)).includes('status'));
     await again.transport.terminateSession();
   });
+});
+
+test('on stdio the access file binds the v0.1 envelope\'s actions as it binds their tools', async () => {
+  const dir = tempDir();
+  const access = join(dir, 'access.json');
+  writeFileSync(access, JSON.stringify({ principals: {
+    stdio: { role: 'operator', tools: ['supportive_reply'] } } }));
+  const gw = new RawGateway(['--data-dir', join(dir, 'data'), '--access-file', access]);
+  const legacy = async (line) => {
+    await gw.write(line + '\n');
+    return (await gw.take((m) => m.ok !== undefined)).text;
+  };
+  try {
+    const listed = JSON.parse(await legacy('{"id":"l","type":"list_actions"}'));
+    assert.equal(listed.ok, true);
+    assert.deepEqual(listed.data.map((c) => c.action), ['supportive_reply']);
+    const refused = await legacy(JSON.stringify({ id: 'r', type: 'invoke',
+      payload: { action: 'empathetic_reframe', input: { message: 'x' } } }));
+    assert.match(refused, /^\{"id":"r","ok":false,"error":"stdio may not call empathetic_reframe: the tool is not among its tools in .*access\.json"\}$/);
+    const allowed = JSON.parse(await legacy(JSON.stringify({ id: 'a', type: 'invoke',
+      payload: { action: 'supportive_reply', input: { message: 'hello', risk_level: 'low' } } })));
+    assert.equal(allowed.ok, true, JSON.stringify(allowed));
+  } finally {
+    await gw.close();
+    removeDir(dir);
+  }
 });
