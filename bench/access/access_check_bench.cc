@@ -22,6 +22,7 @@ class ListedTools final : public labgate::gateway::ToolProvider {
  public:
   std::vector<json> ListTools() const override {
     std::vector<json> tools;
+    tools.reserve(41);
     for (int i = 0; i < 40; ++i) {
       tools.push_back(
           {{"name", "tool_" + std::to_string(i)}, {"annotations", {{"readOnlyHint", i % 2 == 0}}}});

@@ -114,19 +114,20 @@ void HttpConnection::ReadRequest() {
 }
 
 void HttpConnection::OnHeader(boost::system::error_code ec) {
-  if (ec || phase_ == Phase::kClosed) return OnRead(ec);
+  if (ec || phase_ == Phase::kClosed || !parser_.has_value()) return OnRead(ec);
+  RequestParser& parser = *parser_;
   header_done_ = true;
   // The body's own time starts now, unless it is here already (the usual small request).
-  const auto length = parser_->content_length();
+  const auto length = parser.content_length();
   if (!length || buffer_.size() < *length) ArmTimer(options_->read_timeout);
   // Clients such as curl wait for this before sending a large body.
-  auto expect = parser_->get().find(beast_http::field::expect);
-  if (expect != parser_->get().end() &&
+  auto expect = parser.get().find(beast_http::field::expect);
+  if (expect != parser.get().end() &&
       beast::iequals(expect->value(), boost::beast::string_view("100-continue"))) {
     Enqueue(WireContinue());
   }
   beast_http::async_read(
-      socket_, buffer_, *parser_,
+      socket_, buffer_, parser,
       asio::bind_executor(strand_, [self = shared_from_this()](boost::system::error_code ec,
                                                                size_t) { self->OnRead(ec); }));
 }
@@ -165,6 +166,10 @@ void HttpConnection::OnRead(boost::system::error_code ec) {
         400, {},
         ErrorBody(jsonrpc_code::kInvalidRequest, "malformed HTTP request: " + ec.message()), true);
   }
+  if (!parser_.has_value()) {  // never: a request is read only through a parser
+    phase_ = Phase::kClosed;
+    return CloseSocket();
+  }
   Request request = parser_->release();
   parser_.reset();
   response_headers_.clear();
@@ -187,7 +192,7 @@ void HttpConnection::Respond(int status, HeaderList headers, std::string body, b
     for (auto& header : self->response_headers_) headers.push_back(std::move(header));
     self->response_headers_.clear();
     if (close || !self->keep_alive_) self->close_after_write_ = true;
-    self->Enqueue(WireResponse(status, headers, std::move(body), self->close_after_write_));
+    self->Enqueue(WireResponse(status, headers, body, self->close_after_write_));
     self->FinishResponse();
   });
 }
@@ -355,7 +360,10 @@ void HttpConnection::Gone() {
 }
 
 void HttpConnection::LeaveIdleList() {
-  if (idle_ticket_) idle_->Leave(*std::exchange(idle_ticket_, std::nullopt));
+  if (!idle_ticket_.has_value()) return;
+  const IdleConnections::Ticket ticket = *idle_ticket_;
+  idle_ticket_.reset();
+  idle_->Leave(ticket);
 }
 
 void HttpConnection::CloseSocket() {

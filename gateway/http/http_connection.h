@@ -91,7 +91,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
   Phase phase_ = Phase::kIdle;
   boost::beast::flat_buffer buffer_;
-  std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
+  using RequestParser = boost::beast::http::request_parser<boost::beast::http::string_body>;
+  std::optional<RequestParser> parser_;
   bool watch_pending_ = false;
   bool served_any_ = false;   // a request has begun on this connection
   bool header_done_ = false;  // the current request's header has been read

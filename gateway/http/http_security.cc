@@ -138,12 +138,15 @@ std::optional<std::string> BearerPrincipal(std::string_view authorization,
     return std::nullopt;
   }
   std::string_view presented = Trim(authorization.substr(7));
-  std::optional<std::string> matched;
+  // The first match, not an optional updated in the loop: clang-tidy's optional
+  // analysis did not finish on that shape.
+  const HttpOptions::NamedToken* matched = nullptr;
   for (const auto& named : tokens) {
     // Every token is compared in full, so timing reveals neither which nor how much matched.
-    if (SecretEquals(presented, named.token) && !matched) matched = named.name;
+    if (SecretEquals(presented, named.token) && matched == nullptr) matched = &named;
   }
-  return matched;
+  if (matched == nullptr) return std::nullopt;
+  return matched->name;
 }
 
 absl::StatusOr<std::vector<HttpOptions::NamedToken>> LoadTokenFile(const std::string& path) {

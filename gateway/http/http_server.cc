@@ -252,7 +252,7 @@ void HttpServer::Route(std::shared_ptr<HttpConnection> connection, Request reque
     return RouteMcp(std::move(connection), std::move(request));
   }
   if (console::Console* console = console_.load(); console && console::IsConsolePath(path)) {
-    return console->Serve(std::move(connection), request, *options_);
+    return console->Serve(connection, request, *options_);
   }
   connection->Respond(404, {}, Error(jsonrpc_code::kInvalidRequest, "no such endpoint: " + path));
 }

@@ -42,9 +42,10 @@ void AddHeaders(beast_http::response<Body>& response, const HeaderList& headers)
 
 }  // namespace
 
-std::string WireResponse(int status, const HeaderList& headers, std::string body, bool close) {
+std::string WireResponse(int status, const HeaderList& headers, const std::string& body,
+                         bool close) {
   beast_http::response<beast_http::empty_body> response(static_cast<beast_http::status>(status),
-                                                         11);
+                                                        11);
   AddHeaders(response, headers);
   // 1xx, 204 and 304 carry no body and no Content-Length (RFC 9110 §8.6).
   const bool bodiless = status < 200 || status == 204 || status == 304;
