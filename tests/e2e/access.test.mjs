@@ -7,7 +7,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { callOk, tempDir, removeDir } from './lib/harness.mjs';
+import { spawnSync } from 'node:child_process';
+import { BIN, callOk, tempDir, removeDir, startService, connectStdio } from './lib/harness.mjs';
 import { startHttpGateway, connectHttp } from './lib/http_gateway.mjs';
 import { connectV2Http, protocolError } from './lib/v2_client.mjs';
 import { RawGateway } from './lib/raw_gateway.mjs';
@@ -204,6 +205,52 @@ test('on stdio the access file binds the v0.1 envelope\'s actions as it binds th
     assert.equal(allowed.ok, true, JSON.stringify(allowed));
   } finally {
     await gw.close();
+    removeDir(dir);
+  }
+});
+
+test('benches outside a principal\'s permissions are refused, and listings leave them out', async () => {
+  const dir = tempDir();
+  const access = join(dir, 'access.json');
+  writeFileSync(access, JSON.stringify({ principals: { stdio: { role: 'operator', benches: ['lab-a'] } } }));
+  const benchA = await startService(BIN.serial);
+  const benchB = await startService(BIN.serial);
+  const { client } = await connectStdio(['--data-dir', join(dir, 'data'), '--access-file', access,
+    '--serial-addr', `lab-a=${benchA.address}`, '--serial-addr', `lab-b=${benchB.address}`]);
+  try {
+    await callOk(client, 'open_port', { port_name: 'lab-a:loop://mine', ...open });
+    const text = await refusal(client.callTool({ name: 'open_port',
+      arguments: { port_name: 'lab-b:loop://theirs', ...open } }));
+    assert.match(text, /stdio may not use bench lab-b: it is not among its benches in .*access\.json/);
+    const names = (await callOk(client, 'list_ports')).ports.map((port) => port.port_name);
+    assert.ok(names.includes('lab-a:loop://mine'), names.join());
+    assert.ok(names.every((name) => name.startsWith('lab-a:')), names.join());
+    await callOk(client, 'close', { port_name: 'lab-a:loop://mine' });
+  } finally {
+    await client.close();
+    await benchA.stop();
+    await benchB.stop();
+    removeDir(dir);
+  }
+});
+
+test('a bad access file stops labgate and labgate-serial at start, naming the file and the problem', async () => {
+  const dir = tempDir();
+  const bad = join(dir, 'access.json');
+  writeFileSync(bad, JSON.stringify({ principals: { vera: { role: 'viewer', read_only: false } } }));
+  try {
+    for (const [binary, args] of [[BIN.labgate, ['--data-dir', join(dir, 'data')]],
+      [BIN.serial, ['--listen', '127.0.0.1:0']]]) {
+      const run = spawnSync(binary, ['--access-file', bad, ...args],
+        { input: '', encoding: 'utf8', timeout: 20000 });
+      assert.notEqual(run.status, 0, `${binary} started with a bad access file`);
+      assert.match(run.stderr, /access\.json: \[principals\]\[vera\]: a viewer is always read-only/, run.stderr);
+    }
+    const missing = spawnSync(BIN.labgate, ['--access-file', join(dir, 'none.json')],
+      { input: '', encoding: 'utf8', timeout: 20000 });
+    assert.notEqual(missing.status, 0);
+    assert.match(missing.stderr, /cannot read the access file .*none\.json/);
+  } finally {
     removeDir(dir);
   }
 });
