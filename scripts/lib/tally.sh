@@ -3,6 +3,7 @@
 # crashed) counts as one failure.
 tally_passed=0
 tally_failed=0
+tally_failed_names=()
 
 # tally_log LOG: adds the counts of the CTest summary in LOG.
 tally_log() {
@@ -14,12 +15,25 @@ tally_log() {
   else
     tally_failed=$((tally_failed + 1))
   fi
+  # CTest lists failures as "  12 - name (Failed)" after this heading.
+  local name
+  while IFS= read -r name; do
+    tally_failed_names+=("$name")
+  done < <(sed -n '/^The following tests FAILED:/,/^[^[:space:]]/{s/^[[:space:]]\+[0-9]\+ - \(.*\)$/\1/p}' "$1")
 }
 
 # tally_failure WHAT: one failure that is not a test (a build that did not finish).
 tally_failure() {
   echo "$1" >&2
   tally_failed=$((tally_failed + 1))
+  tally_failed_names+=("$1")
 }
 
-tally_line() { echo "$tally_passed passed, $tally_failed failed"; }
+# tally_line: the failures by name (CI shows only the tail of the log), then the counts.
+tally_line() {
+  local name
+  for name in "${tally_failed_names[@]}"; do
+    echo "failed: $name"
+  done
+  echo "$tally_passed passed, $tally_failed failed"
+}
