@@ -209,8 +209,6 @@ void HttpServer::Accept() {
             boost::system::error_code ignored;
             socket.close(ignored);
           } else {
-            connections_->fetch_add(1);
-            GatewayMetrics::Get().http_connections.Get().Increment();
             auto connection = std::make_shared<HttpConnection>(
                 std::move(socket), options_, idle_,
                 [this, alive](std::shared_ptr<HttpConnection> connection, Request request) {
@@ -225,7 +223,11 @@ void HttpServer::Accept() {
                   GatewayMetrics::Get().http_connections.Get().Decrement();
                   peers->Remove(peer);
                 });
+            // Counted once it is on the idle list, so that a count never includes a
+            // connection that is neither idle nor busy.
             connection->Start();
+            connections_->fetch_add(1);
+            GatewayMetrics::Get().http_connections.Get().Increment();
           }
         } else {
           LG_LOG(kWarning) << "http: accept failed: " << ec.message();

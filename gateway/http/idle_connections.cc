@@ -6,7 +6,7 @@ namespace labgate::gateway::http {
 
 IdleConnections::Ticket IdleConnections::Join(std::weak_ptr<HttpConnection> connection) {
   absl::MutexLock lock(&mutex_);
-  return busy_.insert(busy_.end(), Entry{std::move(connection)});
+  return idle_.insert(idle_.end(), Entry{std::move(connection), /*idle=*/true});
 }
 
 void IdleConnections::Idle(Ticket ticket) {

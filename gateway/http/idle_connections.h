@@ -26,7 +26,7 @@ class IdleConnections {
  public:
   using Ticket = std::list<Entry>::iterator;
 
-  // A new connection, busy until it reports Idle.
+  // A new connection: idle (connected and silent) until it reports Busy.
   Ticket Join(std::weak_ptr<HttpConnection> connection) ABSL_LOCKS_EXCLUDED(mutex_);
   // The connection waits for a request: it becomes the newest idle one.
   void Idle(Ticket ticket) ABSL_LOCKS_EXCLUDED(mutex_);
