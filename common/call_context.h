@@ -22,7 +22,9 @@ inline constexpr char kCallerPayloadPrefix[] = "labgate-";
 // A person's answer to a confirmation request, relayed by the gateway that asked them.
 struct ConfirmationAnswer {
   std::string id;
-  std::string decision;  // "accept", or why not: "decline", "cancel", "unavailable"
+  std::string decision;  // "accept", or why not: "decline", "cancel", "unavailable", "expired"
+  // Who answered, for the record ("alice in the labgate console"); empty: not said.
+  std::string approver;
 };
 
 class CallContext {

@@ -35,7 +35,8 @@ std::optional<ConfirmationAnswer> RelayedAnswer(const grpc::ServerContextBase& c
       !SecretEquals(value->substr(second + 1), ConfirmationSecret())) {
     return std::nullopt;
   }
-  return ConfirmationAnswer{value->substr(0, first), value->substr(first + 1, second - first - 1)};
+  return ConfirmationAnswer{value->substr(0, first), value->substr(first + 1, second - first - 1),
+                            MetadataValue(context, kApproverMetadataKey).value_or("")};
 }
 
 // The identities of the caller's verified certificate, common name first; empty without one.

@@ -10,5 +10,7 @@ inline constexpr char kOwnerMetadataKey[] = "labgate-owner";
 // A person's answer relayed by the gateway that asked: "<confirm id>:<decision>:<secret>"
 // (common/confirmation_secret.h).
 inline constexpr char kConfirmationMetadataKey[] = "labgate-confirmation";
+// Who gave that answer, as printable ASCII; read only beside a valid answer.
+inline constexpr char kApproverMetadataKey[] = "labgate-confirmation-approver";
 
 }  // namespace labgate

@@ -59,6 +59,10 @@ ABSL_FLAG(int64_t, task_threshold_ms, 5000,
           "wait_s, ...) runs as an MCP task when its client declares the tasks extension");
 ABSL_FLAG(int64_t, task_ttl_ms, 24 * 3600 * 1000,
           "How long an MCP task is kept from its creation (its work, then its result)");
+ABSL_FLAG(int64_t, approval_timeout_ms, 590000,
+          "How long a write a confirm rule holds waits for a person's approval, through the MCP "
+          "client or in the console, before it is refused (at most 600000: labgate-serial "
+          "forgets the request after 10 minutes)");
 ABSL_FLAG(int64_t, tools_page_size, 100, "Items per tools/resources/prompts list page");
 ABSL_FLAG(std::string, policy, "",
           "Safety policy (JSON) of the embedded serial service; SIGHUP reloads it (a remote "
@@ -183,6 +187,12 @@ int main(int argc, char** argv) {
   if (absl::GetFlag(FLAGS_task_ttl_ms) <= 0 && config.status.ok()) {
     config.status = absl::InvalidArgumentError("--task-ttl-ms must be positive");
   }
+  if ((absl::GetFlag(FLAGS_approval_timeout_ms) <= 0 ||
+       absl::GetFlag(FLAGS_approval_timeout_ms) > 600000) &&
+      config.status.ok()) {
+    config.status =
+        absl::InvalidArgumentError("--approval-timeout-ms must be between 1 and 600000");
+  }
   if (backend_options.query_reply_spin.count() < 0 && config.status.ok()) {
     config.status = absl::InvalidArgumentError("--query-spin-us must not be negative");
   }
@@ -200,6 +210,7 @@ int main(int argc, char** argv) {
   options.page_size = static_cast<size_t>(absl::GetFlag(FLAGS_tools_page_size));
   options.task_ttl = std::chrono::milliseconds(absl::GetFlag(FLAGS_task_ttl_ms));
   options.task_threshold = std::chrono::milliseconds(absl::GetFlag(FLAGS_task_threshold_ms));
+  options.approval_timeout = std::chrono::milliseconds(absl::GetFlag(FLAGS_approval_timeout_ms));
   options.heartbeat = HeartbeatWanted();
 
   auto app = labgate::gateway::Application::Start(options);

@@ -22,6 +22,18 @@
 namespace labgate::serial {
 namespace {
 
+// Who approved, for the port's record.
+std::string ApprovedBy(const Confirmation& confirmation) {
+  return confirmation.approver.empty() ? "a person" : confirmation.approver;
+}
+
+// "decline", or "decline by alice in the labgate console".
+std::string WhyNotApproved(const Confirmation& confirmation) {
+  return confirmation.approver.empty()
+             ? confirmation.decision
+             : absl::StrCat(confirmation.decision, " by ", confirmation.approver);
+}
+
 PortDetails LoopbackDetails(const std::string& name) {
   PortDetails details;
   details.port_name = name;
@@ -371,7 +383,7 @@ absl::Status PortService::CheckSignals(const std::string& owner, ManagedPort& po
       SerialMetrics::Get().policy_confirmations.With({"declined"}).Increment();
       policy_.Withdraw(confirmation->id);
       port.RecordEvent(
-          absl::StrCat(tool, " not approved (", confirmation->decision, "): ", action));
+          absl::StrCat(tool, " not approved (", WhyNotApproved(*confirmation), "): ", action));
       return absl::FailedPreconditionError(
           absl::StrCat(tool, " on ", port.name(), " was not approved (", confirmation->decision,
                        "), so ", action, " did not happen"));
@@ -382,7 +394,8 @@ absl::Status PortService::CheckSignals(const std::string& owner, ManagedPort& po
   if (allowed.ok()) {
     if (!approval.empty()) {
       SerialMetrics::Get().policy_confirmations.With({"approved"}).Increment();
-      port.RecordEvent(absl::StrCat(tool, " approved by a person: ", action));
+      port.RecordEvent(
+          absl::StrCat(tool, " approved by ", ApprovedBy(*confirmation), ": ", action));
     }
     return allowed;
   }
@@ -754,7 +767,8 @@ absl::Status PortService::CheckWrite(const std::string& owner, ManagedPort& port
     if (confirmation->decision != "accept") {
       SerialMetrics::Get().policy_confirmations.With({"declined"}).Increment();
       policy_.Withdraw(confirmation->id);
-      port.RecordEvent(absl::StrCat("write not approved (", confirmation->decision, "): ", shown));
+      port.RecordEvent(
+          absl::StrCat("write not approved (", WhyNotApproved(*confirmation), "): ", shown));
       return absl::FailedPreconditionError(
           absl::StrCat("the write to ", port.name(), " was not approved (", confirmation->decision,
                        "), so it was not sent"));
@@ -771,7 +785,7 @@ absl::Status PortService::CheckWrite(const std::string& owner, ManagedPort& port
     if (accepted != nullptr) *accepted = limits->settings;
     if (!approval.empty()) {
       SerialMetrics::Get().policy_confirmations.With({"approved"}).Increment();
-      port.RecordEvent(absl::StrCat("write approved by a person: ", shown));
+      port.RecordEvent(absl::StrCat("write approved by ", ApprovedBy(*confirmation), ": ", shown));
     }
     return status;
   }

@@ -75,6 +75,11 @@ absl::Status AccessControl::MayApprove(std::string_view principal, std::string_v
   return policy ? policy->MayApprove(principal, rule) : absl::OkStatus();
 }
 
+bool AccessControl::SomeoneMayApprove(std::string_view rule) const {
+  auto policy = Current();
+  return policy == nullptr || policy->SomeoneMayApprove(rule);
+}
+
 absl::Status AccessControl::MayAct(std::string_view principal) const {
   auto policy = Current();
   return policy ? policy->MayAct(principal) : absl::OkStatus();

@@ -225,6 +225,17 @@ absl::Status AccessPolicy::MayChangePort(std::string_view principal, std::string
   return absl::OkStatus();
 }
 
+bool AccessPolicy::SomeoneMayApprove(std::string_view rule) const {
+  auto may = [rule](const Grant& grant) {
+    return grant.role != Role::kViewer && MatchesAny(grant.may_approve, rule);
+  };
+  if (default_ && may(*default_)) return true;
+  for (const auto& [name, grant] : principals_) {
+    if (may(grant)) return true;
+  }
+  return false;
+}
+
 absl::Status AccessPolicy::MayApprove(std::string_view principal, std::string_view rule) const {
   const Grant* grant = GrantOf(principal);
   if (grant == nullptr) return Missing(principal);

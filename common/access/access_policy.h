@@ -65,6 +65,8 @@ class AccessPolicy {
   // Changing what a port does (writing, opening, line changes), as opposed to reading it.
   absl::Status MayChangePort(std::string_view principal, std::string_view port) const;
   absl::Status MayApprove(std::string_view principal, std::string_view rule) const;
+  // Whether any principal (the default included) may approve `rule`.
+  bool SomeoneMayApprove(std::string_view rule) const;
   // Console actions (force-close a port, end a reservation, revoke sessions).
   absl::Status MayAct(std::string_view principal) const;
 

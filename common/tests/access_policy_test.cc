@@ -60,6 +60,13 @@ TEST(AccessPolicyTest, PortsBenchesAndApprovalsFollowTheirGlobs) {
   EXPECT_TRUE(policy.MayApprove("alice", "psu-limit").ok());
   EXPECT_EQ(policy.MayApprove("alice", "dmm-range").code(), absl::StatusCode::kPermissionDenied);
   EXPECT_EQ(policy.MayApprove("student", "psu-limit").code(), absl::StatusCode::kPermissionDenied);
+  // Someone may approve a rule when any operator's may_approve (or an admin) covers it.
+  EXPECT_TRUE(policy.SomeoneMayApprove("dmm-range"));  // carol and root: all rules
+  AccessPolicy strict = Parsed(json::parse(R"({"principals": {
+    "alice": {"role": "operator", "may_approve": ["psu-*"]}, "vera": {"role": "viewer"}},
+    "default": {"role": "viewer"}})"));
+  EXPECT_TRUE(strict.SomeoneMayApprove("psu-limit"));
+  EXPECT_FALSE(strict.SomeoneMayApprove("output-on"));
   // An operator limited to reading, and an admin limited by nothing.
   EXPECT_EQ(policy.MayCallTool("carol", "write", false).code(),
             absl::StatusCode::kPermissionDenied);

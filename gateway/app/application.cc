@@ -11,6 +11,7 @@
 #include "gateway/actions/action_tools.h"
 #include "gateway/app/backend_watch.h"
 #include "gateway/app/backends.h"
+#include "gateway/approvals/approval_board.h"
 #include "gateway/catalog/tool_catalog.h"
 #include "gateway/conformance/conformance_fixtures.h"
 #include "gateway/console/console.h"
@@ -67,6 +68,8 @@ struct Application::Parts {
   std::unique_ptr<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
   std::vector<std::thread> io_threads;
   std::unique_ptr<ConformanceFixtures> fixtures;
+  // Writes held for an approval where a console is served; goes before the tools it calls.
+  std::unique_ptr<ApprovalBoard> approvals;
   std::unique_ptr<console::Console> console;  // outlives the server that routes to it
   std::unique_ptr<http::HttpServer> http_server;
   std::unique_ptr<http::HttpServer> operator_server;  // --metrics-listen
@@ -242,8 +245,12 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   p.operator_server = std::move(*operator_started);
   // The console is served beside /metrics too, so a stdio-only gateway can be browsed.
   if (p.http_server || p.operator_server) {
+    p.approvals =
+        std::make_unique<ApprovalBoard>(absl::Milliseconds(options.approval_timeout.count()));
+    p.catalog_tools->SetApprovalDesk({p.approvals.get(), p.access});
     console::ConsoleOptions console_options = ConsoleOptionsFor(*p.backends, call_deadline);
     console_options.access = p.access;
+    console_options.approvals = p.approvals.get();
     p.console = std::make_unique<console::Console>(std::move(console_options));
     if (p.http_server) {
       p.http_server->SetConsole(p.console.get());

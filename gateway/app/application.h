@@ -27,6 +27,8 @@ struct ApplicationOptions {
   size_t page_size = 100;
   std::chrono::milliseconds task_ttl{std::chrono::hours(24)};  // MCP tasks' ttlMs
   std::chrono::milliseconds task_threshold{5000};  // calls expected to take longer are tasks
+  // How long a held write waits for an approval where a console is served.
+  std::chrono::milliseconds approval_timeout{590000};
   // Write {"jsonrpc":"2.0","method":"_heartbeat","params":{}} on stdout at start (off by
   // default: strict MCP clients reject an unknown message before initialize).
   bool heartbeat = false;

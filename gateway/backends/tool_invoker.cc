@@ -157,6 +157,13 @@ absl::StatusOr<std::shared_ptr<PendingCall>> ToolInvoker::Prepare(const ToolBind
     context.AddMetadata(kConfirmationMetadataKey,
                         absl::StrCat(options.confirmation->id, ":", options.confirmation->decision,
                                      ":", ConfirmationSecret()));
+    if (!options.confirmation->approver.empty()) {
+      std::string approver = options.confirmation->approver;
+      for (char& c : approver) {
+        if (c < 0x20 || c > 0x7e) c = '?';  // metadata values are printable ASCII
+      }
+      context.AddMetadata(kApproverMetadataKey, approver);
+    }
   }
   return call;
 }

@@ -71,6 +71,7 @@ Console::Console(ConsoleOptions options)
       sessions_(options_.session_channel, options_.call_deadline),
       reservations_(options_.reservation_channel, options_.call_deadline),
       tasks_(options_.task_channel, options_.call_deadline),
+      approvals_(options_.approvals, options_.access),
       relays_(std::make_shared<RelayRegistry>(options_.max_streams)) {}
 
 Console::~Console() { Stop(); }
@@ -91,7 +92,8 @@ void Console::Serve(const std::shared_ptr<http::HttpConnection>& connection,
   // GET reads, on the page and the API alike; POST acts: it starts a replay, or is a console
   // action. A POST must come from the console page itself (CsrfGuard).
   const Endpoint endpoint = api ? ParseRoute(path).endpoint : Endpoint::kPage;
-  const bool acts = endpoint == Endpoint::kReplays || endpoint == Endpoint::kRevoke;
+  const bool acts = endpoint == Endpoint::kReplays || endpoint == Endpoint::kRevoke ||
+                    endpoint == Endpoint::kApprovalAnswer;
   const beast_http::verb allowed = acts ? beast_http::verb::post : beast_http::verb::get;
   if (request.method() != allowed) {
     return RespondError(connection, 405,
@@ -173,6 +175,10 @@ void Console::ServeApi(const std::shared_ptr<http::HttpConnection>& connection,
       return RespondJson(connection, 200, Whoami(principal, tokens));
     case Endpoint::kRevoke:
       return Revoke(connection, principal, route.principal);
+    case Endpoint::kApprovals:
+      return approvals_.List(connection, principal, query);
+    case Endpoint::kApprovalAnswer:
+      return approvals_.Answer(connection, principal, route.approval_id, route.decision);
     case Endpoint::kPorts:
       return ports_.List(answer_json);
     case Endpoint::kPort:

@@ -2,9 +2,10 @@
 // and its read-only JSON/SSE API under /console/api/, fed by the same gRPC APIs the
 // tools use (serial ListPorts/GetStatus/GetMetrics/Subscribe, session ListSessions/
 // GetSession/ListMessages/FeatureIndex/WatchSession, reservations List, tasks List,
-// grpc.health.v1). Access follows /mcp: Origin and Host allow-lists, and with tokens a bearer token
-// on every API call. Nothing here writes to an instrument: every endpoint answers GET only, except
-// POST /console/api/replays, which opens a replay:// port for the operator's own principal.
+// grpc.health.v1) and the approval board. Access follows /mcp: Origin and Host allow-lists, and
+// with tokens a bearer token on every API call. Endpoints answer GET, except the POSTs that act
+// (console_csrf.h guards them): a replay for the operator's own principal, revoking a principal's
+// HTTP sessions, and approving or declining a held write.
 #pragma once
 
 #include <grpcpp/channel.h>
@@ -16,7 +17,9 @@
 
 #include "absl/synchronization/mutex.h"
 #include "common/access/access_control.h"
+#include "gateway/approvals/approval_board.h"
 #include "gateway/backends/serial_benches.h"
+#include "gateway/console/approval_views.h"
 #include "gateway/console/console_csrf.h"
 #include "gateway/console/port_views.h"
 #include "gateway/console/reservation_views.h"
@@ -43,6 +46,8 @@ struct ConsoleOptions {
   size_t max_streams = 256;
   // The access file (roles shown by whoami, and who may act); null: none.
   std::shared_ptr<const access::AccessControl> access;
+  // Writes waiting for a person's approval (must outlive the console); null: none taken here.
+  ApprovalBoard* approvals = nullptr;
 };
 
 // Ends a principal's stateful HTTP sessions; returns how many (HttpServer::RevokeSessionsOf).
@@ -80,6 +85,7 @@ class Console {
   SessionViews sessions_;
   ReservationViews reservations_;
   TaskViews tasks_;
+  ApprovalViews approvals_;
   std::shared_ptr<RelayRegistry> relays_;
 };
 

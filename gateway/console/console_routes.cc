@@ -8,6 +8,7 @@ constexpr std::string_view kApi = "/console/api/";
 constexpr std::string_view kPortsPrefix = "/console/api/ports/";
 constexpr std::string_view kSessionsPrefix = "/console/api/sessions/";
 constexpr std::string_view kPrincipalsPrefix = "/console/api/principals/";
+constexpr std::string_view kApprovalsPrefix = "/console/api/approvals/";
 
 bool ConsumeSuffix(std::string_view* text, std::string_view suffix) {
   if (text->size() <= suffix.size() || text->substr(text->size() - suffix.size()) != suffix) {
@@ -69,6 +70,18 @@ Route ParseRoute(std::string_view path) {
     route.endpoint = Endpoint::kReservations;
   } else if (path == "/console/api/tasks") {
     route.endpoint = Endpoint::kTasks;
+  } else if (path == "/console/api/approvals") {
+    route.endpoint = Endpoint::kApprovals;
+  } else if (path.substr(0, kApprovalsPrefix.size()) == kApprovalsPrefix) {
+    std::string_view rest = path.substr(kApprovalsPrefix.size());
+    const char* decision = ConsumeSuffix(&rest, "/approve")   ? "accept"
+                           : ConsumeSuffix(&rest, "/decline") ? "decline"
+                                                              : nullptr;
+    if (decision != nullptr && !rest.empty() && rest.find('/') == std::string_view::npos) {
+      route.endpoint = Endpoint::kApprovalAnswer;
+      route.approval_id = PercentDecode(rest);
+      route.decision = decision;
+    }
   } else if (path.substr(0, kPrincipalsPrefix.size()) == kPrincipalsPrefix) {
     std::string_view rest = path.substr(kPrincipalsPrefix.size());
     if (ConsumeSuffix(&rest, "/revoke") && rest.find('/') == std::string_view::npos) {

@@ -9,28 +9,32 @@
 namespace labgate::gateway::console {
 
 enum class Endpoint {
-  kPage,           // /console, /console/
-  kWhoami,         // /console/api/whoami
-  kPorts,          // /console/api/ports
-  kPort,           // /console/api/ports/{port}
-  kPortEvents,     // /console/api/ports/{port}/events
-  kSessions,       // /console/api/sessions
-  kSession,        // /console/api/sessions/{id}
-  kSessionExport,  // /console/api/sessions/{id}/export
-  kSessionEvents,  // /console/api/sessions/{id}/events
-  kBackends,       // /console/api/backends
-  kReplays,        // /console/api/replays (POST: start one)
-  kReservations,   // /console/api/reservations
-  kTasks,          // /console/api/tasks
-  kRevoke,         // /console/api/principals/{name}/revoke (POST: end its HTTP sessions)
-  kUnknown,        // anything else under /console
+  kPage,            // /console, /console/
+  kWhoami,          // /console/api/whoami
+  kPorts,           // /console/api/ports
+  kPort,            // /console/api/ports/{port}
+  kPortEvents,      // /console/api/ports/{port}/events
+  kSessions,        // /console/api/sessions
+  kSession,         // /console/api/sessions/{id}
+  kSessionExport,   // /console/api/sessions/{id}/export
+  kSessionEvents,   // /console/api/sessions/{id}/events
+  kBackends,        // /console/api/backends
+  kReplays,         // /console/api/replays (POST: start one)
+  kReservations,    // /console/api/reservations
+  kTasks,           // /console/api/tasks
+  kRevoke,          // /console/api/principals/{name}/revoke (POST: end its HTTP sessions)
+  kApprovals,       // /console/api/approvals (writes waiting for a person; ?after=V long-polls)
+  kApprovalAnswer,  // /console/api/approvals/{id}/approve|decline (POST)
+  kUnknown,         // anything else under /console
 };
 
 struct Route {
   Endpoint endpoint = Endpoint::kUnknown;
-  std::string port;        // kPort, kPortEvents: percent-decoded ("loop://x", "lab-a:/dev/ttyS0")
-  std::string session_id;  // kSession*
-  std::string principal;   // kRevoke: percent-decoded
+  std::string port;         // kPort, kPortEvents: percent-decoded ("loop://x", "lab-a:/dev/ttyS0")
+  std::string session_id;   // kSession*
+  std::string principal;    // kRevoke: percent-decoded
+  std::string approval_id;  // kApprovalAnswer
+  std::string decision;     // kApprovalAnswer: "accept" or "decline"
 };
 
 // True for /console and every path under /console/.

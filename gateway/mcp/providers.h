@@ -83,6 +83,10 @@ class RequestContext {
     (void)key;
     RequestClient(method, params, timeout, std::move(done));
   }
+  // Withdraws this request's questions to the client that are still unanswered, because
+  // someone else answered (an approval in the console): each gets notifications/cancelled with
+  // `reason`, and its `done` hears CANCELLED. No-op where an answer comes with a retry.
+  virtual void WithdrawQuestions(const std::string& reason) { (void)reason; }
   // Logs to this request's client after the request has ended, as Log does (same level
   // rules), for as long as the client's connection lasts; holds nothing of the client
   // alive. Null where nothing can reach the client after its request (the 2026 era).

@@ -80,6 +80,15 @@ void TaskContext::Forget(const std::string& key, const absl::Status& why) {
   failed(why);
 }
 
+void TaskContext::WithdrawQuestions(const std::string& reason) {
+  std::map<std::string, JsonDone> awaited;
+  {
+    absl::MutexLock lock(&mu_);
+    awaited.swap(awaited_);
+  }
+  for (auto& [key, done] : awaited) done(absl::CancelledError(reason));
+}
+
 void TaskContext::Deliver(const json& responses) {
   if (!responses.is_object()) return;
   std::vector<std::pair<JsonDone, json>> answered;

@@ -40,6 +40,9 @@ class TaskContext final : public RequestContext, public std::enable_shared_from_
   void AskClient(const std::string& key, const std::string& method, const nlohmann::json& params,
                  std::chrono::milliseconds timeout, JsonDone done) override
       ABSL_LOCKS_EXCLUDED(mu_);
+  // Questions someone else answered: the task's work stops waiting for them (the client's
+  // late answers are ignored).
+  void WithdrawQuestions(const std::string& reason) override ABSL_LOCKS_EXCLUDED(mu_);
   void HoldForPrincipal(const std::string& key,
                         const std::function<std::shared_ptr<void>()>& make) override {
     asker_->HoldForPrincipal(key, make);

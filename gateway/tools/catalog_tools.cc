@@ -55,7 +55,7 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
        done = std::move(done)](absl::StatusOr<json> outcome) mutable {
         if (confirmable && !outcome.ok() && NeedsConfirmation(outcome.status())) {
           ConfirmAndRetry(outcome.status(), *tool, *kept, invoker_,
-                          CallOptions(*tool, *kept, context), context,
+                          CallOptions(*tool, *kept, context), context, approvals_,
                           [this, tool, kept, started, context,
                            done = std::move(done)](absl::StatusOr<json> retried) {
                             Finish(*tool, *kept, started, context, std::move(retried), done);

@@ -9,6 +9,7 @@
 #include "gateway/mcp/providers.h"
 #include "gateway/tools/call_notices.h"
 #include "gateway/tools/port_event_log.h"
+#include "gateway/tools/write_confirmation.h"
 
 namespace labgate::gateway {
 
@@ -44,6 +45,8 @@ class CatalogTools final : public ToolProvider {
   // Calls expected to take this long or longer become tasks, when their tool allows and their
   // client declares the tasks extension (--task-threshold-ms).
   void SetTaskThreshold(std::chrono::milliseconds threshold) { task_threshold_ = threshold; }
+  // Where a held write may be approved besides the client (the console's board).
+  void SetApprovalDesk(ApprovalDesk desk) { approvals_ = std::move(desk); }
   // Follows each port a stateful-era call opens, to log what happens to it later.
   void SetPortEventLog(PortEventLog* port_events) { port_events_ = port_events; }
 
@@ -66,6 +69,7 @@ class CatalogTools final : public ToolProvider {
   std::function<void()> ports_changed_;
   std::function<void(const std::string&)> port_touched_;
   PortEventLog* port_events_ = nullptr;
+  ApprovalDesk approvals_;
   std::chrono::milliseconds task_threshold_{5000};
 };
 

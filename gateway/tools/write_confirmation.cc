@@ -1,6 +1,8 @@
 #include "gateway/tools/write_confirmation.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 
 namespace labgate::gateway {
 namespace {
@@ -90,31 +92,146 @@ std::string Decision(const absl::StatusOr<json>& answer) {
                                                                                     : "decline";
 }
 
-// `lines`: the call drives control lines rather than sending bytes; `limit`: an instrument's
-// limit asked, which no exemption lifts.
-absl::Status NotApproved(const std::string& decision, const std::string& rule, bool lines,
-                         bool limit, const absl::StatusOr<json>& answer) {
-  std::string why;
-  if (decision == "decline") {
-    why = "the person declined it";
-  } else if (decision == "cancel") {
-    why = "the person dismissed the request";
-  } else if (absl::IsFailedPrecondition(answer.status())) {
-    why = limit ? "this MCP client does not support elicitation, so labgate cannot ask a "
-                  "person; use a client that does"
-                : "this MCP client does not support elicitation, so labgate cannot ask a "
-                  "person; use a client that does, or ask the operator to exempt this owner "
-                  "(confirm_exempt)";
-  } else if (absl::IsDeadlineExceeded(answer.status())) {
-    why = absl::StrCat("no answer came within ", kConfirmationTimeout.count(), " s");
-  } else {
-    why = absl::StrCat("the person could not be asked (", answer.status().message(), ")");
+// What the refused call was held for, from the service's trailers.
+struct HeldFor {
+  std::string rule;
+  std::string id;
+  std::string what;  // control lines, a named sequence, or the limit's reason
+  bool limit = false;
+  bool lines = false;  // the call drives control lines rather than sending bytes
+};
+
+// Why a person's approval did not come. `client`: what asking the client gave, when it failed.
+std::string WhyNot(const ApprovalAnswer& answer, const absl::Status& client, bool limit,
+                   bool console, absl::Duration lifetime) {
+  const bool client_unasked = absl::IsFailedPrecondition(client);
+  if (answer.decision == "expired") {
+    return absl::StrCat("nobody approved it within ", absl::FormatDuration(lifetime),
+                        client_unasked ? " in the labgate console (this MCP client does not "
+                                         "support elicitation)"
+                                       : ", through the MCP client or in the labgate console");
   }
-  return absl::FailedPreconditionError(
-      absl::StrCat(lines ? "not done" : "not sent",
-                   limit ? ": the instrument's limit '" : ": the safety policy's rule '", rule,
-                   "' needs a person's approval, and ", why));
+  if (answer.from_console) {
+    return absl::StrCat(answer.approver,
+                        answer.decision == "decline" ? " declined it" : " dismissed it");
+  }
+  if (answer.decision == "decline") return "the person declined it";
+  if (answer.decision == "cancel") {
+    return answer.approver.empty() ? "the call ended before anyone answered"
+                                   : "the person dismissed the request";
+  }
+  if (client_unasked) {
+    if (console) return "nobody may approve it in the labgate console under the access file";
+    return limit ? "this MCP client does not support elicitation, so labgate cannot ask a "
+                   "person; use a client that does, or approve it in the labgate console "
+                   "(--metrics-listen or --http serves one)"
+                 : "this MCP client does not support elicitation, so labgate cannot ask a "
+                   "person; use a client that does, approve it in the labgate console "
+                   "(--metrics-listen or --http serves one), or ask the operator to exempt this "
+                   "owner (confirm_exempt)";
+  }
+  if (absl::IsDeadlineExceeded(client)) {
+    return absl::StrCat("no answer came within ", kConfirmationTimeout.count(), " s");
+  }
+  return absl::StrCat("the person could not be asked (", client.message(), ")");
 }
+
+absl::Status NotApproved(const HeldFor& held, const std::string& why) {
+  return absl::FailedPreconditionError(
+      absl::StrCat(held.lines ? "not done" : "not sent",
+                   held.limit ? ": the instrument's limit '" : ": the safety policy's rule '",
+                   held.rule, "' needs a person's approval, and ", why));
+}
+
+HeldWrite Described(const ToolBinding& tool, const json& arguments, const HeldFor& held,
+                    const RequestContext& context) {
+  HeldWrite write;
+  write.principal = context.principal_name();
+  write.owner = context.owner();
+  write.tool = tool.name;
+  write.port = StringArgument(arguments, "port_name", "");
+  write.shown = held.lines ? held.what : ShownData(arguments);
+  const std::string encoding = StringArgument(arguments, "encoding", "text");
+  if (!held.lines && encoding != "text") absl::StrAppend(&write.shown, "  (", encoding, ")");
+  write.rule = held.rule;
+  write.limit = held.limit;
+  if (held.limit) write.quantity = held.what;
+  return write;
+}
+
+// The one who answered through the client, for the port's record.
+std::string ClientApprover(const RequestContext& context) {
+  return absl::StrCat("the person at ", context.principal_name(), "'s MCP client");
+}
+
+// One held call, shared by whoever may answer it.
+class HeldCall {
+ public:
+  HeldCall(const ToolBinding* tool, json arguments, ToolInvoker* invoker,
+           ToolInvoker::Options options, std::shared_ptr<RequestContext> context, HeldFor held,
+           bool console, absl::Duration lifetime, std::function<void(absl::StatusOr<json>)> done)
+      : tool_(tool),
+        arguments_(std::move(arguments)),
+        invoker_(invoker),
+        options_(std::move(options)),
+        context_(std::move(context)),
+        held_(std::move(held)),
+        console_(console),
+        lifetime_(lifetime),
+        done_(std::move(done)) {}
+
+  const std::shared_ptr<RequestContext>& context() const { return context_; }
+
+  // What asking the client gave, when it failed (for the refusal's wording).
+  void SetClientStatus(const absl::Status& status) {
+    absl::MutexLock lock(&mutex_);
+    client_status_ = status;
+  }
+
+  // The request ends without a decision (the 2026 era asks the client first).
+  void EndUndecided(const absl::Status& status) { done_(status); }
+
+  // Runs the call with the deciding answer: the write after an approval; otherwise the call
+  // is sent anyway so that the service records the refusal, and nothing is written.
+  void Conclude(const ApprovalAnswer& answer) {
+    if (answer.from_console) {
+      context_->WithdrawQuestions(
+          absl::StrCat("answered in the labgate console: ", AnswerWord(answer.decision), " by ",
+                       answer.approver));
+    }
+    ToolInvoker::Options options = options_;
+    options.confirmation = ConfirmationAnswer{held_.id, answer.decision, answer.approver};
+    if (answer.decision == "accept") {
+      auto call = invoker_->Call(*tool_, arguments_, options, std::move(done_));
+      if (call) context_->OnCancel([call] { call->Cancel(); });
+      return;
+    }
+    absl::Status client_status;
+    {
+      absl::MutexLock lock(&mutex_);
+      client_status = client_status_;
+    }
+    absl::Status not_approved =
+        NotApproved(held_, WhyNot(answer, client_status, held_.limit, console_, lifetime_));
+    invoker_->Call(*tool_, arguments_, options,
+                   [not_approved, done = std::move(done_)](const absl::StatusOr<json>&) {
+                     done(not_approved);
+                   });
+  }
+
+ private:
+  const ToolBinding* const tool_;
+  const json arguments_;
+  ToolInvoker* const invoker_;
+  const ToolInvoker::Options options_;
+  const std::shared_ptr<RequestContext> context_;
+  const HeldFor held_;
+  const bool console_;
+  const absl::Duration lifetime_;
+  std::function<void(absl::StatusOr<json>)> done_;
+  absl::Mutex mutex_;
+  absl::Status client_status_ ABSL_GUARDED_BY(mutex_);
+};
 
 }  // namespace
 
@@ -125,37 +242,77 @@ bool NeedsConfirmation(const absl::Status& status) {
 
 void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool, const json& arguments,
                      ToolInvoker* invoker, ToolInvoker::Options options,
-                     const std::shared_ptr<RequestContext>& context,
+                     const std::shared_ptr<RequestContext>& context, const ApprovalDesk& desk,
                      std::function<void(absl::StatusOr<json>)> done) {
-  const std::string rule = Payload(refusal, kRuleKey);
-  const std::string id = Payload(refusal, kIdKey);
-  const std::string what = Payload(refusal, kWhatKey);
-  const bool limit = Payload(refusal, kSourceKey) == "limit";
-  // In the 2026 era the question goes back as input_required under this key, and the
-  // client's retry of the whole call brings the answer.
-  context->AskClient(
-      "confirm_write", "elicitation/create",
-      ElicitationParams(tool.name, rule, what, limit, arguments), kConfirmationTimeout,
-      [tool = &tool, arguments, invoker, options, context, rule, id,
-       lines = !what.empty() && !limit, limit,
-       done = std::move(done)](const absl::StatusOr<json>& answer) mutable {
-        // Not asked yet: nothing is decided, so nothing is sent or recorded.
-        if (IsInputRequired(answer.status())) return done(answer.status());
-        const std::string decision = Decision(answer);
-        options.confirmation = ConfirmationAnswer{id, decision};
-        if (decision == "accept") {
-          auto call = invoker->Call(*tool, arguments, options, std::move(done));
-          if (call) context->OnCancel([call] { call->Cancel(); });
-          return;
-        }
-        // Sent anyway so that the service records the refusal in the port's session;
-        // nothing is written.
-        absl::Status not_approved = NotApproved(decision, rule, lines, limit, answer);
-        invoker->Call(*tool, arguments, options,
-                      [not_approved, done = std::move(done)](const absl::StatusOr<json>&) {
-                        done(not_approved);
-                      });
-      });
+  HeldFor held;
+  held.rule = Payload(refusal, kRuleKey);
+  held.id = Payload(refusal, kIdKey);
+  held.what = Payload(refusal, kWhatKey);
+  held.limit = Payload(refusal, kSourceKey) == "limit";
+  held.lines = !held.what.empty() && !held.limit;
+  // The console takes part where one is served and someone may approve this rule there.
+  ApprovalBoard* board = desk.board;
+  if (board != nullptr && desk.access != nullptr && !desk.access->SomeoneMayApprove(held.rule)) {
+    board = nullptr;
+  }
+  const json question = ElicitationParams(tool.name, held.rule, held.what, held.limit, arguments);
+  const HeldWrite described = Described(tool, arguments, held, *context);
+  auto call = std::make_shared<HeldCall>(&tool, arguments, invoker, std::move(options), context,
+                                         std::move(held), desk.board != nullptr,
+                                         board != nullptr ? board->lifetime() : absl::Duration(),
+                                         std::move(done));
+
+  if (board == nullptr) {
+    // Only the client can be asked: its answer, or why it could not be had, decides.
+    context->AskClient(
+        "confirm_write", "elicitation/create", question, kConfirmationTimeout,
+        [call](const absl::StatusOr<json>& answer) {
+          // Not asked yet (2026 era): nothing is decided, sent or recorded.
+          if (IsInputRequired(answer.status())) {
+            return call->EndUndecided(answer.status());
+          }
+          call->SetClientStatus(answer.status());
+          call->Conclude(
+              {Decision(answer), answer.ok() ? ClientApprover(*call->context()) : "", false});
+        });
+    return;
+  }
+
+  // The 2026 era brings the client's answer with a retry of the whole call, which finds the
+  // same hold (and the console's answer, if it came in between).
+  const bool retry = context->stateless();
+  std::shared_ptr<ApprovalBoard::Hold> hold = board->Put(described, retry);
+  auto conclude = [call](const ApprovalAnswer& answer) { call->Conclude(answer); };
+  if (!retry) hold->Await(conclude);
+  // A caller that gives up withdraws its write.
+  context->OnCancel([hold] { hold->Answer({"cancel", "", false}); });
+  const auto timeout = std::chrono::milliseconds(absl::ToInt64Milliseconds(board->lifetime()));
+  context->AskClient("confirm_write", "elicitation/create", question, timeout,
+                     [call, hold, retry, conclude](const absl::StatusOr<json>& answer) {
+                       if (IsInputRequired(answer.status()))
+                         return call->EndUndecided(answer.status());
+                       if (answer.ok()) {
+                         // Loses quietly if the console answered first; the result says who
+                         // decided.
+                         hold->Answer({Decision(answer), ClientApprover(*call->context()), false});
+                       } else if (absl::IsCancelled(answer.status())) {
+                         // The client went away, or the console answered and its question was
+                         // withdrawn.
+                         hold->Answer({"cancel", "", false});
+                       } else if (!absl::IsDeadlineExceeded(answer.status())) {
+                         // The client cannot be asked: the console alone can answer, until the hold
+                         // expires.
+                         call->SetClientStatus(answer.status());
+                         call->context()->Log(
+                             McpLogLevel::kWarning, "labgate.approvals",
+                             {{"message", "waiting for a person's approval in the labgate console"},
+                              {"approval_id", hold->id()},
+                              {"why", std::string(answer.status().message())}});
+                         call->context()->Progress(0, 1,
+                                                   "waiting for approval in the labgate console");
+                       }
+                       if (retry) hold->Await(conclude);
+                     });
 }
 
 }  // namespace labgate::gateway

@@ -123,7 +123,7 @@ test('accept: the person approves, the write goes through, and the record says s
     assert.match(messages[0].content, /^opened at 9600 baud/);
     assert.deepEqual(messages.map((m) => [m.direction, m.content]).slice(1, 5), [
       ['event', "confirmation required (rule 'output-on'): OUTP ON"],
-      ['event', 'write approved by a person: OUTP ON'],
+      ['event', "write approved by the person at stdio's MCP client: OUTP ON"],
       ['tx', 'OUTP ON\n'],
       ['rx', 'OUTP ON\n'],
     ]);
@@ -221,7 +221,7 @@ test('control lines under "signals": "confirm": the person approves each change;
     const messages = await transcript(client, sessionId, 4);
     assert.deepEqual(messages.map((m) => [m.direction, m.content]).slice(1, 4), [
       ['event', 'confirmation required (signals): pulse_signal DTR low for 100 ms'],
-      ['event', 'pulse_signal approved by a person: DTR low for 100 ms'],
+      ['event', "pulse_signal approved by the person at stdio's MCP client: DTR low for 100 ms"],
       ['event', 'DTR low for 100 ms'],
     ]);
   } finally {
@@ -255,7 +255,7 @@ test('decline: nothing is written, the refusal explains, and the decline is reco
     const messages = await transcript(client, sessionId, 3);
     assert.deepEqual(messages.slice(1, 3).map((m) => m.content), [
       "confirmation required (rule 'output-on'): OUTP ON",
-      'write not approved (decline): OUTP ON',
+      "write not approved (decline by the person at stdio's MCP client): OUTP ON",
     ]);
     // A query is a write too.
     const query = await callError(client, 'query', { port_name: 'loop://decline', data: 'OUTPUT ON' });

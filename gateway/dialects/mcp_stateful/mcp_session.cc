@@ -103,6 +103,13 @@ class McpSession::Context final : public RequestContext {
         });
   }
 
+  void WithdrawQuestions(const std::string& reason) override {
+    auto session = session_.lock();
+    if (!session) return;
+    session->run_on_strand_(
+        [session, key = key_, reason] { session->WithdrawClientRequests(key, reason); });
+  }
+
   void HoldForPrincipal(const std::string& key,
                         const std::function<std::shared_ptr<void>()>& make) override {
     principal_->Hold(key, make);
@@ -449,6 +456,8 @@ void McpSession::SendClientRequest(const std::string& method, const json& params
   std::string key = RequestKey(json::parse(raw_id));
   ClientRequest request;
   request.done = std::move(done);
+  request.raw_id = raw_id;
+  request.related_request = related_request;
   request.timer = std::make_unique<boost::asio::steady_timer>(strand_, timeout);
   request.timer->async_wait([weak = weak_from_this(), key, method](boost::system::error_code ec) {
     if (ec) return;
@@ -462,6 +471,29 @@ void McpSession::SendClientRequest(const std::string& method, const json& params
   });
   client_requests_.emplace(key, std::move(request));
   Send(jsonrpc::MakeRequest(raw_id, method, params), related_request, false);
+}
+
+void McpSession::WithdrawClientRequests(const std::string& related_request,
+                                        const std::string& reason) {
+  AssertOnStrand();
+  std::vector<ClientRequest> withdrawn;
+  for (auto it = client_requests_.begin(); it != client_requests_.end();) {
+    if (it->second.related_request != related_request) {
+      ++it;
+      continue;
+    }
+    withdrawn.push_back(std::move(it->second));
+    it = client_requests_.erase(it);
+  }
+  for (ClientRequest& request : withdrawn) {
+    if (request.timer) request.timer->cancel();
+    if (!closed_) {
+      SendNotification("notifications/cancelled",
+                       {{"requestId", json::parse(request.raw_id)}, {"reason", reason}},
+                       related_request);
+    }
+    request.done(absl::CancelledError(reason));
+  }
 }
 
 void McpSession::NotifyListChanged(ListKind kind) {

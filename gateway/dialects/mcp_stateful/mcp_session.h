@@ -89,6 +89,8 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   struct ClientRequest {
     JsonDone done;
     std::unique_ptr<boost::asio::steady_timer> timer;
+    std::string raw_id;           // as sent
+    std::string related_request;  // the key of the request it was asked for
   };
 
   // Debug builds check that the caller runs on the strand (AssertMaySend: or anywhere, when
@@ -121,6 +123,8 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   void SendClientRequest(const std::string& method, const nlohmann::json& params,
                          const std::string& related_request, std::chrono::milliseconds timeout,
                          JsonDone done);
+  // Withdraws the unanswered requests to the client made for request `related_request`.
+  void WithdrawClientRequests(const std::string& related_request, const std::string& reason);
   bool IsInFlight(const std::string& key) const {
     absl::MutexLock lock(&mutex_);
     return in_flight_.contains(key);

@@ -70,6 +70,21 @@ TEST(ConsoleRoutesTest, APrincipalsRevokeNamesThePrincipalDecoded) {
   EXPECT_EQ(ParseRoute("/console/api/principals/alice").endpoint, Endpoint::kUnknown);
 }
 
+TEST(ConsoleRoutesTest, AnApprovalAnswerNamesTheHoldAndTheDecision) {
+  EXPECT_EQ(ParseRoute("/console/api/approvals").endpoint, Endpoint::kApprovals);
+  Route route = ParseRoute("/console/api/approvals/12/approve");
+  EXPECT_EQ(route.endpoint, Endpoint::kApprovalAnswer);
+  EXPECT_EQ(route.approval_id, "12");
+  EXPECT_EQ(route.decision, "accept");
+  route = ParseRoute("/console/api/approvals/7/decline");
+  EXPECT_EQ(route.endpoint, Endpoint::kApprovalAnswer);
+  EXPECT_EQ(route.decision, "decline");
+  EXPECT_EQ(ParseRoute("/console/api/approvals/7").endpoint, Endpoint::kUnknown);
+  EXPECT_EQ(ParseRoute("/console/api/approvals/7/maybe").endpoint, Endpoint::kUnknown);
+  EXPECT_EQ(ParseRoute("/console/api/approvals//approve").endpoint, Endpoint::kUnknown);
+  EXPECT_EQ(ParseRoute("/console/api/approvals/1/2/approve").endpoint, Endpoint::kUnknown);
+}
+
 TEST(ConsoleRoutesTest, QueryStrings) {
   auto query = ParseQuery("/console/api/sessions?device=dmm+1&feature=scpi%2Cidn&closed");
   EXPECT_EQ(query["device"], "dmm 1");
