@@ -233,6 +233,21 @@ class HeldCall {
   absl::Status client_status_ ABSL_GUARDED_BY(mutex_);
 };
 
+bool CanElicit(const RequestContext& context) {
+  const json& capabilities = context.client_capabilities();
+  return capabilities.is_object() && capabilities.contains("elicitation");
+}
+
+// The client cannot be asked (`why`): the console alone can answer, until the hold expires.
+void WaitForConsole(HeldCall& call, const ApprovalBoard::Hold& hold, const absl::Status& why) {
+  call.SetClientStatus(why);
+  call.context()->Log(McpLogLevel::kWarning, "labgate.approvals",
+                      {{"message", "waiting for a person's approval in the labgate console"},
+                       {"approval_id", hold.id()},
+                       {"why", std::string(why.message())}});
+  call.context()->Progress(0, 1, "waiting for approval in the labgate console");
+}
+
 }  // namespace
 
 bool NeedsConfirmation(const absl::Status& status) {
@@ -286,6 +301,13 @@ void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool, const
   if (!retry) hold->Await(conclude);
   // A caller that gives up withdraws its write.
   context->OnCancel([hold] { hold->Answer({"cancel", "", false}); });
+  if (!CanElicit(*context)) {
+    // Not asked at all (the 2026 era would end the request with -32021): the console decides.
+    WaitForConsole(*call, *hold,
+                   absl::FailedPreconditionError("the client did not declare elicitation"));
+    if (retry) hold->Await(conclude);
+    return;
+  }
   const auto timeout = std::chrono::milliseconds(absl::ToInt64Milliseconds(board->lifetime()));
   context->AskClient("confirm_write", "elicitation/create", question, timeout,
                      [call, hold, retry, conclude](const absl::StatusOr<json>& answer) {
@@ -300,16 +322,7 @@ void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool, const
                          // withdrawn.
                          hold->Answer({"cancel", "", false});
                        } else if (!absl::IsDeadlineExceeded(answer.status())) {
-                         // The client cannot be asked: the console alone can answer, until the hold
-                         // expires.
-                         call->SetClientStatus(answer.status());
-                         call->context()->Log(
-                             McpLogLevel::kWarning, "labgate.approvals",
-                             {{"message", "waiting for a person's approval in the labgate console"},
-                              {"approval_id", hold->id()},
-                              {"why", std::string(answer.status().message())}});
-                         call->context()->Progress(0, 1,
-                                                   "waiting for approval in the labgate console");
+                         WaitForConsole(*call, *hold, answer.status());
                        }
                        if (retry) hold->Await(conclude);
                      });
