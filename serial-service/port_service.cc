@@ -910,6 +910,21 @@ void PortService::ClosePort(const std::string& owner, const std::optional<std::s
               });
 }
 
+void PortService::ForceClose(const std::string& port_name, const std::string& by,
+                             const std::string& reason,
+                             std::function<void(absl::StatusOr<CloseOutcome>)> done) {
+  std::shared_ptr<ManagedPort> port = registry_.Find(port_name);
+  if (port == nullptr) {
+    return done(absl::NotFoundError(absl::StrCat("port ", port_name, " is not open")));
+  }
+  LG_LOG(kWarning) << "port " << port_name << " (owner " << port->owner() << ") closed by " << by
+                   << " in the labgate console: " << reason;
+  port->Close(absl::StrCat("closed by ", by, " in the labgate console: ", reason),
+              [done = std::move(done), name = port->name()](std::string status) {
+                done(CloseOutcome{std::move(status), name});
+              });
+}
+
 void PortService::ReleaseOwner(const std::string& owner,
                                std::function<void(std::vector<std::string>)> done) {
   registry_.CloseAllOf(owner, "released by owner", std::move(done));

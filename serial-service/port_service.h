@@ -269,6 +269,10 @@ class PortService {
                  std::function<void(absl::StatusOr<CloseOutcome>)> done);
   // Closes all of the owner's ports; `done` gets their names.
   void ReleaseOwner(const std::string& owner, std::function<void(std::vector<std::string>)> done);
+  // Closes `port_name` whoever owns it (the console's operator `by`, for `reason`), recorded in
+  // its session; NOT_FOUND when it is not open.
+  void ForceClose(const std::string& port_name, const std::string& by, const std::string& reason,
+                  std::function<void(absl::StatusOr<CloseOutcome>)> done);
 
   // An owner keeps its ports while it holds a lease; releasing the last closes them.
   void AcquireLease(const std::string& owner) { registry_.AcquireLease(owner); }

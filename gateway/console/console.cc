@@ -63,6 +63,18 @@ absl::StatusOr<std::string> ReplayPortName(const std::string& body) {
   return port;
 }
 
+// A console action's body: {"reason": "..."} (required: the record keeps it).
+absl::StatusOr<std::string> ActionReason(const std::string& body) {
+  const json request = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  const auto reason = request.is_object() ? request.find("reason") : request.end();
+  if (!request.is_object() || reason == request.end() || !reason->is_string() ||
+      reason->get<std::string>().empty()) {
+    return absl::InvalidArgumentError(
+        "the body must be {\"reason\": \"...\"}: say why, and the record keeps it");
+  }
+  return reason->get<std::string>();
+}
+
 }  // namespace
 
 Console::Console(ConsoleOptions options)
@@ -93,7 +105,8 @@ void Console::Serve(const std::shared_ptr<http::HttpConnection>& connection,
   // action. A POST must come from the console page itself (CsrfGuard).
   const Endpoint endpoint = api ? ParseRoute(path).endpoint : Endpoint::kPage;
   const bool acts = endpoint == Endpoint::kReplays || endpoint == Endpoint::kRevoke ||
-                    endpoint == Endpoint::kApprovalAnswer;
+                    endpoint == Endpoint::kApprovalAnswer || endpoint == Endpoint::kPortClose ||
+                    endpoint == Endpoint::kReservationEnd;
   const beast_http::verb allowed = acts ? beast_http::verb::post : beast_http::verb::get;
   if (request.method() != allowed) {
     return RespondError(connection, 405,
@@ -146,6 +159,27 @@ void Console::Revoke(const std::shared_ptr<http::HttpConnection>& connection,
   RespondJson(connection, 200, {{"principal", principal}, {"revoked_sessions", revoked}});
 }
 
+void Console::CloseOrEnd(const std::shared_ptr<http::HttpConnection>& connection,
+                         const std::string& actor, const Route& route, const std::string& body) {
+  if (options_.access != nullptr) {
+    if (absl::Status allowed = options_.access->MayAct(actor); !allowed.ok()) {
+      return RespondError(connection, 403, std::string(allowed.message()));
+    }
+  }
+  absl::StatusOr<std::string> reason = ActionReason(body);
+  if (!reason.ok()) return RespondStatus(connection, reason.status());
+  const bool port = route.endpoint == Endpoint::kPortClose;
+  const std::string target = port ? route.port : route.reservation_id;
+  auto answer = [connection, actor, port, target, why = *reason](absl::StatusOr<json> done) {
+    if (!done.ok()) return RespondStatus(connection, done.status());
+    LG_LOG(kInfo) << "console: " << actor << (port ? " closed port " : " ended reservation ")
+                  << target << " (" << why << ")";
+    RespondJson(connection, 200, *done);
+  };
+  if (port) return ports_.ForceClose(target, actor, *reason, std::move(answer));
+  reservations_.End(target, actor, *reason, std::move(answer));
+}
+
 json Console::Whoami(const std::string& principal, bool tokens) const {
   json me = {{"principal", principal}, {"tokens", tokens}, {"csrf", csrf_.TokenFor(principal)}};
   std::shared_ptr<const access::AccessPolicy> policy =
@@ -175,6 +209,9 @@ void Console::ServeApi(const std::shared_ptr<http::HttpConnection>& connection,
       return RespondJson(connection, 200, Whoami(principal, tokens));
     case Endpoint::kRevoke:
       return Revoke(connection, principal, route.principal);
+    case Endpoint::kPortClose:
+    case Endpoint::kReservationEnd:
+      return CloseOrEnd(connection, principal, route, request.body());
     case Endpoint::kApprovals:
       return approvals_.List(connection, principal, query);
     case Endpoint::kApprovalAnswer:

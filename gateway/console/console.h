@@ -21,6 +21,7 @@
 #include "gateway/backends/serial_benches.h"
 #include "gateway/console/approval_views.h"
 #include "gateway/console/console_csrf.h"
+#include "gateway/console/console_routes.h"
 #include "gateway/console/port_views.h"
 #include "gateway/console/reservation_views.h"
 #include "gateway/console/session_views.h"
@@ -76,6 +77,11 @@ class Console {
   // A console action: the caller must be allowed to act (operator or admin).
   void Revoke(const std::shared_ptr<http::HttpConnection>& connection, const std::string& actor,
               const std::string& principal);
+
+  // Console actions: force-closing a port or ending a reservation, as `actor` (operator or
+  // admin), with the body's reason kept in the record.
+  void CloseOrEnd(const std::shared_ptr<http::HttpConnection>& connection, const std::string& actor,
+                  const Route& route, const std::string& body);
 
   ConsoleOptions options_;
   CsrfGuard csrf_;

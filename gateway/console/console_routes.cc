@@ -9,6 +9,7 @@ constexpr std::string_view kPortsPrefix = "/console/api/ports/";
 constexpr std::string_view kSessionsPrefix = "/console/api/sessions/";
 constexpr std::string_view kPrincipalsPrefix = "/console/api/principals/";
 constexpr std::string_view kApprovalsPrefix = "/console/api/approvals/";
+constexpr std::string_view kReservationsPrefix = "/console/api/reservations/";
 
 bool ConsumeSuffix(std::string_view* text, std::string_view suffix) {
   if (text->size() <= suffix.size() || text->substr(text->size() - suffix.size()) != suffix) {
@@ -70,6 +71,12 @@ Route ParseRoute(std::string_view path) {
     route.endpoint = Endpoint::kReservations;
   } else if (path == "/console/api/tasks") {
     route.endpoint = Endpoint::kTasks;
+  } else if (path.substr(0, kReservationsPrefix.size()) == kReservationsPrefix) {
+    std::string_view rest = path.substr(kReservationsPrefix.size());
+    if (ConsumeSuffix(&rest, "/end") && !rest.empty() && rest.find('/') == std::string_view::npos) {
+      route.endpoint = Endpoint::kReservationEnd;
+      route.reservation_id = PercentDecode(rest);
+    }
   } else if (path == "/console/api/approvals") {
     route.endpoint = Endpoint::kApprovals;
   } else if (path.substr(0, kApprovalsPrefix.size()) == kApprovalsPrefix) {
@@ -92,7 +99,9 @@ Route ParseRoute(std::string_view path) {
     // A port name has slashes (loop://x, /dev/ttyUSB0); the page encodes them, but a raw
     // one is taken as part of the name too.
     std::string_view rest = path.substr(kPortsPrefix.size());
-    route.endpoint = ConsumeSuffix(&rest, "/events") ? Endpoint::kPortEvents : Endpoint::kPort;
+    route.endpoint = ConsumeSuffix(&rest, "/events")  ? Endpoint::kPortEvents
+                     : ConsumeSuffix(&rest, "/close") ? Endpoint::kPortClose
+                                                      : Endpoint::kPort;
     route.port = PercentDecode(rest);
     if (route.port.empty()) route.endpoint = Endpoint::kUnknown;
   } else if (path.substr(0, kSessionsPrefix.size()) == kSessionsPrefix) {

@@ -14,6 +14,7 @@ enum class Endpoint {
   kPorts,           // /console/api/ports
   kPort,            // /console/api/ports/{port}
   kPortEvents,      // /console/api/ports/{port}/events
+  kPortClose,       // /console/api/ports/{port}/close (POST: close it, whoever owns it)
   kSessions,        // /console/api/sessions
   kSession,         // /console/api/sessions/{id}
   kSessionExport,   // /console/api/sessions/{id}/export
@@ -21,6 +22,7 @@ enum class Endpoint {
   kBackends,        // /console/api/backends
   kReplays,         // /console/api/replays (POST: start one)
   kReservations,    // /console/api/reservations
+  kReservationEnd,  // /console/api/reservations/{id}/end (POST: end it, whoever holds it)
   kTasks,           // /console/api/tasks
   kRevoke,          // /console/api/principals/{name}/revoke (POST: end its HTTP sessions)
   kApprovals,       // /console/api/approvals (writes waiting for a person; ?after=V long-polls)
@@ -30,11 +32,13 @@ enum class Endpoint {
 
 struct Route {
   Endpoint endpoint = Endpoint::kUnknown;
-  std::string port;         // kPort, kPortEvents: percent-decoded ("loop://x", "lab-a:/dev/ttyS0")
-  std::string session_id;   // kSession*
-  std::string principal;    // kRevoke: percent-decoded
-  std::string approval_id;  // kApprovalAnswer
-  std::string decision;     // kApprovalAnswer: "accept" or "decline"
+  // kPort, kPortEvents, kPortClose: percent-decoded ("loop://x", "lab-a:/dev/ttyS0").
+  std::string port;
+  std::string session_id;      // kSession*
+  std::string principal;       // kRevoke: percent-decoded
+  std::string approval_id;     // kApprovalAnswer
+  std::string reservation_id;  // kReservationEnd
+  std::string decision;        // kApprovalAnswer: "accept" or "decline"
 };
 
 // True for /console and every path under /console/.

@@ -371,6 +371,33 @@ class PortViews::Impl : public std::enable_shared_from_this<PortViews::Impl> {
         });
   }
 
+  void ForceClose(const std::string& port_name, const std::string& by, const std::string& reason,
+                  JsonDone done) const {
+    absl::StatusOr<SerialBenches::Route> route = benches_->Resolve(port_name);
+    if (!route.ok()) return done(route.status());
+    const BenchStub* bench = nullptr;
+    for (const BenchStub& candidate : stubs_) {
+      if (candidate.bench == route->bench) bench = &candidate;
+    }
+    if (bench == nullptr) return done(absl::NotFoundError("no such bench for " + port_name));
+    serial_v1::ForceCloseRequest request;
+    request.set_port_name(route->local_port);
+    request.set_by(by);
+    request.set_reason(reason);
+    Unary<serial_v1::ClosePortResponse>(
+        request, deadline_,
+        [stub = bench->stub.get()](auto* context, auto* request, auto* response, auto callback) {
+          stub->async()->ForceClose(context, request, response, std::move(callback));
+        },
+        [done = std::move(done), bench = bench->bench,
+         local = route->local_port](const absl::StatusOr<serial_v1::ClosePortResponse>& closed) {
+          if (!closed.ok())
+            return done(SerialBenches::QualifyError(*bench, local, closed.status()));
+          done(json{{"port_name", SerialBenches::Qualify(*bench, local)},
+                    {"status", closed->status()}});
+        });
+  }
+
  private:
   std::shared_ptr<const SerialBenches> benches_;
   std::chrono::milliseconds deadline_;
@@ -390,6 +417,11 @@ void PortViews::Describe(const std::string& port_name, JsonDone done) const {
 void PortViews::OpenReplay(const std::string& owner, const std::string& port_name,
                            JsonDone done) const {
   impl_->OpenReplay(owner, port_name, std::move(done));
+}
+
+void PortViews::ForceClose(const std::string& port_name, const std::string& by,
+                           const std::string& reason, JsonDone done) const {
+  impl_->ForceClose(port_name, by, reason, std::move(done));
 }
 
 void PortViews::Relay(std::shared_ptr<http::HttpConnection> connection,

@@ -35,6 +35,10 @@ class PortViews {
   // Opens `port_name` (a replay://, optionally bench-qualified) for `owner`: {"port_name",
   // "owner"}.
   void OpenReplay(const std::string& owner, const std::string& port_name, JsonDone done) const;
+  // Closes `port_name` whoever owns it, as the console's operator `by` for `reason` (the serial
+  // service's ForceClose): {"port_name", "status"}.
+  void ForceClose(const std::string& port_name, const std::string& by, const std::string& reason,
+                  JsonDone done) const;
   // Relays the port's events to `connection` as SSE (404 JSON for a port its bench does
   // not list).
   void Relay(std::shared_ptr<http::HttpConnection> connection, const std::string& port_name,

@@ -46,4 +46,31 @@ void ReservationViews::List(JsonDone done) const {
       });
 }
 
+void ReservationViews::End(const std::string& id, const std::string& by, const std::string& reason,
+                           JsonDone done) const {
+  if (stub_ == nullptr) return done(absl::UnavailableError("no reservation service here"));
+  struct Call {
+    grpc::ClientContext context;
+    reservations_v1::EndReservationRequest request;
+    reservations_v1::Reservation response;
+  };
+  auto call = std::make_shared<Call>();
+  call->context.set_deadline(std::chrono::system_clock::now() + deadline_);
+  call->request.set_id(id);
+  call->request.set_by(by);
+  call->request.set_reason(reason);
+  stub_->async()->End(
+      &call->context, &call->request, &call->response,
+      [call, done = std::move(done)](const grpc::Status& status) {
+        if (!status.ok()) return done(FromGrpcStatus(status));
+        google::protobuf::util::JsonPrintOptions options;
+        options.preserve_proto_field_names = true;
+        std::string text;
+        if (!google::protobuf::util::MessageToJsonString(call->response, &text, options).ok()) {
+          return done(absl::InternalError("the reservation could not be shown"));
+        }
+        done(json::parse(text, nullptr, /*allow_exceptions=*/false));
+      });
+}
+
 }  // namespace labgate::gateway::console

@@ -25,6 +25,10 @@ class ReservationViews {
   // {"reservations": [granted first, then the queue in order], "reservables": [...]}, each as
   // the reservation service's messages are in JSON (field names as in the proto).
   void List(JsonDone done) const;
+  // Ends reservation `id`, whoever holds it, as the console's operator `by` for `reason`: the
+  // reservation as it ended.
+  void End(const std::string& id, const std::string& by, const std::string& reason,
+           JsonDone done) const;
 
  private:
   const std::shared_ptr<labgate::reservations::v1::ReservationService::Stub> stub_;

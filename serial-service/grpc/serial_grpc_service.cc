@@ -702,6 +702,28 @@ class SerialServiceImpl final : public SerialGrpcService {
                          });
   }
 
+  void ServeForceClose(CallContext* call, const v1::ForceCloseRequest* request,
+                       v1::ClosePortResponse* response) {
+    if (ports_->stopped()) return Reply(call, PortService::ShuttingDownError());
+    if (!call->speaks_for_principals()) {
+      return Reply(call, absl::PermissionDeniedError(absl::StrCat(
+                             call->principal(),
+                             " may not close another's port: only labgate's console may (its "
+                             "operator or admin); an owner closes its own with ClosePort")));
+    }
+    if (request->port_name().empty() || request->by().empty() || request->reason().empty()) {
+      return Reply(call, absl::InvalidArgumentError(
+                             "port_name, by and reason are required: the port's session keeps "
+                             "who closed it and why"));
+    }
+    ports_->ForceClose(request->port_name(), request->by(), request->reason(),
+                       FinishWith<PortService::CloseOutcome>(
+                           call, [response](const PortService::CloseOutcome& closed) {
+                             response->set_status(closed.status);
+                             response->set_port_name(closed.port_name);
+                           }));
+  }
+
   // The callback API's entries for the unary methods above.
   grpc::ServerUnaryReactor* ListPorts(grpc::CallbackServerContext* context,
                                       const v1::ListPortsRequest* request,
@@ -826,6 +848,13 @@ class SerialServiceImpl final : public SerialGrpcService {
                          response);
   }
 
+  grpc::ServerUnaryReactor* ForceClose(grpc::CallbackServerContext* context,
+                                       const v1::ForceCloseRequest* request,
+                                       v1::ClosePortResponse* response) override {
+    return ServeCallback(this, &SerialServiceImpl::ServeForceClose, auth_, context, request,
+                         response);
+  }
+
   void AddLocalMethods(LocalMethods* methods) override {
     const std::string service = v1::SerialService::service_full_name();
     methods->Add(service, "ListPorts", this, &SerialServiceImpl::ServeListPorts);
@@ -849,6 +878,7 @@ class SerialServiceImpl final : public SerialGrpcService {
     methods->Add(service, "GetMetrics", this, &SerialServiceImpl::ServeGetMetrics);
     methods->Add(service, "ReplayStatus", this, &SerialServiceImpl::ServeReplayStatus);
     methods->Add(service, "ReleaseOwner", this, &SerialServiceImpl::ServeReleaseOwner);
+    methods->Add(service, "ForceClose", this, &SerialServiceImpl::ServeForceClose);
   }
 
  private:

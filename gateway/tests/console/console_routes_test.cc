@@ -85,6 +85,19 @@ TEST(ConsoleRoutesTest, AnApprovalAnswerNamesTheHoldAndTheDecision) {
   EXPECT_EQ(ParseRoute("/console/api/approvals/1/2/approve").endpoint, Endpoint::kUnknown);
 }
 
+TEST(ConsoleRoutesTest, ClosingAPortAndEndingAReservationNameTheirTargets) {
+  Route route = ParseRoute("/console/api/ports/loop%3A%2F%2Fpsu/close");
+  EXPECT_EQ(route.endpoint, Endpoint::kPortClose);
+  EXPECT_EQ(route.port, "loop://psu");
+  EXPECT_EQ(ParseRoute("/console/api/ports/lab-a:/dev/ttyUSB0/close").port, "lab-a:/dev/ttyUSB0");
+  route = ParseRoute("/console/api/reservations/r-12/end");
+  EXPECT_EQ(route.endpoint, Endpoint::kReservationEnd);
+  EXPECT_EQ(route.reservation_id, "r-12");
+  EXPECT_EQ(ParseRoute("/console/api/reservations/r-12").endpoint, Endpoint::kUnknown);
+  EXPECT_EQ(ParseRoute("/console/api/reservations//end").endpoint, Endpoint::kUnknown);
+  EXPECT_EQ(ParseRoute("/console/api/reservations/a/b/end").endpoint, Endpoint::kUnknown);
+}
+
 TEST(ConsoleRoutesTest, QueryStrings) {
   auto query = ParseQuery("/console/api/sessions?device=dmm+1&feature=scpi%2Cidn&closed");
   EXPECT_EQ(query["device"], "dmm 1");

@@ -120,5 +120,23 @@ TEST_F(AccessFileTest, AReloadThatTakesAPortAwayAppliesToItWhileOpen) {
   EXPECT_TRUE(olga.Status("loop://lab-5").ok());
 }
 
+TEST_F(AccessFileTest, OnlyTheGatewayMayCloseAnothersPortAndItMustSayWhoAndWhy) {
+  Caller olga = As("olga-token");
+  ASSERT_TRUE(olga.Open("loop://lab-6").ok());
+  // A direct caller, even one that may use the port, may not close another's port this way.
+  grpc::Status direct = As("olga-token").ForceClose("loop://lab-6", "olga", "mine anyway");
+  EXPECT_EQ(direct.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_NE(direct.error_message().find("only labgate's console may"), std::string::npos)
+      << direct.error_message();
+  Caller gateway = As(kGatewayToken, "http:alice");
+  EXPECT_EQ(gateway.ForceClose("loop://lab-6", "alice", "").error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(gateway.ForceClose("loop://lab-99", "alice", "tidy").error_code(),
+            grpc::StatusCode::NOT_FOUND);
+  ASSERT_TRUE(olga.Write("loop://lab-6", "a").ok());  // nothing above closed it
+  ASSERT_TRUE(gateway.ForceClose("loop://lab-6", "alice", "stuck").ok());
+  EXPECT_EQ(olga.Write("loop://lab-6", "b").error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+}
+
 }  // namespace
 }  // namespace labgate::serial

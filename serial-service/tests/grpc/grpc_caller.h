@@ -42,6 +42,15 @@ class Caller {
     v1::WriteResponse response;
     return stub_->Write(Context().get(), request, &response);
   }
+  grpc::Status ForceClose(const std::string& port, const std::string& by,
+                          const std::string& reason) {
+    v1::ForceCloseRequest request;
+    request.set_port_name(port);
+    request.set_by(by);
+    request.set_reason(reason);
+    v1::ClosePortResponse response;
+    return stub_->ForceClose(Context().get(), request, &response);
+  }
   absl::StatusOr<v1::GetStatusResponse> Status(const std::string& port) {
     v1::GetStatusRequest request;
     request.set_port_name(port);
