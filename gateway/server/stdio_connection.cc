@@ -42,7 +42,23 @@ StdioConnection::StdioConnection(StdioDialects dialects, boost::asio::io_context
       // a client pipelines).
       [](absl::AnyInvocable<void()> send) { send(); });
   session_->Register();
-  if (dialects_.loaf != nullptr) loaf_ = loaf::LoafConnection::Create(dialects_.loaf, outbound_);
+  if (dialects_.loaf != nullptr) {
+    loaf::LoafConnection::MayCall may_call;
+    if (dialects_.server != nullptr && dialects_.server->access != nullptr &&
+        dialects_.server->access->enabled()) {
+      // The access file binds loaf's session methods as it binds the tools that do the same
+      // work; system.shutdown (it stops labgate) needs the operator or admin role.
+      may_call = [server = dialects_.server, principal = principal_](const std::string& method) {
+        if (method == "system.shutdown") {
+          return server->access->control().MayAct(principal->name());
+        }
+        const std::string tool = loaf::ToolForMethod(method);
+        if (tool.empty()) return absl::OkStatus();
+        return server->access->MayCall(*server, principal->name(), tool);
+      };
+    }
+    loaf_ = loaf::LoafConnection::Create(dialects_.loaf, outbound_, std::move(may_call));
+  }
   StdioTransport::Callbacks callbacks;
   callbacks.on_frame = [this](Frame frame) { OnFrame(std::move(frame)); };
   callbacks.on_error = [this](FrameError error) { OnFrameError(error); };

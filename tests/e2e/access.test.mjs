@@ -209,6 +209,45 @@ test('on stdio the access file binds the v0.1 envelope\'s actions as it binds th
   }
 });
 
+test('on stdio the access file binds loaf\'s session methods as it binds their tools', async () => {
+  const dir = tempDir();
+  const access = join(dir, 'access.json');
+  // stdio may create and read sessions but not append to them, and may not stop labgate.
+  writeFileSync(access, JSON.stringify({ principals: {
+    stdio: { role: 'viewer', tools: ['create_session', 'get_session', 'list_*'] } } }));
+  const gw = new RawGateway(['--data-dir', join(dir, 'data'), '--access-file', access]);
+  try {
+    assert.ok((await gw.request(1, 'rpc.handshake', { protocol_version: '1.0.0' })).result);
+    assert.ok((await gw.request(2, 'system.ping')).result);
+    // A viewer may not create (create_session is not read-only)...
+    const create = await gw.request(3, 'session.create', { device_id: 'scope-1' });
+    assert.match(create.error?.message ?? '', /stdio may not call create_session: stdio \(viewer\) is read-only/);
+    const shutdown = await gw.request(4, 'system.shutdown', { reason: 'bye' });
+    assert.match(shutdown.error?.message ?? '', /stdio may not act from the console: it needs the operator or admin role/);
+    // ...and labgate is still serving.
+    assert.ok((await gw.request(5, 'system.ping')).result);
+  } finally {
+    await gw.close();
+    removeDir(dir);
+  }
+  const dir2 = tempDir();
+  const access2 = join(dir2, 'access.json');
+  writeFileSync(access2, JSON.stringify({ principals: {
+    stdio: { role: 'operator', tools: ['create_session', 'get_session'] } } }));
+  const gw2 = new RawGateway(['--data-dir', join(dir2, 'data'), '--access-file', access2]);
+  try {
+    const created = await gw2.request(1, 'session.create', { device_id: 'scope-1' });
+    const id = created.result?.session_id;
+    assert.ok(id, JSON.stringify(created));
+    assert.equal((await gw2.request(2, 'session.get', { session_id: id })).result?.session_id, id);
+    const send = await gw2.request(3, 'session.send', { session_id: id, content: 'hi' });
+    assert.match(send.error?.message ?? '', /stdio may not call append_message: the tool is not among its tools/);
+  } finally {
+    await gw2.close();
+    removeDir(dir2);
+  }
+});
+
 test('benches outside a principal\'s permissions are refused, and listings leave them out', async () => {
   const dir = tempDir();
   const access = join(dir, 'access.json');

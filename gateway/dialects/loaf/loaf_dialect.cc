@@ -32,8 +32,10 @@ void LoafDialect::RequestShutdown(const std::string& reason) const {
 }
 
 std::shared_ptr<LoafConnection> LoafConnection::Create(const LoafDialect* dialect,
-                                                       std::shared_ptr<Outbound> outbound) {
-  return std::shared_ptr<LoafConnection>(new LoafConnection(dialect, std::move(outbound)));
+                                                       std::shared_ptr<Outbound> outbound,
+                                                       MayCall may_call) {
+  return std::shared_ptr<LoafConnection>(
+      new LoafConnection(dialect, std::move(outbound), std::move(may_call)));
 }
 
 namespace {
@@ -76,6 +78,9 @@ void LoafConnection::Handle(const jsonrpc::IncomingMessage& message, Framing fra
   const std::string method = body["method"].get<std::string>();
   if (!KnowsMethod(method)) {
     return reply.Error(jsonrpc_code::kMethodNotFound, absl::StrCat("Method not found: ", method));
+  }
+  if (may_call_) {
+    if (absl::Status allowed = may_call_(method); !allowed.ok()) return reply.Fail(allowed);
   }
   json params;
   if (auto error = ParamsObject(body, &params)) return BadParams(reply, *error);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "gateway/core/outbound.h"
 #include "gateway/core/reply_once.h"
@@ -43,8 +44,11 @@ class LoafDialect {
 class LoafConnection : public std::enable_shared_from_this<LoafConnection> {
  public:
   // Events go to `outbound`, in the framing of the connection's latest loaf request.
+  // Whether this connection's principal may call a loaf method (the access file); null: all.
+  using MayCall = std::function<absl::Status(const std::string& method)>;
   static std::shared_ptr<LoafConnection> Create(const LoafDialect* dialect,
-                                                std::shared_ptr<Outbound> outbound);
+                                                std::shared_ptr<Outbound> outbound,
+                                                MayCall may_call = nullptr);
 
   // One request (a message with an "id") that ClaimsMessage() accepted; the caller ignores
   // notifications before making a ReplyOnce. `reply` may be answered later, from a gRPC
@@ -61,8 +65,8 @@ class LoafConnection : public std::enable_shared_from_this<LoafConnection> {
     std::vector<std::function<void()>> waiting;  // run once subscribed (or failed)
   };
 
-  LoafConnection(const LoafDialect* dialect, std::shared_ptr<Outbound> outbound)
-      : dialect_(dialect), outbound_(std::move(outbound)) {}
+  LoafConnection(const LoafDialect* dialect, std::shared_ptr<Outbound> outbound, MayCall may_call)
+      : dialect_(dialect), outbound_(std::move(outbound)), may_call_(std::move(may_call)) {}
 
   void Create(const nlohmann::json& params, ReplyOnce reply);
   void Get(const nlohmann::json& params, ReplyOnce reply);
@@ -76,6 +80,7 @@ class LoafConnection : public std::enable_shared_from_this<LoafConnection> {
 
   const LoafDialect* dialect_;
   std::shared_ptr<Outbound> outbound_;
+  const MayCall may_call_;
 
   absl::Mutex mutex_;
   bool closed_ ABSL_GUARDED_BY(mutex_) = false;

@@ -31,6 +31,13 @@ const json& Methods() {
   return *methods;
 }
 
+std::string ToolForMethod(const std::string& method) {
+  if (method == "session.create") return "create_session";
+  if (method == "session.get") return "get_session";
+  if (method == "session.send") return "append_message";
+  return "";
+}
+
 bool KnowsMethod(std::string_view method) {
   for (const auto& known : Methods()) {
     if (known.get_ref<const std::string&>() == method) return true;

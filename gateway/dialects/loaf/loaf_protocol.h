@@ -34,6 +34,10 @@ nlohmann::json Ping();
 
 // The methods the dialect answers, as rpc.handshake lists them.
 const nlohmann::json& Methods();
+// The MCP tool a loaf method does the work of, for the access file ("session.create" ->
+// "create_session"); "" for the methods that touch nothing (rpc.handshake, system.ping) and for
+// system.shutdown, which the access file treats as a console action.
+std::string ToolForMethod(const std::string& method);
 bool KnowsMethod(std::string_view method);
 
 // params as an object ({} when absent), or the error for any other shape.
