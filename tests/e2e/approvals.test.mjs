@@ -275,6 +275,11 @@ test('the 2026 era and stdio hold their writes on the same board', async () => {
     assert.equal(answered.status, 200);
     const result = await call;
     assert.equal(result.isError, false, JSON.stringify(result.content));
+    // Without an HTTP server there are no HTTP sessions to revoke: the console says so.
+    const revoke = await fetch(`${base}/console/api/principals/alice/revoke`,
+      { method: 'POST', headers: { 'X-Labgate-Csrf': await anyone.csrf() } });
+    assert.equal(revoke.status, 503);
+    assert.equal((await revoke.json()).error, 'no HTTP sessions are served here');
     await sleep(10);
   } finally {
     await stdio.client.close();
