@@ -2,7 +2,8 @@
 // Streamable HTTP, on a loopback port: a wait_for with a long timeout becomes a task whose
 // result has the synchronous call's shape; a short one stays synchronous; a send_expect script
 // cancelled through tasks/cancel stops, and the port is free at once; a script a confirm rule
-// holds waits in input_required until tasks/update approves or declines it; tools/list says which
+// holds waits in input_required until tasks/update approves or declines it, or the console
+// approves it; tools/list says which
 // tools may become tasks; the console lists them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -146,6 +147,22 @@ test('a script held for approval waits in its task, and tasks/update lets it go 
     // Nothing of the refused script reached the port.
     const read = await tool(url, 'read', { port_name: 'loop://psu', timeout_ms: 200 });
     assert.equal(read.structuredContent.data, '');
+
+    // The console's approval resolves the same task (the held script is on its board too).
+    const fromConsole = await tool(url, 'send_expect', script('OUTP ON'));
+    await waitForInput(fromConsole.taskId);
+    const base = url.replace('/mcp', '');
+    const { approvals } = await (await fetch(`${base}/console/api/approvals`)).json();
+    assert.equal(approvals.length, 1, JSON.stringify(approvals));
+    assert.equal(approvals[0].tool, 'send_expect');
+    assert.match(approvals[0].shown, /^send OUTP ON/);
+    const csrf = (await (await fetch(`${base}/console/api/whoami`)).json()).csrf;
+    const answered = await fetch(`${base}/console/api/approvals/${approvals[0].id}/approve`,
+      { method: 'POST', headers: { 'X-Labgate-Csrf': csrf } });
+    assert.equal(answered.status, 200);
+    const ranFromConsole = await settle(url, fromConsole.taskId);
+    assert.equal(ranFromConsole.status, 'completed');
+    assert.equal(ranFromConsole.result.structuredContent.completed, true, JSON.stringify(ranFromConsole.result));
   } finally {
     await gateway.stop();
     removeDir(dir);
