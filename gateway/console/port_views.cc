@@ -347,10 +347,7 @@ class PortViews::Impl : public std::enable_shared_from_this<PortViews::Impl> {
   void OpenReplay(const std::string& owner, const std::string& port_name, JsonDone done) const {
     absl::StatusOr<SerialBenches::Route> route = benches_->Resolve(port_name);
     if (!route.ok()) return done(route.status());
-    const BenchStub* bench = nullptr;
-    for (const BenchStub& candidate : stubs_) {
-      if (candidate.bench == route->bench) bench = &candidate;
-    }
+    const BenchStub* bench = StubOf(*route);
     if (bench == nullptr) return done(absl::NotFoundError("no such bench for " + port_name));
     serial_v1::OpenPortRequest request;
     request.set_port_name(route->local_port);
@@ -375,10 +372,7 @@ class PortViews::Impl : public std::enable_shared_from_this<PortViews::Impl> {
                   JsonDone done) const {
     absl::StatusOr<SerialBenches::Route> route = benches_->Resolve(port_name);
     if (!route.ok()) return done(route.status());
-    const BenchStub* bench = nullptr;
-    for (const BenchStub& candidate : stubs_) {
-      if (candidate.bench == route->bench) bench = &candidate;
-    }
+    const BenchStub* bench = StubOf(*route);
     if (bench == nullptr) return done(absl::NotFoundError("no such bench for " + port_name));
     serial_v1::ForceCloseRequest request;
     request.set_port_name(route->local_port);
@@ -399,6 +393,14 @@ class PortViews::Impl : public std::enable_shared_from_this<PortViews::Impl> {
   }
 
  private:
+  // The stub of the bench `route` names; null for none.
+  const BenchStub* StubOf(const SerialBenches::Route& route) const {
+    for (const BenchStub& candidate : stubs_) {
+      if (candidate.bench == route.bench) return &candidate;
+    }
+    return nullptr;
+  }
+
   std::shared_ptr<const SerialBenches> benches_;
   std::chrono::milliseconds deadline_;
   std::vector<BenchStub> stubs_;

@@ -11,24 +11,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { callOk, tempDir, removeDir } from './lib/harness.mjs';
 import { startHttpGateway, connectHttp } from './lib/http_gateway.mjs';
 import { eventually } from './lib/serial_helpers.mjs';
-import { Browser, findChromium } from './lib/chromium.mjs';
+import { findChromium, signedInConsole } from './lib/chromium.mjs';
 
 const chromium = findChromium();
 const skip = chromium ? false : 'chromium is not installed (scripts/setup.sh --test installs it)';
 const js = (value) => JSON.stringify(value);
-
-// A console page signed in with `token`.
-async function signedIn(base, token) {
-  const browser = await Browser.launch(chromium, { width: 1280, height: 700 });
-  await browser.goto(`${base}/console`);
-  await browser.waitFor(`document.querySelector('#auth').classList.contains('open')`, 'the token prompt');
-  await browser.evaluate(`(() => {
-    document.querySelector('#token-input').value = ${js(token)};
-    document.querySelector('#token-form').requestSubmit();
-  })()`);
-  await browser.waitFor(`!document.querySelector('#auth').classList.contains('open')`, 'the prompt to close');
-  return browser;
-}
 
 const TOKENS = 'alice alice-token\nbob bob-token\ncarol carol-token\nvera vera-token\n';
 const ACCESS = {
@@ -155,12 +142,12 @@ test('on the page: an operator closes a port and ends a reservation with a reaso
     let alice;
     let vera;
     try {
-      vera = await signedIn(base, 'vera-token');
+      vera = await signedInConsole(chromium, base, 'vera-token');
       await vera.waitFor(`document.querySelector('#ports tr[data-port=${js('loop://hung')}]') != null`, 'the port');
       await vera.waitFor(`document.querySelector('#reservations tr[data-reservation=${js(held.id)}]') != null`, 'the reservation');
       assert.equal(await vera.evaluate(`document.querySelectorAll('[data-close], [data-end]').length`), 0);
 
-      alice = await signedIn(base, 'alice-token');
+      alice = await signedInConsole(chromium, base, 'alice-token');
       const close = `document.querySelector('#ports tr[data-port=${js('loop://hung')}] [data-close]')`;
       await alice.waitFor(`${close} != null`, 'the close button');
       await alice.evaluate(`(() => { window.prompt = () => 'hung after a brown-out'; ${close}.click(); })()`);

@@ -14,30 +14,12 @@ import { join } from 'node:path';
 import { callOk, tempDir, removeDir } from './lib/harness.mjs';
 import { startHttpGateway, connectHttp } from './lib/http_gateway.mjs';
 import { eventually } from './lib/serial_helpers.mjs';
-import { Browser, findChromium, screenshotPath } from './lib/chromium.mjs';
+import { findChromium, saveScreenshot, signedInConsole } from './lib/chromium.mjs';
 
 const DEVICES = (process.env.LABGATE_PTY_DEVICES ?? '').split(',').filter(Boolean);
 const chromium = findChromium();
 const skip = chromium ? false : 'chromium is not installed (scripts/setup.sh --test installs it)';
 const js = (value) => JSON.stringify(value);
-
-async function saveScreenshot(browser, name) {
-  const path = screenshotPath(name);
-  if (path) writeFileSync(path, await browser.screenshot());
-}
-
-// A page signed in with `token`.
-async function signedIn(base, token, size) {
-  const browser = await Browser.launch(chromium, size);
-  await browser.goto(`${base}/console`);
-  await browser.waitFor(`document.querySelector('#auth').classList.contains('open')`, 'the token prompt');
-  await browser.evaluate(`(() => {
-    document.querySelector('#token-input').value = ${js(token)};
-    document.querySelector('#token-form').requestSubmit();
-  })()`);
-  await browser.waitFor(`!document.querySelector('#auth').classList.contains('open')`, 'the prompt to close');
-  return browser;
-}
 
 const row = (bytes) => `[...document.querySelectorAll('#approvals tr[data-approval]')]
   .find((tr) => tr.querySelector('.bytes').textContent === ${js(bytes)})`;
@@ -72,7 +54,7 @@ test('an operator approves and declines held writes in the console; a viewer can
       timeout_ms: 2000, session_id: session.id });
     assert.equal(await voltage(), '0');
 
-    alice = await signedIn(base, 'alice-token', { width: 1280, height: 700 });
+    alice = await signedInConsole(chromium, base, 'alice-token', { width: 1280, height: 700 });
     const held = client.callTool({ name: 'write', arguments: { port_name: device, data: 'VOLT 3.5' } });
     await alice.waitFor(`${row('VOLT 3.5')}?.querySelector('button.approve') != null`, 'the held write on the page');
     const cells = await alice.evaluate(`[...${row('VOLT 3.5')}.cells].map((cell) => cell.textContent)`);
@@ -110,7 +92,7 @@ test('an operator approves and declines held writes in the console; a viewer can
     }, 'both decisions in the port\'s session');
 
     // A viewer sees what waits, without buttons; a POST of its own is refused.
-    vera = await signedIn(base, 'vera-token', { width: 1280, height: 560 });
+    vera = await signedInConsole(chromium, base, 'vera-token', { width: 1280, height: 560 });
     const third = client.callTool({ name: 'write', arguments: { port_name: device, data: 'VOLT 4' } });
     await vera.waitFor(`${row('VOLT 4')} !== undefined`, 'the third write on the viewer\'s page');
     assert.equal(await vera.evaluate(`${row('VOLT 4')}.querySelectorAll('button').length`), 0);

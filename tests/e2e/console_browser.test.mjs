@@ -11,18 +11,13 @@ import { join } from 'node:path';
 import { tempDir, removeDir, callOk } from './lib/harness.mjs';
 import { startHttpGateway, connectHttp } from './lib/http_gateway.mjs';
 import { eventually } from './lib/serial_helpers.mjs';
-import { Browser, findChromium, screenshotPath } from './lib/chromium.mjs';
+import { Browser, findChromium, saveScreenshot } from './lib/chromium.mjs';
 
 const chromium = findChromium();
 const skip = chromium ? false : 'chromium is not installed (scripts/setup.sh --test installs it)';
 
 // A string as a JavaScript literal inside an evaluated expression.
 const js = (value) => JSON.stringify(value);
-
-async function saveScreenshot(browser, name) {
-  const path = screenshotPath(name);
-  if (path) writeFileSync(path, await browser.screenshot());
-}
 
 test('the console shows ports with their owners, transcripts and live traffic', { skip }, async () => {
   const dir = tempDir();

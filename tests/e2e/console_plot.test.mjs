@@ -6,13 +6,12 @@
 // screenshot in docs/ is (re)made there.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { callOk } from './lib/harness.mjs';
 import { startHttpGateway, connectHttp } from './lib/http_gateway.mjs';
 import { eventually } from './lib/serial_helpers.mjs';
-import { Browser, findChromium, screenshotPath } from './lib/chromium.mjs';
+import { Browser, findChromium, saveScreenshot } from './lib/chromium.mjs';
 
 const EXAMPLES = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'examples', 'instruments');
 const chromium = findChromium();
@@ -116,7 +115,3 @@ test('the transcript plots readings live, zooms, exports CSV, and plots a typed 
   }
 });
 
-async function saveScreenshot(browser, name) {
-  const path = screenshotPath(name);
-  if (path) writeFileSync(path, await browser.screenshot());
-}

@@ -1,6 +1,7 @@
 // Debian's chromium, headless, driven over the DevTools protocol through Node's own
 // WebSocket: no puppeteer, no browser download. One page per Browser.
 import { spawn, execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { tempDir, removeDir } from './harness.mjs';
@@ -167,4 +168,24 @@ export class Browser {
 export function screenshotPath(name) {
   const dir = process.env.LABGATE_CONSOLE_SCREENSHOTS;
   return dir ? join(dir, name) : null;
+}
+
+// Saves the page as `name` in $LABGATE_CONSOLE_SCREENSHOTS (how docs/ gets its pictures); else
+// nothing.
+export async function saveScreenshot(browser, name) {
+  const path = screenshotPath(name);
+  if (path) writeFileSync(path, await browser.screenshot());
+}
+
+// A console page at `base`, signed in with `token` through its token prompt.
+export async function signedInConsole(binary, base, token, size = { width: 1280, height: 700 }) {
+  const browser = await Browser.launch(binary, size);
+  await browser.goto(`${base}/console`);
+  await browser.waitFor(`document.querySelector('#auth').classList.contains('open')`, 'the token prompt');
+  await browser.evaluate(`(() => {
+    document.querySelector('#token-input').value = ${JSON.stringify(token)};
+    document.querySelector('#token-form').requestSubmit();
+  })()`);
+  await browser.waitFor(`!document.querySelector('#auth').classList.contains('open')`, 'the prompt to close');
+  return browser;
 }
