@@ -712,6 +712,13 @@ LimitVerdict PortService::CheckLimits(const ManagedPort& port, const std::string
   return limits.limits->Check(bytes, limits.state->state, now, port.instrument());
 }
 
+std::string PortService::DescribeSettings(const ManagedPort& port,
+                                          const std::vector<QuantitySetting>& settings) {
+  InstrumentRegistry::Limits limits = instruments_.LimitsOf(port.instrument());
+  return limits.limits == nullptr ? std::string()
+                                  : limits.limits->Describe(settings, port.instrument());
+}
+
 std::shared_ptr<const InstrumentProfile> PortService::ProfileOf(const ManagedPort& port) const {
   if (port.instrument().empty()) return nullptr;
   std::shared_ptr<const InstrumentCatalog> catalog = instruments_.catalog();
@@ -794,6 +801,10 @@ absl::Status PortService::CheckWrite(const std::string& owner, ManagedPort& port
     SerialMetrics::Get().policy_confirmations.With({"requested"}).Increment();
     port.RecordEvent(
         absl::StrCat("confirmation required (rule '", std::string(*rule), "'): ", shown));
+    if (!limits->settings.empty()) {
+      status.SetPayload(kConfirmQuantityPayload,
+                        absl::Cord(DescribeSettings(port, limits->settings)));
+    }
   } else {
     SerialMetrics::Get().policy_refusals.With({"write"}).Increment();
     port.RecordEvent(absl::StrCat("write refused by policy: ", status.message()));

@@ -321,6 +321,9 @@ class PortService {
   LimitVerdict CheckLimits(const ManagedPort& port, const std::string& bytes,
                            LimitState* scratch = nullptr);
   void CommitLimits(const ManagedPort& port, const std::vector<QuantitySetting>& accepted);
+  // What `settings` set on the port's instrument, for the person asked about them.
+  std::string DescribeSettings(const ManagedPort& port,
+                               const std::vector<QuantitySetting>& settings);
   // The profile of the instrument a port is, as the catalog in force has it; null for none.
   std::shared_ptr<const InstrumentProfile> ProfileOf(const ManagedPort& port) const;
   // A copy of the instrument's accepted values (empty for a port that is no instrument).

@@ -16,6 +16,8 @@ constexpr char kIdKey[] = "labgate-confirm-id";
 constexpr char kWhatKey[] = "labgate-confirm-what";
 // "limit": an instrument's limit asks, not the policy.
 constexpr char kSourceKey[] = "labgate-confirm-source";
+// What a write to an instrument sets, as its profile reads it.
+constexpr char kQuantityKey[] = "labgate-confirm-quantity";
 
 std::string Payload(const absl::Status& status, const char* key) {
   auto value = status.GetPayload(key);
@@ -96,7 +98,8 @@ std::string Decision(const absl::StatusOr<json>& answer) {
 struct HeldFor {
   std::string rule;
   std::string id;
-  std::string what;  // control lines, a named sequence, or the limit's reason
+  std::string what;      // control lines, a named sequence, or the limit's reason
+  std::string quantity;  // what the write sets on an instrument, if it sets anything
   bool limit = false;
   bool lines = false;  // the call drives control lines rather than sending bytes
 };
@@ -155,7 +158,7 @@ HeldWrite Described(const ToolBinding& tool, const json& arguments, const HeldFo
   if (!held.lines && encoding != "text") absl::StrAppend(&write.shown, "  (", encoding, ")");
   write.rule = held.rule;
   write.limit = held.limit;
-  if (held.limit) write.quantity = held.what;
+  write.quantity = held.limit ? held.what : held.quantity;
   return write;
 }
 
@@ -265,6 +268,7 @@ void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool, const
   held.what = Payload(refusal, kWhatKey);
   held.limit = Payload(refusal, kSourceKey) == "limit";
   held.lines = !held.what.empty() && !held.limit;
+  held.quantity = Payload(refusal, kQuantityKey);
   // The console takes part where one is served and someone may approve this rule there.
   ApprovalBoard* board = desk.board;
   if (board != nullptr && desk.access != nullptr && !desk.access->SomeoneMayApprove(held.rule)) {

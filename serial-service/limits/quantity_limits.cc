@@ -269,6 +269,17 @@ LimitVerdict QuantityLimits::Check(absl::string_view bytes, const LimitState& st
   return verdict;
 }
 
+std::string QuantityLimits::Describe(const std::vector<QuantitySetting>& settings,
+                                     absl::string_view where) const {
+  std::string described;
+  for (const QuantitySetting& setting : settings) {
+    absl::StrAppend(&described, described.empty() ? "" : "; ", setting.quantity, " ",
+                    FormatQuantity(setting.value, spec_.quantities[setting.quantity_index].unit),
+                    " on ", Where(where, setting.channel));
+  }
+  return described;
+}
+
 // Kept apart from Check, one rule at a time: clang-tidy's optional-access analysis of one
 // function holding every rule's optionals does not finish.
 std::string QuantityLimits::Refusal(const LimitRule& rule, const QuantitySetting& setting,

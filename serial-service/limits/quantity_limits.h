@@ -102,6 +102,10 @@ class QuantityLimits {
   static void Commit(const std::vector<QuantitySetting>& settings, LimitState* state,
                      std::chrono::steady_clock::time_point now);
 
+  // What `settings` set, for a person: "voltage 3.5 V on psu-2 channel 1; current 0.5 A on
+  // psu-2 channel 1".
+  std::string Describe(const std::vector<QuantitySetting>& settings, absl::string_view where) const;
+
   const LimitsSpec& spec() const { return spec_; }
   // The index of the quantity `name` in spec().quantities; -1 when there is none.
   int QuantityIndex(const std::string& name) const;

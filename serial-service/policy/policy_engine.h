@@ -27,6 +27,9 @@ inline constexpr char kConfirmWhatPayload[] = "labgate-confirm-what";
 // "limit" when an instrument's limit (confirm_above) asks, not the policy: its refusals then
 // speak of the instrument's limit, and confirm_exempt is no way around it.
 inline constexpr char kConfirmSourcePayload[] = "labgate-confirm-source";
+// What a held write to an instrument sets, read with its profile ("voltage 3.5 V on psu-2
+// channel 1"), for the person asked; set by PortService, absent for a write that sets nothing.
+inline constexpr char kConfirmQuantityPayload[] = "labgate-confirm-quantity";
 
 class PolicyEngine {
  public:

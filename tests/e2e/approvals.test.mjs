@@ -6,7 +6,7 @@
 // port's session records each decision with the approver's name.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync, readFileSync } from 'node:fs';
+import { writeFileSync, readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -151,6 +151,35 @@ test('a client without elicitation waits; the console approves one write and dec
     assert.ok(recorded.includes('write not approved (decline by alice in the labgate console): OUTP ON;VOLT 30'),
       recorded.join('\n'));
   });
+});
+
+test('a held write to an instrument shows what it sets, read with the instrument\'s profile', async () => {
+  const dir = tempDir();
+  mkdirSync(join(dir, 'profiles'));
+  writeFileSync(join(dir, 'profiles', 'psu.json'), JSON.stringify({ model: 'LOOP-PSU',
+    settings: { baud_rate: 9600, terminator: '\n' },
+    quantities: { voltage: { unit: 'V', headers: ['[SOURce#:]VOLTage[:LEVel]'] } } }));
+  writeFileSync(join(dir, 'instruments.json'), JSON.stringify({
+    instruments: [{ name: 'psu-1', profile: 'LOOP-PSU', match: { port_name: 'loop://psu-1' } }] }));
+  const policy = { ports: [{ match: 'loop://*', confirm: [{ name: 'output-voltage', pattern: '^VOLT' }] }] };
+  writeFileSync(join(dir, 'set-voltage.json'), JSON.stringify(policy));
+  try {
+    await withGateway(['--profiles', join(dir, 'profiles'), '--instruments', join(dir, 'instruments.json'),
+      '--policy', join(dir, 'set-voltage.json')], async (gateway, base) => {
+      const alice = consoleAs(base, 'alice-token');
+      const bob = await connectHttp(gateway.url, bearer('bob-token'));
+      await callOk(bob.client, 'open_port', { instrument: 'psu-1' });
+      const call = bob.client.callTool({ name: 'write', arguments: { port_name: 'psu-1', data: 'VOLT 3.5' } });
+      const held = await waitingFor(alice, (a) => a.shown === 'VOLT 3.5', 'the held write');
+      assert.equal(held.rule, 'output-voltage');  // alice's may_approve: output-*
+      assert.equal(held.limit, false);
+      assert.equal(held.quantity, 'voltage 3.5 V on psu-1 channel 1');
+      assert.equal((await alice.answer(held.id, 'decline')).status, 200);
+      assert.equal((await call).isError, true);
+    });
+  } finally {
+    removeDir(dir);
+  }
 });
 
 test('the first answer wins: the console before the client withdraws its question, the client before the console gets 409', async () => {

@@ -93,6 +93,15 @@ TEST_F(QuantityLimitsTest, EveryWayOfSayingTwelveVoltsIsRefusedAndFourPointNineP
   EXPECT_TRUE(Check("VOLT 5000mV").status.ok()) << "exactly 5 V is at the limit, not over";
 }
 
+TEST_F(QuantityLimitsTest, WhatAWriteSetsIsDescribedWithUnitsAndChannels) {
+  LimitVerdict verdict = Check("APPL CH2,1.5,0.25;VOLT 900mV");
+  ASSERT_TRUE(verdict.status.ok()) << verdict.status;
+  EXPECT_EQ(limits_->Describe(verdict.settings, "psu-2"),
+            "voltage 1.5 V on psu-2 channel 2; current 0.25 A on psu-2 channel 2; voltage 0.9 V "
+            "on psu-2 channel 1");
+  EXPECT_EQ(limits_->Describe({}, "psu-2"), "");
+}
+
 TEST_F(QuantityLimitsTest, StepsCountFromTheLastValueAcceptedOnThatChannel) {
   ASSERT_TRUE(Write("VOLT 1").status.ok());
   LimitVerdict step = Check("VOLT 3");
