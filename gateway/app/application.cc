@@ -178,6 +178,7 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   task_options.ttl = options.task_ttl;
   p.task_runner = std::make_unique<TaskRunner>(p.task_client.get(), task_options);
   p.server.tasks = p.task_runner.get();
+  p.catalog_tools->SetTaskHost(p.task_runner.get());
   // reserve is answered by the waits, before the catalog that lists it.
   p.server.tools = {p.reservation_waits.get(), p.catalog_tools.get(), p.action_tools.get()};
   p.resources = std::make_unique<LabgateResources>(

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <random>
 
+#include "absl/synchronization/mutex.h"
+
 namespace labgate::gateway {
 
 namespace {
@@ -48,6 +50,32 @@ bool DeclaresTasks(const nlohmann::json& capabilities) {
   auto extensions = capabilities.find("extensions");
   return extensions != capabilities.end() && extensions->is_object() &&
          extensions->contains(kTasksExtension);
+}
+
+// In the stateful era the client hears of each change of the task it created on its own stream
+// (notifications/tasks), until the task ends.
+void FollowTask(TaskHost* tasks, RequestContext& context, const std::string& id) {
+  RequestContext::NotifySink notify = context.LaterNotify();
+  if (!notify || id.empty()) return;
+  // The listener lets go of itself when the task ends, which may be before Listen returns.
+  struct Following {
+    absl::Mutex mutex;
+    std::shared_ptr<void> handle ABSL_GUARDED_BY(mutex);
+    bool ended ABSL_GUARDED_BY(mutex) = false;
+  };
+  auto following = std::make_shared<Following>();
+  std::shared_ptr<void> handle =
+      tasks->Listen(context.owner(), {id}, [notify, following](const nlohmann::json& task) {
+        notify("notifications/tasks", task);
+        const std::string status = task.value("status", "");
+        if (status != "completed" && status != "failed" && status != "cancelled") return;
+        std::shared_ptr<void> released;
+        absl::MutexLock lock(&following->mutex);
+        following->ended = true;
+        released = std::move(following->handle);  // freed after the lock, at scope end
+      });
+  absl::MutexLock lock(&following->mutex);
+  if (!following->ended) following->handle = std::move(handle);
 }
 
 std::shared_ptr<void> ListChangeHub::Listen(Listener listener) {

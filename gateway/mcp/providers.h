@@ -101,6 +101,8 @@ class RequestContext {
 
   // True when the request is served in the stateless 2026 era.
   virtual bool stateless() const { return false; }
+  // True inside an MCP task's work (a task never starts another).
+  virtual bool in_task() const { return false; }
 
   // Ends this request's own stream now while the request goes on, so that the client polls
   // for the rest (Streamable HTTP, SEP-1699): the POST turns into an SSE stream if it was

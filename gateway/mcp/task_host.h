@@ -19,6 +19,12 @@ inline constexpr char kTasksExtension[] = "io.modelcontextprotocol/tasks";
 // Whether `capabilities` (a client's) declare the tasks extension.
 bool DeclaresTasks(const nlohmann::json& capabilities);
 
+class TaskHost;
+
+// In the stateful era the client hears of each change of task `id`, which it created, on its own
+// stream (notifications/tasks) until the task ends; nothing where it listens another way.
+void FollowTask(TaskHost* tasks, RequestContext& context, const std::string& id);
+
 class TaskHost {
  public:
   virtual ~TaskHost() = default;

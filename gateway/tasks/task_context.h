@@ -24,6 +24,7 @@ class TaskContext final : public RequestContext, public std::enable_shared_from_
   TaskContext(std::string id, std::shared_ptr<RequestContext> asker, TaskClient* client);
 
   const std::string& id() const { return id_; }
+  bool in_task() const override { return true; }
   const std::string& owner() const override { return owner_; }
   const std::string& principal_name() const override { return principal_name_; }
   const nlohmann::json& client_capabilities() const override { return capabilities_; }

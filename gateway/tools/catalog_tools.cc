@@ -54,6 +54,9 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
       [this, tool, confirmable, kept, started, context,
        done = std::move(done)](absl::StatusOr<json> outcome) mutable {
         if (confirmable && !outcome.ok() && NeedsConfirmation(outcome.status())) {
+          if (HoldsAsTask(*tool, *context)) {
+            return HoldAsTask(outcome.status(), tool, kept, started, context, std::move(done));
+          }
           ConfirmAndRetry(outcome.status(), *tool, *kept, invoker_,
                           CallOptions(*tool, *kept, context), context, approvals_,
                           [this, tool, kept, started, context,
@@ -69,6 +72,33 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
         Finish(*tool, *kept, started, context, std::move(outcome), done);
       });
   if (call) context->OnCancel([call] { call->Cancel(); });
+}
+
+bool CatalogTools::HoldsAsTask(const ToolBinding& tool, const RequestContext& context) const {
+  return tasks_ != nullptr && !tool.task_support.empty() &&
+         DeclaresTasks(context.client_capabilities()) && !context.in_task();
+}
+
+void CatalogTools::HoldAsTask(const absl::Status& refusal, const ToolBinding* tool,
+                              std::shared_ptr<const json> arguments,
+                              std::chrono::steady_clock::time_point started,
+                              const std::shared_ptr<RequestContext>& context, ToolDone done) {
+  TaskHost::Work work = [this, refusal, tool, arguments, started](
+                            std::shared_ptr<RequestContext> task_context, ToolDone task_done) {
+    ConfirmAndRetry(refusal, *tool, *arguments, invoker_,
+                    CallOptions(*tool, *arguments, task_context), task_context, approvals_,
+                    [this, tool, arguments, started, task_context,
+                     task_done = std::move(task_done)](absl::StatusOr<json> retried) {
+                      Finish(*tool, *arguments, started, task_context, std::move(retried),
+                             task_done);
+                    });
+  };
+  tasks_->Start(context, "tools/call " + tool->name, std::move(work),
+                [this, context, done = std::move(done)](absl::StatusOr<json> created) {
+                  if (!created.ok()) return done(created.status());
+                  FollowTask(tasks_, *context, created->value("taskId", ""));
+                  done(ToolResult(*std::move(created)));
+                });
 }
 
 TaskSupport CatalogTools::TaskSupportOf(const std::string& name) const {

@@ -7,6 +7,7 @@
 #include "gateway/backends/tool_invoker.h"
 #include "gateway/catalog/tool_catalog.h"
 #include "gateway/mcp/providers.h"
+#include "gateway/mcp/task_host.h"
 #include "gateway/tools/call_notices.h"
 #include "gateway/tools/port_event_log.h"
 #include "gateway/tools/write_confirmation.h"
@@ -47,6 +48,9 @@ class CatalogTools final : public ToolProvider {
   void SetTaskThreshold(std::chrono::milliseconds threshold) { task_threshold_ = threshold; }
   // Where a held write may be approved besides the client (the console's board).
   void SetApprovalDesk(ApprovalDesk desk) { approvals_ = std::move(desk); }
+  // Where a call held for a person's approval becomes a task, for a client that declares the
+  // tasks extension (null: it waits in its request).
+  void SetTaskHost(TaskHost* tasks) { tasks_ = tasks; }
   // Follows each port a stateful-era call opens, to log what happens to it later.
   void SetPortEventLog(PortEventLog* port_events) { port_events_ = port_events; }
 
@@ -55,6 +59,15 @@ class CatalogTools final : public ToolProvider {
   // owner and reachability reports, for a call or its retry.
   ToolInvoker::Options CallOptions(const ToolBinding& tool, const nlohmann::json& arguments,
                                    const std::shared_ptr<RequestContext>& context);
+  // Whether a call of `tool` held for approval becomes a task: its tool may be one, the client
+  // declares the extension, and the call is not already a task's work.
+  bool HoldsAsTask(const ToolBinding& tool, const RequestContext& context) const;
+  // The held call as a task: the request answers with the task at once, and the approval (from
+  // the task's input requests or the console) and the retry run as the task's work.
+  void HoldAsTask(const absl::Status& refusal, const ToolBinding* tool,
+                  std::shared_ptr<const nlohmann::json> arguments,
+                  std::chrono::steady_clock::time_point started,
+                  const std::shared_ptr<RequestContext>& context, ToolDone done);
   // Logs, notices and the result of a finished call.
   void Finish(const ToolBinding& tool, const nlohmann::json& arguments,
               std::chrono::steady_clock::time_point started,
@@ -70,6 +83,7 @@ class CatalogTools final : public ToolProvider {
   std::function<void(const std::string&)> port_touched_;
   PortEventLog* port_events_ = nullptr;
   ApprovalDesk approvals_;
+  TaskHost* tasks_ = nullptr;
   std::chrono::milliseconds task_threshold_{5000};
 };
 

@@ -49,7 +49,8 @@ test('long serial calls become tasks with the synchronous result; a cancelled sc
     const { tools } = await call(url, 'tools/list', {});
     const execution = Object.fromEntries(tools.filter((t) => t.execution).map((t) => [t.name, t.execution.taskSupport]));
     assert.deepEqual(execution, { read: 'optional', query: 'optional', wait_for: 'optional',
-      send_expect: 'optional', reserve: 'optional' });
+      send_expect: 'optional', reserve: 'optional', write: 'optional', set_signals: 'optional',
+      pulse_signal: 'optional', send_break: 'optional', run_sequence: 'optional' });
 
     await tool(url, 'open_port', { port_name: 'loop://tasks', baud_rate: 115200 });
     // The same wait, as a task (timeout past the 5 s threshold) and synchronously.
@@ -163,6 +164,22 @@ test('a script held for approval waits in its task, and tasks/update lets it go 
     const ranFromConsole = await settle(url, fromConsole.taskId);
     assert.equal(ranFromConsole.status, 'completed');
     assert.equal(ranFromConsole.result.structuredContent.completed, true, JSON.stringify(ranFromConsole.result));
+
+    // A short write held for approval becomes a task too: the request answers at once.
+    const write = await tool(url, 'write', { port_name: 'loop://psu', data: 'OUTP ON' });
+    assert.equal(write.resultType, 'task', JSON.stringify(write));
+    const question = await waitForInput(write.taskId);
+    const [writeKey, writeRequest] = Object.entries(question.inputRequests)[0];
+    assert.match(writeRequest.params.message, /output-on/);
+    await call(url, 'tasks/update', { taskId: write.taskId,
+      inputResponses: { [writeKey]: { action: 'accept', content: { approve: true } } } });
+    const written = await settle(url, write.taskId);
+    assert.equal(written.status, 'completed');
+    assert.equal(written.result.structuredContent.bytes_written, 7, JSON.stringify(written.result));
+    // A write no rule holds stays synchronous.
+    const plain = await tool(url, 'write', { port_name: 'loop://psu', data: 'VOLT?' });
+    assert.equal(plain.resultType, 'complete');
+    assert.equal(plain.structuredContent.bytes_written, 5);
   } finally {
     await gateway.stop();
     removeDir(dir);
