@@ -76,8 +76,10 @@ TEST(ToolCatalogTest, LongLabCallsSayTheyMayBeTasksAndHowLongTheyTake) {
     const nlohmann::json listed = tool.ToJson();
     EXPECT_EQ(listed.contains("execution"), !tool.task_support.empty()) << tool.name;
   }
-  EXPECT_THAT(optional, ::testing::UnorderedElementsAre("read", "query", "wait_for", "send_expect",
-                                                        "reserve"));
+  // The long ones, and those a person's approval may hold (tasks only then).
+  EXPECT_THAT(optional, ::testing::UnorderedElementsAre(
+                            "read", "query", "wait_for", "send_expect", "reserve", "write",
+                            "set_signals", "pulse_signal", "send_break", "run_sequence"));
   EXPECT_EQ((*catalog)->Find("wait_for")->ToJson()["execution"]["taskSupport"], "optional");
 
   EXPECT_EQ((*catalog)->Find("wait_for")->ExpectedDurationMs({{"timeout_ms", 20000}}), 20000);
