@@ -274,7 +274,13 @@ void ApprovalBoard::ExpireLoop() {
     const uint64_t wakes = core_->wakes;
     auto woken = [this, wakes]()
                      ABSL_EXCLUSIVE_LOCKS_REQUIRED(core_->mutex) { return core_->wakes != wakes; };
-    core_->mutex.AwaitWithDeadline(absl::Condition(&woken), next);
+    // Await and AwaitWithTimeout (not AwaitWithDeadline), which the TSan build's annotations
+    // of absl know.
+    if (next == absl::InfiniteFuture()) {
+      core_->mutex.Await(absl::Condition(&woken));
+    } else {
+      core_->mutex.AwaitWithTimeout(absl::Condition(&woken), next - absl::Now());
+    }
   }
 }
 
