@@ -269,6 +269,8 @@ void ApprovalBoard::ExpireLoop() {
       core_->mutex.Unlock();
       Core::Run(later);
       core_->mutex.Lock();
+      // The board may have changed (a new hold, a stop) while unlocked: look again.
+      if (!stopping) continue;
     }
     if (stopping) return;
     const uint64_t wakes = core_->wakes;
