@@ -184,8 +184,10 @@ void TaskRunner::Finish(const std::shared_ptr<TaskContext>& context,
   tasks_v1::FinishTaskRequest request;
   request.set_id(context->id());
   if (outcome.ok()) {
+    // A CallToolResult carries its own resultType in the 2026-07-28 schema, inside a task too
+    // (the tasks extension's client parses it as one).
     json result = outcome->AsJson();
-    result.erase("resultType");  // the task's own is "complete"; the result carries none
+    result["resultType"] = "complete";
     request.set_result_json(Dump(result));
   } else {
     const absl::Status& status = outcome.status();

@@ -67,7 +67,9 @@ test('long serial calls become tasks with the synchronous result; a cancelled sc
     const shape = ({ latency_ms: _, ...rest }) => rest;
     assert.deepEqual(shape(done.result.structuredContent), shape(inline.structuredContent));
     assert.deepEqual(done.result.structuredContent.groups, ['board']);
-    assert.deepEqual(Object.keys(done.result).sort(), Object.keys(inline).filter((k) => !['resultType', '_meta'].includes(k)).sort());
+    // The task's result is the call's CallToolResult, resultType included (2026-07-28 requires it).
+    assert.equal(done.result.resultType, 'complete');
+    assert.deepEqual(Object.keys(done.result).sort(), Object.keys(inline).filter((k) => k !== '_meta').sort());
     // A short wait stays synchronous, whatever the client declares.
     await tool(url, 'write', { port_name: 'loop://tasks', data: 'OK' });
     const quick = await tool(url, 'wait_for', { port_name: 'loop://tasks', patterns: ['OK'], timeout_ms: 1000 });
