@@ -122,6 +122,20 @@ void TaskClient::AskForInput(const std::string& id, const std::string& requests_
       std::move(done));
 }
 
+void TaskClient::Report(const std::string& id, const std::string& status_message,
+                        Done<tasks_v1::TaskState> done) {
+  tasks_v1::ReportTaskRequest request;
+  request.set_id(id);
+  request.set_status_message(status_message);
+  Call<tasks_v1::ReportTaskRequest, tasks_v1::TaskState>(
+      "Report", "", request,
+      [](Stub* stub, grpc::ClientContext* context, const tasks_v1::ReportTaskRequest* in,
+         tasks_v1::TaskState* out, std::function<void(grpc::Status)> then) {
+        stub->async()->Report(context, in, out, std::move(then));
+      },
+      std::move(done));
+}
+
 void TaskClient::Finish(const tasks_v1::FinishTaskRequest& request,
                         Done<tasks_v1::TaskState> done) {
   Call<tasks_v1::FinishTaskRequest, tasks_v1::TaskState>(

@@ -35,6 +35,8 @@ class TaskClient {
   void Cancel(const std::string& owner, const std::string& id, Done<tasks_v1::TaskState> done);
   void AskForInput(const std::string& id, const std::string& requests_json,
                    Done<tasks_v1::TaskState> done);
+  void Report(const std::string& id, const std::string& status_message,
+              Done<tasks_v1::TaskState> done);
   void Finish(const tasks_v1::FinishTaskRequest& request, Done<tasks_v1::TaskState> done);
   void Heartbeat(const std::string& worker, Done<tasks_v1::HeartbeatResponse> done);
   void List(int limit, Done<tasks_v1::ListTasksResponse> done);

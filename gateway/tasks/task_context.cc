@@ -32,6 +32,55 @@ void TaskContext::OnCancel(std::function<void()> handler) {
   handler();
 }
 
+namespace {
+
+// labgate-session keeps at most this much of a status message.
+constexpr size_t kMaxStatusMessageBytes = 512;
+constexpr absl::Duration kReportEvery = absl::Seconds(1);
+
+// At most `limit` bytes, cut before a UTF-8 continuation byte rather than inside a character.
+std::string Shortened(const std::string& text, size_t limit) {
+  if (text.size() <= limit) return text;
+  size_t end = limit;
+  while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+  return text.substr(0, end);
+}
+
+}  // namespace
+
+void TaskContext::Progress(double progress, std::optional<double> total,
+                           const std::string& message) {
+  if (message.empty() || (total.has_value() && progress >= *total)) return;
+  {
+    absl::MutexLock lock(&mu_);
+    wanted_message_ = Shortened(message, kMaxStatusMessageBytes);
+    if (absl::Now() - last_report_ < kReportEvery) return;  // FlushReport sends it later
+  }
+  SendReport();
+}
+
+void TaskContext::FlushReport() { SendReport(); }
+
+void TaskContext::SendReport() {
+  std::string message;
+  {
+    absl::MutexLock lock(&mu_);
+    if (cancelled_ || reporting_ || wanted_message_ == reported_message_) return;
+    reporting_ = true;
+    message = wanted_message_;
+    last_report_ = absl::Now();
+  }
+  client_->Report(id_, message,
+                  [self = weak_from_this(), message](const absl::StatusOr<tasks_v1::TaskState>&) {
+                    // Refused only once the task is over; either way this message is done with.
+                    auto context = self.lock();
+                    if (!context) return;
+                    absl::MutexLock lock(&context->mu_);
+                    context->reporting_ = false;
+                    context->reported_message_ = message;
+                  });
+}
+
 void TaskContext::RequestClient(const std::string& method, const json& params,
                                 std::chrono::milliseconds timeout, JsonDone done) {
   std::string key;

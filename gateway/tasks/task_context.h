@@ -13,6 +13,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "gateway/mcp/providers.h"
 #include "gateway/tasks/task_client.h"
 
@@ -30,8 +31,13 @@ class TaskContext final : public RequestContext, public std::enable_shared_from_
   const nlohmann::json& client_capabilities() const override { return capabilities_; }
   bool cancelled() const override ABSL_LOCKS_EXCLUDED(mu_);
   void OnCancel(std::function<void()> handler) override ABSL_LOCKS_EXCLUDED(mu_);
-  // A task has no progress token and no log level: the client reads its state instead.
-  void Progress(double, std::optional<double>, const std::string&) override {}
+  // A task has no progress token: its progress messages become its statusMessage, the first
+  // at once and later ones at most once a second (the latest wins; FlushReport sends one held
+  // back). The call's last step ("done") is left to its result.
+  void Progress(double progress, std::optional<double> total, const std::string& message) override
+      ABSL_LOCKS_EXCLUDED(mu_);
+  void FlushReport() ABSL_LOCKS_EXCLUDED(mu_);
+  // A task has no log level either: the client reads its state instead.
   void Log(McpLogLevel, const std::string&, const nlohmann::json&) override {}
   bool WouldLog(McpLogLevel) const override { return false; }
   // Asks through the task's input requests and waits for the answer however long it takes
@@ -55,6 +61,8 @@ class TaskContext final : public RequestContext, public std::enable_shared_from_
   void Cancel() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  // Sends the latest progress message unless one is under way or it was sent already.
+  void SendReport() ABSL_LOCKS_EXCLUDED(mu_);
   // A question that could not be asked: its asker hears why.
   void Forget(const std::string& key, const absl::Status& why) ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -69,6 +77,10 @@ class TaskContext final : public RequestContext, public std::enable_shared_from_
   std::vector<std::function<void()>> on_cancel_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, JsonDone> awaited_ ABSL_GUARDED_BY(mu_);  // by input key
   int next_key_ ABSL_GUARDED_BY(mu_) = 1;
+  std::string wanted_message_ ABSL_GUARDED_BY(mu_);    // the latest progress message
+  std::string reported_message_ ABSL_GUARDED_BY(mu_);  // the last one sent
+  absl::Time last_report_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  bool reporting_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace labgate::gateway

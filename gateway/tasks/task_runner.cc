@@ -138,6 +138,12 @@ void TaskRunner::Beat() {
       unfinished.swap(unfinished_);
     }
     for (const auto& [request, attempt] : unfinished) SendFinish(request, attempt);
+    std::vector<std::shared_ptr<TaskContext>> running;
+    {
+      absl::MutexLock lock(&mu_);
+      for (const auto& [id, context] : running_) running.push_back(context);
+    }
+    for (const auto& context : running) context->FlushReport();
     client_->Heartbeat(
         options_.worker, [](const absl::StatusOr<tasks_v1::HeartbeatResponse>& beat) {
           if (!beat.ok()) {

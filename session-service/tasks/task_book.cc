@@ -126,11 +126,27 @@ absl::StatusOr<json> TaskBook::Answer(const std::string& id, const std::string& 
   return taken;
 }
 
+absl::StatusOr<Task> TaskBook::Report(const std::string& id, const std::string& status_message,
+                                      TaskTime now) {
+  Task* task = Live(id, now);
+  if (task == nullptr) return NoTask(id);
+  if (IsTerminal(task->status)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "task ", id, " is ", TaskStatusName(task->status), ": it reports nothing more"));
+  }
+  if (task->status_message == status_message) return *task;
+  task->status_message = status_message;
+  task->updated_at = now;
+  ++task->revision;
+  return *task;
+}
+
 absl::StatusOr<Task> TaskBook::Complete(const std::string& id, json result, TaskTime now) {
   Task* task = Live(id, now);
   if (task == nullptr) return NoTask(id);
   if (IsTerminal(task->status)) return *task;
   task->status = TaskStatus::kCompleted;
+  task->status_message.clear();  // what it was doing is over; its result says how it went
   task->result = std::move(result);
   task->input_requests = json::object();
   task->updated_at = now;

@@ -61,6 +61,10 @@ class TaskBook {
   // FAILED_PRECONDITION for a key used before in the task's life, or a finished task.
   absl::StatusOr<Task> AskForInput(const std::string& id, const nlohmann::json& requests,
                                    TaskTime now);
+  // The work says what it is doing now (the task's statusMessage); FAILED_PRECONDITION for a
+  // finished task. The same message again changes nothing.
+  absl::StatusOr<Task> Report(const std::string& id, const std::string& status_message,
+                              TaskTime now);
   // The owner answers (tasks/update): answers to outstanding keys are taken and returned, the
   // rest ignored; with nothing outstanding left the task works again.
   absl::StatusOr<nlohmann::json> Answer(const std::string& id, const std::string& owner,

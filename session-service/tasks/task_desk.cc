@@ -159,6 +159,16 @@ void TaskDesk::AskForInput(const std::string& id, const json& requests, Done don
   StoreOneLocked(book_.AskForInput(id, requests, options_.clock()), std::move(done));
 }
 
+void TaskDesk::Report(const std::string& id, const std::string& status_message, Done done) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<Task> before = book_.Find(id, options_.clock());
+  absl::StatusOr<Task> reported = book_.Report(id, status_message, options_.clock());
+  if (before.ok() && reported.ok() && before->revision == reported->revision) {
+    return done(*std::move(reported));
+  }
+  StoreOneLocked(std::move(reported), std::move(done));
+}
+
 void TaskDesk::Complete(const std::string& id, json result, Done done) {
   absl::MutexLock lock(&mu_);
   StoreOneLocked(book_.Complete(id, std::move(result), options_.clock()), std::move(done));

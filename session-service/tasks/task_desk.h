@@ -74,6 +74,9 @@ class TaskDesk {
   // The worker's side.
   void AskForInput(const std::string& id, const nlohmann::json& requests, Done done)
       ABSL_LOCKS_EXCLUDED(mu_);
+  // A message that changes nothing is answered without storing anything.
+  void Report(const std::string& id, const std::string& status_message, Done done)
+      ABSL_LOCKS_EXCLUDED(mu_);
   void Complete(const std::string& id, nlohmann::json result, Done done) ABSL_LOCKS_EXCLUDED(mu_);
   void Fail(const std::string& id, nlohmann::json error, const std::string& why, Done done)
       ABSL_LOCKS_EXCLUDED(mu_);

@@ -12,6 +12,7 @@ namespace {
 using nlohmann::json;
 
 constexpr int kDefaultListLimit = 1000;
+constexpr size_t kMaxStatusMessageBytes = 512;
 
 std::string Dump(const json& value) {
   return value.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -121,6 +122,20 @@ void TaskGrpcService::ServeAskForInput(CallContext* call,
   desk_->AskForInput(request->id(), *requests, Answer(call, /*for_worker=*/true, response));
 }
 
+void TaskGrpcService::ServeReport(CallContext* call, const tasks_v1::ReportTaskRequest* request,
+                                  tasks_v1::TaskState* response) {
+  if (absl::Status allowed = OnlyLabgate(call, "report a task's progress"); !allowed.ok()) {
+    return FinishNow(call, allowed);
+  }
+  if (request->status_message().size() > kMaxStatusMessageBytes) {
+    return FinishNow(call, absl::InvalidArgumentError(
+                               absl::StrCat("status_message is ", request->status_message().size(),
+                                            " bytes; at most ", kMaxStatusMessageBytes)));
+  }
+  desk_->Report(request->id(), request->status_message(),
+                Answer(call, /*for_worker=*/true, response));
+}
+
 void TaskGrpcService::ServeFinish(CallContext* call, const tasks_v1::FinishTaskRequest* request,
                                   tasks_v1::TaskState* response) {
   if (absl::Status allowed = OnlyLabgate(call, "finish a task"); !allowed.ok()) {
@@ -194,6 +209,7 @@ void TaskGrpcService::AddLocalMethods(LocalMethods* methods) {
   methods->Add(service, "Update", this, &TaskGrpcService::ServeUpdate);
   methods->Add(service, "Cancel", this, &TaskGrpcService::ServeCancel);
   methods->Add(service, "AskForInput", this, &TaskGrpcService::ServeAskForInput);
+  methods->Add(service, "Report", this, &TaskGrpcService::ServeReport);
   methods->Add(service, "Finish", this, &TaskGrpcService::ServeFinish);
   methods->Add(service, "Heartbeat", this, &TaskGrpcService::ServeHeartbeat);
   methods->Add(service, "List", this, &TaskGrpcService::ServeList);

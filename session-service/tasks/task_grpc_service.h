@@ -37,6 +37,7 @@ class TaskGrpcService : public tasks_v1::TaskService::CallbackService {
   LABGATE_TASK_UNARY(Update, UpdateTaskRequest, UpdateTaskResponse)
   LABGATE_TASK_UNARY(Cancel, CancelTaskRequest, TaskState)
   LABGATE_TASK_UNARY(AskForInput, AskForInputRequest, TaskState)
+  LABGATE_TASK_UNARY(Report, ReportTaskRequest, TaskState)
   LABGATE_TASK_UNARY(Finish, FinishTaskRequest, TaskState)
   LABGATE_TASK_UNARY(Heartbeat, HeartbeatRequest, HeartbeatResponse)
   LABGATE_TASK_UNARY(List, ListTasksRequest, ListTasksResponse)

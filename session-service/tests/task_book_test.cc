@@ -108,5 +108,28 @@ TEST(TaskBookTest, AFinishedTaskNeverChangesAndEachEndShowsItsOwnPart) {
   EXPECT_EQ(created.back(), 'Z');
 }
 
+TEST(TaskBookTest, AWorkingTaskSaysWhatItIsDoingUntilItEnds) {
+  TaskBook book;
+  book.Create("t", "http:alice", milliseconds(600000), milliseconds(500), kStart);
+  absl::StatusOr<Task> reported =
+      book.Report("t", "waiting: 2nd in the queue", kStart + seconds(1));
+  ASSERT_TRUE(reported.ok()) << reported.status();
+  EXPECT_EQ(reported->revision, 2);
+  json shown = TaskToJson(*book.Get("t", "http:alice", kStart + seconds(1)));
+  EXPECT_EQ(shown["statusMessage"], "waiting: 2nd in the queue");
+  EXPECT_EQ(shown["status"], "working");
+  EXPECT_EQ(book.Report("t", "waiting: 2nd in the queue", kStart + seconds(2))->revision, 2)
+      << "the same message again is no change";
+  EXPECT_EQ(book.Report("t", "waiting: 1st in the queue", kStart + seconds(3))->revision, 3);
+
+  ASSERT_TRUE(book.Complete("t", {{"content", json::array()}}, kStart + seconds(4)).ok());
+  shown = TaskToJson(*book.Get("t", "http:alice", kStart + seconds(4)));
+  EXPECT_FALSE(shown.contains("statusMessage")) << "what it was doing is over: " << shown;
+  absl::StatusOr<Task> late = book.Report("t", "waiting", kStart + seconds(5));
+  EXPECT_TRUE(absl::IsFailedPrecondition(late.status())) << late.status();
+  EXPECT_EQ(late.status().message(), "task t is completed: it reports nothing more");
+  EXPECT_TRUE(absl::IsNotFound(book.Report("nope", "x", kStart).status()));
+}
+
 }  // namespace
 }  // namespace labgate::session

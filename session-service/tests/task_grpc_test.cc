@@ -179,5 +179,33 @@ TEST_F(TaskGrpcTest, MalformedJsonAndBadValuesAreRefusedByName) {
   EXPECT_EQ(state.revision(), 1);
 }
 
+TEST_F(TaskGrpcTest, OnlyTheWorkerReportsProgressAndWithinBounds) {
+  const std::string id = IdOf(Create("http:alice"));
+  pb::ReportTaskRequest report;
+  report.set_id(id);
+  report.set_status_message("waiting: 2nd in the queue for bench-3");
+  pb::TaskState state;
+  EXPECT_EQ(stub_->Report(As("token-of-alice").get(), report, &state).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  ASSERT_TRUE(stub_->Report(As(kGatewayToken).get(), report, &state).ok());
+  EXPECT_EQ(json::parse(state.task_json())["statusMessage"],
+            "waiting: 2nd in the queue for bench-3");
+  EXPECT_EQ(state.revision(), 2);
+
+  pb::ReportTaskRequest too_long = report;
+  too_long.set_status_message(std::string(513, 'x'));
+  grpc::Status refused = stub_->Report(As(kGatewayToken).get(), too_long, &state);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(refused.error_message(), "status_message is 513 bytes; at most 512");
+
+  // Its owner reads the message; the refused reports changed nothing.
+  pb::GetTaskRequest get;
+  get.set_id(id);
+  ASSERT_TRUE(stub_->Get(As(kGatewayToken, "http:alice").get(), get, &state).ok());
+  EXPECT_EQ(json::parse(state.task_json())["statusMessage"],
+            "waiting: 2nd in the queue for bench-3");
+  EXPECT_EQ(state.revision(), 2);
+}
+
 }  // namespace
 }  // namespace labgate::session

@@ -3,10 +3,11 @@
 // a long wait_for runs as a task and settles with the synchronous call's shape; a script a
 // confirm rule holds asks the person through the task, and the answer (tasks/update) lets it
 // go on or refuses it; a cancelled send_expect stops between its steps and frees the port; a
-// replay at real speed waits as a task for its recorded reply.
+// replay at real speed waits as a task for its recorded reply; a reserve waiting in the queue
+// shows its place as the task's statusMessage.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { startHttpGateway } from './lib/http_gateway.mjs';
@@ -18,7 +19,7 @@ const CAPABILITIES = { elicitation: {}, extensions: { [TASKS]: {} } };
 
 // The extension's client sends tools/call and tasks/* itself (the SDK's codecs do not carry
 // the task shapes): each is one stateless POST with the 2026 headers.
-function rawDispatchTo(url) {
+function rawDispatchTo(url, headers = {}) {
   let nextId = 0;
   return async (request, { signal } = {}) => {
     const id = `ext-${++nextId}`;
@@ -32,6 +33,7 @@ function rawDispatchTo(url) {
         'MCP-Protocol-Version': MODERN,
         'Mcp-Method': request.method,
         ...(name === undefined ? {} : { 'Mcp-Name': name }),
+        ...headers,
       },
       body: JSON.stringify({ jsonrpc: '2.0', id, ...request }),
     });
@@ -43,12 +45,12 @@ function rawDispatchTo(url) {
 }
 
 // A v2 client with the extension's session on top; `answer` handles the person's questions.
-async function taskSession(url, { answer } = {}) {
-  const v2 = await connectV2Http(url, { capabilities: CAPABILITIES });
+async function taskSession(url, { answer, headers = {} } = {}) {
+  const v2 = await connectV2Http(url, { capabilities: CAPABILITIES, headers });
   const asked = [];
   const session = createTaskSessionFromClient(v2.client, {
     endpointId: 'labgate-e2e',
-    rawDispatch: rawDispatchTo(url),
+    rawDispatch: rawDispatchTo(url, headers),
     v2RequestFraming: { protocolVersion: MODERN, clientInfo: { name: 'labgate-ext-tasks-e2e', version: '1' },
       clientCapabilities: CAPABILITIES },
     onInputRequest: async (request, context) => {
@@ -216,5 +218,54 @@ test('a replay at real speed waits for its recorded reply as a task', async () =
   } finally {
     await close();
     await gateway.stop();
+  }
+});
+
+test('a reserve that waits in the queue runs as a task whose statusMessage is its place', async () => {
+  const dir = tempDir('labgate-ext-tasks-bench-');
+  writeFileSync(join(dir, 'tokens'), 'alice alice-token-1\nbob bob-token-2\n');
+  mkdirSync(join(dir, 'profiles'));
+  writeFileSync(join(dir, 'profiles', 'psu.json'),
+    JSON.stringify({ model: 'LOOP-PSU', tags: ['psu'], settings: { baud_rate: 9600, terminator: '\n' } }));
+  writeFileSync(join(dir, 'instruments.json'), JSON.stringify({
+    instruments: [{ name: 'psu-1', profile: 'LOOP-PSU', match: { port_name: 'loop://psu-1' } }],
+  }));
+  const gateway = await startHttpGateway(['--auth-token-file', join(dir, 'tokens'),
+    '--profiles', join(dir, 'profiles'), '--instruments', join(dir, 'instruments.json')]);
+  const alice = await connectV2Http(gateway.url, { headers: { Authorization: 'Bearer alice-token-1' } });
+  const bob = await taskSession(gateway.url, { headers: { Authorization: 'Bearer bob-token-2' } });
+  try {
+    let held;
+    for (let i = 0; i < 200 && held?.state !== 'granted'; i++) {
+      const result = await alice.client.callTool({ name: 'reserve', arguments: { targets: ['psu-1'] } });
+      held = result.isError ? undefined : result.structuredContent;
+      if (held?.state !== 'granted') await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(held?.state, 'granted', 'alice holds psu-1');
+
+    const execution = await bob.session.callTool('reserve', { targets: ['psu-1'], wait_s: 60 });
+    assert.equal(execution.kind, 'task');
+    const settled = execution.settle();
+    const task = bob.session.task(execution.handle.taskId);
+    let seen;
+    for (let i = 0; i < 200; i++) {
+      seen = await task.snapshot();
+      if (seen.statusMessage === 'waiting: 1st in the queue for psu-1') break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    assert.equal(seen.status, 'working');
+    assert.equal(seen.statusMessage, 'waiting: 1st in the queue for psu-1');
+
+    await callOk(alice.client, 'release_reservation', { id: held.id });
+    const { outcome } = await settled;
+    const granted = resultFromTaskOutcome(outcome).structuredContent;
+    assert.equal(granted.state, 'granted');
+    assert.equal(granted.holder, 'http:bob');
+    assert.equal(outcome.task?.statusMessage, undefined, 'a completed task shows its result, not its wait');
+  } finally {
+    await alice.close();
+    await bob.close();
+    await gateway.stop();
+    removeDir(dir);
   }
 });
