@@ -79,12 +79,13 @@ class TaskRunnerTest : public ::testing::Test {
 
   // Starts a task whose work waits for `release`, then reports `progress` and finishes.
   std::string StartTask(absl::Notification* started, absl::Notification* release,
-                        std::string progress = "") {
+                        const std::string& progress = "") {
     absl::Notification created;
     std::string id;
     runner_->Start(
         std::make_shared<RecordingRequest>(kOwner), "tools/call wait_for",
-        [started, release, progress](std::shared_ptr<RequestContext> context, ToolDone done) {
+        [started, release, progress](const std::shared_ptr<RequestContext>& context,
+                                     const ToolDone& done) {
           context->Progress(0, 1, "calling wait_for");
           started->Notify();
           release->WaitForNotification();
@@ -148,7 +149,7 @@ TEST_F(TaskRunnerTest, ALaterProgressMessageReachesTheTaskWithTheHeartbeat) {
   absl::Notification reported;
   runner_->Start(
       std::make_shared<RecordingRequest>(kOwner), "tools/call reserve",
-      [&](std::shared_ptr<RequestContext> context, ToolDone done) {
+      [&](const std::shared_ptr<RequestContext>& context, const ToolDone& done) {
         context->Progress(0, 1, "calling reserve");
         context->Progress(2, std::nullopt, "waiting: 2nd in the queue for bench-3");
         started.Notify();
