@@ -6,6 +6,7 @@
 #include "absl/time/clock.h"
 #include "common/call_context.h"
 #include "common/caller_metadata.h"
+#include "common/grpc_callback.h"
 #include "common/grpc_status.h"
 #include "common/local_call.h"
 
@@ -50,10 +51,10 @@ void TaskClient::Call(const char* method, const std::string& owner, const Reques
   pending->context.set_deadline(std::chrono::system_clock::now() + deadline_);
   if (!owner.empty()) pending->context.AddMetadata(kOwnerMetadataKey, owner);
   remote(stub_.get(), &pending->context, &pending->request, &pending->response,
-         [pending, done = std::move(done)](const grpc::Status& status) {
+         OncePointerCallback([pending, done = std::move(done)](const grpc::Status& status) {
            if (!status.ok()) return done(FromGrpcStatus(status));
            done(std::move(pending->response));
-         });
+         }));
 }
 
 void TaskClient::Create(const std::string& owner, const tasks_v1::CreateTaskRequest& request,

@@ -171,7 +171,7 @@ TEST_F(TaskRunnerTest, ALaterProgressMessageReachesTheTaskWithTheHeartbeat) {
   EXPECT_TRUE(Eventually([&] { return Stored(id).value("status", "") == "completed"; }));
 }
 
-TEST_F(TaskRunnerTest, AFinishTheServiceCouldNotTakeIsSentAgainUntilItIsTaken) {
+TEST_F(TaskRunnerTest, AFinishRefusedWhileTheServiceIsDownIsSentAgainUntilItIsTaken) {
   absl::Notification started, release;
   const std::string id = StartTask(&started, &release);
   ASSERT_FALSE(id.empty());
