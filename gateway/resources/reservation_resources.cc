@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "common/grpc_callback.h"
 #include "common/grpc_status.h"
 #include "gateway/catalog/json_proto.h"
 #include "gateway/tools/reservation_waits.h"
@@ -73,7 +74,8 @@ void ReservationResources::ReadResource(const std::string& uri,
   auto call = std::make_shared<Call>();
   call->context.set_deadline(std::chrono::system_clock::now() + deadline_);
   stub_->async()->List(&call->context, &call->request, &call->response,
-                       [call, uri, id, owner, done = std::move(done)](const grpc::Status& status) {
+                       OncePointerCallback([call, uri, id, owner,
+                                            done = std::move(done)](const grpc::Status& status) {
                          if (!status.ok()) return done(FromGrpcStatus(status));
                          for (const auto& reservation : call->response.reservations()) {
                            if (reservation.id() == id && reservation.holder() == owner) {
@@ -81,7 +83,7 @@ void ReservationResources::ReadResource(const std::string& uri,
                            }
                          }
                          done(NotFound(uri));
-                       });
+                       }));
 }
 
 std::shared_ptr<void> ReservationResources::SubscribeResource(const std::string& uri,
