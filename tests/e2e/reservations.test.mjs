@@ -6,12 +6,11 @@
 // once, and the grant arrives through subscriptions/listen on labgate://reservations/{id}.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { callOk, tempDir, removeDir } from './lib/harness.mjs';
-import { startHttpGateway, connectHttp } from './lib/http_gateway.mjs';
+import { callOk } from './lib/harness.mjs';
+import { connectHttp } from './lib/http_gateway.mjs';
+import { startBenchGateway } from './lib/bench_gateway.mjs';
 import { connectV2Http, within } from './lib/v2_client.mjs';
 
 function bearer(token) {
@@ -21,24 +20,6 @@ function bearer(token) {
 async function toolText(client, name, args) {
   const result = await client.callTool({ name, arguments: args });
   return { isError: result.isError === true, text: result.content?.[0]?.text ?? '', result };
-}
-
-// A gateway whose serial service has one named supply, and three named principals.
-async function benchGateway() {
-  const dir = tempDir();
-  writeFileSync(join(dir, 'tokens'), 'alice alice-token-1\nbob bob-token-2\ncarol carol-token-3\n');
-  mkdirSync(join(dir, 'profiles'));
-  writeFileSync(join(dir, 'profiles', 'psu.json'),
-    JSON.stringify({ model: 'LOOP-PSU', tags: ['psu'], settings: { baud_rate: 9600, terminator: '\n' } }));
-  writeFileSync(join(dir, 'instruments.json'), JSON.stringify({
-    instruments: [{ name: 'psu-1', profile: 'LOOP-PSU', match: { port_name: 'loop://psu-1' } }],
-  }));
-  const gateway = await startHttpGateway(['--auth-token-file', join(dir, 'tokens'),
-    '--profiles', join(dir, 'profiles'), '--instruments', join(dir, 'instruments.json')]);
-  return {
-    gateway,
-    async stop() { await gateway.stop(); removeDir(dir); },
-  };
 }
 
 // Until the serial service has reported psu-1 as reservable.
@@ -52,7 +33,7 @@ async function awaitReservable(client) {
 }
 
 test('v1 clients: a waiting reserve reports its place, is granted on release, and a cancelled one leaves the queue', async () => {
-  const bench = await benchGateway();
+  const bench = await startBenchGateway();
   const alice = await connectHttp(bench.gateway.url, bearer('alice-token-1'));
   const bob = await connectHttp(bench.gateway.url, bearer('bob-token-2'));
   const carol = await connectHttp(bench.gateway.url, bearer('carol-token-3'));
@@ -140,7 +121,7 @@ test('v1 clients: a waiting reserve reports its place, is granted on release, an
 });
 
 test('v2 client in the 2026 era: reserve returns at once and the grant arrives through subscriptions/listen', async () => {
-  const bench = await benchGateway();
+  const bench = await startBenchGateway();
   const alice = await connectHttp(bench.gateway.url, bearer('alice-token-1'));
   const bob = await connectV2Http(bench.gateway.url, { mode: 'pinned', headers: { Authorization: 'Bearer bob-token-2' } });
   try {

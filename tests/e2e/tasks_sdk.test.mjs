@@ -7,12 +7,13 @@
 // shows its place as the task's statusMessage.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTaskSessionFromClient, resultFromTaskOutcome } from '@modelcontextprotocol/ext-tasks/client';
 import { startHttpGateway } from './lib/http_gateway.mjs';
 import { connectV2Http, parseBody, MODERN, callOk } from './lib/v2_client.mjs';
 import { tempDir, removeDir } from './lib/harness.mjs';
+import { startBenchGateway } from './lib/bench_gateway.mjs';
 
 const TASKS = 'io.modelcontextprotocol/tasks';
 const CAPABILITIES = { elicitation: {}, extensions: { [TASKS]: {} } };
@@ -222,16 +223,8 @@ test('a replay at real speed waits for its recorded reply as a task', async () =
 });
 
 test('a reserve that waits in the queue runs as a task whose statusMessage is its place', async () => {
-  const dir = tempDir('labgate-ext-tasks-bench-');
-  writeFileSync(join(dir, 'tokens'), 'alice alice-token-1\nbob bob-token-2\n');
-  mkdirSync(join(dir, 'profiles'));
-  writeFileSync(join(dir, 'profiles', 'psu.json'),
-    JSON.stringify({ model: 'LOOP-PSU', tags: ['psu'], settings: { baud_rate: 9600, terminator: '\n' } }));
-  writeFileSync(join(dir, 'instruments.json'), JSON.stringify({
-    instruments: [{ name: 'psu-1', profile: 'LOOP-PSU', match: { port_name: 'loop://psu-1' } }],
-  }));
-  const gateway = await startHttpGateway(['--auth-token-file', join(dir, 'tokens'),
-    '--profiles', join(dir, 'profiles'), '--instruments', join(dir, 'instruments.json')]);
+  const bench = await startBenchGateway(['alice', 'bob']);
+  const { gateway } = bench;
   const alice = await connectV2Http(gateway.url, { headers: { Authorization: 'Bearer alice-token-1' } });
   const bob = await taskSession(gateway.url, { headers: { Authorization: 'Bearer bob-token-2' } });
   try {
@@ -265,7 +258,6 @@ test('a reserve that waits in the queue runs as a task whose statusMessage is it
   } finally {
     await alice.close();
     await bob.close();
-    await gateway.stop();
-    removeDir(dir);
+    await bench.stop();
   }
 });
