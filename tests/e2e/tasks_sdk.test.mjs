@@ -123,11 +123,14 @@ test('a cancelled send_expect stops between its steps, and the port is free at o
     const execution = await session.callTool('send_expect', { port_name: 'loop://script',
       steps: [{ send: 'hello' }, { expect: ['never'], timeout_ms: 30000 }, { send: 'after the wait' }] });
     assert.equal(execution.kind, 'task');
-    const events = [];
-    const settled = execution.settle({ onEvent: (event) => { events.push(event); } });
-    // Cancel once the script is waiting on its second step.
-    for (let i = 0; i < 100 && statuses(events).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 200));
+    const settled = execution.settle();
+    // Cancel once the script has sent its first step and waits on its second.
+    let written = 0;
+    for (let i = 0; i < 500 && written < 5; i++) {
+      written = (await callOk(client, 'metrics', { port_name: 'loop://script' })).bytes_written_total;
+      if (written < 5) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(written, 5, 'the first step went out');
     await execution.cancel();
     const { outcome } = await settled;
     assert.equal(outcome.status, 'cancelled');
@@ -241,7 +244,8 @@ test('a reserve that waits in the queue runs as a task whose statusMessage is it
     const settled = execution.settle();
     const task = bob.session.task(execution.handle.taskId);
     let seen;
-    for (let i = 0; i < 200; i++) {
+    // The first message is stored at once, later ones with a heartbeat (every 2 s).
+    for (let i = 0; i < 600; i++) {
       seen = await task.snapshot();
       if (seen.statusMessage === 'waiting: 1st in the queue for psu-1') break;
       await new Promise((r) => setTimeout(r, 25));
