@@ -127,7 +127,8 @@ absl::StatusOr<json> TaskBook::Answer(const std::string& id, const std::string& 
 }
 
 absl::StatusOr<Task> TaskBook::Report(const std::string& id, const std::string& status_message,
-                                      TaskTime now) {
+                                      TaskTime now, bool* changed) {
+  if (changed != nullptr) *changed = false;
   Task* task = Live(id, now);
   if (task == nullptr) return NoTask(id);
   if (IsTerminal(task->status)) {
@@ -135,6 +136,7 @@ absl::StatusOr<Task> TaskBook::Report(const std::string& id, const std::string& 
         "task ", id, " is ", TaskStatusName(task->status), ": it reports nothing more"));
   }
   if (task->status_message == status_message) return *task;
+  if (changed != nullptr) *changed = true;
   task->status_message = status_message;
   task->updated_at = now;
   ++task->revision;

@@ -62,9 +62,9 @@ class TaskBook {
   absl::StatusOr<Task> AskForInput(const std::string& id, const nlohmann::json& requests,
                                    TaskTime now);
   // The work says what it is doing now (the task's statusMessage); FAILED_PRECONDITION for a
-  // finished task. The same message again changes nothing.
+  // finished task. The same message again changes nothing (`changed`, when given, says which).
   absl::StatusOr<Task> Report(const std::string& id, const std::string& status_message,
-                              TaskTime now);
+                              TaskTime now, bool* changed = nullptr);
   // The owner answers (tasks/update): answers to outstanding keys are taken and returned, the
   // rest ignored; with nothing outstanding left the task works again.
   absl::StatusOr<nlohmann::json> Answer(const std::string& id, const std::string& owner,

@@ -160,13 +160,15 @@ void TaskDesk::AskForInput(const std::string& id, const json& requests, Done don
 }
 
 void TaskDesk::Report(const std::string& id, const std::string& status_message, Done done) {
-  absl::MutexLock lock(&mu_);
-  absl::StatusOr<Task> before = book_.Find(id, options_.clock());
-  absl::StatusOr<Task> reported = book_.Report(id, status_message, options_.clock());
-  if (before.ok() && reported.ok() && before->revision == reported->revision) {
-    return done(*std::move(reported));
+  absl::StatusOr<Task> unchanged;
+  {
+    absl::MutexLock lock(&mu_);
+    bool changed = false;
+    absl::StatusOr<Task> reported = book_.Report(id, status_message, options_.clock(), &changed);
+    if (!reported.ok() || changed) return StoreOneLocked(std::move(reported), std::move(done));
+    unchanged = *std::move(reported);
   }
-  StoreOneLocked(std::move(reported), std::move(done));
+  done(*std::move(unchanged));  // nothing to store
 }
 
 void TaskDesk::Complete(const std::string& id, json result, Done done) {

@@ -118,9 +118,14 @@ TEST(TaskBookTest, AWorkingTaskSaysWhatItIsDoingUntilItEnds) {
   json shown = TaskToJson(*book.Get("t", "http:alice", kStart + seconds(1)));
   EXPECT_EQ(shown["statusMessage"], "waiting: 2nd in the queue");
   EXPECT_EQ(shown["status"], "working");
-  EXPECT_EQ(book.Report("t", "waiting: 2nd in the queue", kStart + seconds(2))->revision, 2)
+  bool changed = true;
+  EXPECT_EQ(book.Report("t", "waiting: 2nd in the queue", kStart + seconds(2), &changed)->revision,
+            2)
       << "the same message again is no change";
-  EXPECT_EQ(book.Report("t", "waiting: 1st in the queue", kStart + seconds(3))->revision, 3);
+  EXPECT_FALSE(changed);
+  EXPECT_EQ(book.Report("t", "waiting: 1st in the queue", kStart + seconds(3), &changed)->revision,
+            3);
+  EXPECT_TRUE(changed);
 
   ASSERT_TRUE(book.Complete("t", {{"content", json::array()}}, kStart + seconds(4)).ok());
   shown = TaskToJson(*book.Get("t", "http:alice", kStart + seconds(4)));

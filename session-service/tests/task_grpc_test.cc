@@ -205,6 +205,17 @@ TEST_F(TaskGrpcTest, OnlyTheWorkerReportsProgressAndWithinBounds) {
   EXPECT_EQ(json::parse(state.task_json())["statusMessage"],
             "waiting: 2nd in the queue for bench-3");
   EXPECT_EQ(state.revision(), 2);
+
+  // The same message again is answered without a change; a finished task reports nothing more.
+  ASSERT_TRUE(stub_->Report(As(kGatewayToken).get(), report, &state).ok());
+  EXPECT_EQ(state.revision(), 2);
+  pb::FinishTaskRequest finish;
+  finish.set_id(id);
+  finish.set_result_json(R"({"content":[]})");
+  ASSERT_TRUE(stub_->Finish(As(kGatewayToken).get(), finish, &state).ok());
+  grpc::Status late = stub_->Report(As(kGatewayToken).get(), report, &state);
+  EXPECT_EQ(late.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(late.error_message(), "task " + id + " is completed: it reports nothing more");
 }
 
 }  // namespace

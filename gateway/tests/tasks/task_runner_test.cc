@@ -11,6 +11,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "absl/synchronization/notification.h"
 #include "common/service_host.h"
