@@ -54,6 +54,10 @@ ABSL_FLAG(int64_t, record_coalesce_ms, 20,
           "The embedded serial service records a bound port's received bytes at most this "
           "often");
 ABSL_FLAG(int64_t, call_timeout_ms, 30000, "Deadline of each backend call");
+ABSL_FLAG(int64_t, io_threads, 1,
+          "Threads that serve HTTP, the console and the gateway's own timers (1-64). One "
+          "avoids the hand-offs between threads that cost more than a second core gives on a "
+          "small machine (bench/README)");
 ABSL_FLAG(int64_t, task_threshold_ms, 5000,
           "A call expected to take this long or longer (a wait_for's timeout_ms, a reserve's "
           "wait_s, ...) runs as an MCP task when its client declares the tasks extension");
@@ -196,6 +200,10 @@ int main(int argc, char** argv) {
   if (backend_options.query_reply_spin.count() < 0 && config.status.ok()) {
     config.status = absl::InvalidArgumentError("--query-spin-us must not be negative");
   }
+  if ((absl::GetFlag(FLAGS_io_threads) < 1 || absl::GetFlag(FLAGS_io_threads) > 64) &&
+      config.status.ok()) {
+    config.status = absl::InvalidArgumentError("--io-threads must be between 1 and 64");
+  }
   if (labgate::CheckConfigRequested() || !config.status.ok()) {
     return labgate::FinishCheckConfig("labgate", config.lines, config.status);
   }
@@ -207,6 +215,7 @@ int main(int argc, char** argv) {
   options.max_message_bytes = static_cast<size_t>(absl::GetFlag(FLAGS_max_message_bytes));
   options.stdio_spin = std::chrono::microseconds(absl::GetFlag(FLAGS_stdio_spin_us));
   options.call_timeout_ms = absl::GetFlag(FLAGS_call_timeout_ms);
+  options.io_threads = static_cast<int>(absl::GetFlag(FLAGS_io_threads));
   options.page_size = static_cast<size_t>(absl::GetFlag(FLAGS_tools_page_size));
   options.task_ttl = std::chrono::milliseconds(absl::GetFlag(FLAGS_task_ttl_ms));
   options.task_threshold = std::chrono::milliseconds(absl::GetFlag(FLAGS_task_threshold_ms));

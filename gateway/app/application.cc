@@ -220,7 +220,8 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   p.work =
       std::make_unique<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>(
           boost::asio::make_work_guard(p.io));
-  for (int i = 0; i < 2; ++i) p.io_threads.emplace_back([&io = p.io] { io.run(); });
+  for (int i = 0; i < options.io_threads; ++i)
+    p.io_threads.emplace_back([&io = p.io] { io.run(); });
   // Registered before any connection is served; off unless asked for.
   if (options.conformance_fixtures) p.fixtures = CreateConformanceFixtures(&p.server, p.io);
 

@@ -292,7 +292,13 @@ void HttpConnection::WriteNext() {
                      << self->options_->write_timeout.count() << " ms); closing";
     self->Gone();
   });
-  asio::async_write(socket_, asio::buffer(writing_),
+  // Asio's own completion conditions write at most 64 KiB per send; a large reply such as a
+  // tools/list page then costs a second send and a trip through the reactor.
+  const auto whole_buffer = [size = writing_.size()](const boost::system::error_code& ec,
+                                                     size_t written) -> size_t {
+    return ec ? 0 : size - written;
+  };
+  asio::async_write(socket_, asio::buffer(writing_), whole_buffer,
                     asio::bind_executor(strand_, [self = shared_from_this()](
                                                      boost::system::error_code ec, size_t bytes) {
                       self->write_pending_ = false;
