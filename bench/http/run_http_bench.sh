@@ -5,6 +5,9 @@
 # measuring the RSS of 1,000 idle sessions holding GET streams open on the fresh labgate.
 #
 #   bench/http/run_http_bench.sh BUILD_DIR [SECONDS]
+#
+# LABGATE_BIN runs another labgate binary (an older build, for a before/after in one session)
+# against the same load generator; LABGATE_FLAGS adds flags to it (e.g. --io-threads 2).
 set -euo pipefail
 BUILD=${1:?build dir}
 SECONDS_PER_RUN=${2:-10}
@@ -16,7 +19,8 @@ LOAD=$BUILD/bench/http/labgate_http_bench
 WORK=$(mktemp -d)
 trap 'kill $LABGATE_PID $EVERYTHING_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
 
-"$BUILD/gateway/labgate" --http 127.0.0.1:0 --http-port-file "$WORK/port" --data-dir "$WORK/data" \
+# shellcheck disable=SC2086  # LABGATE_FLAGS is a list of flags
+"${LABGATE_BIN:-$BUILD/gateway/labgate}" ${LABGATE_FLAGS:-} --http 127.0.0.1:0 --http-port-file "$WORK/port" --data-dir "$WORK/data" \
   --log-level warning 2>"$WORK/labgate.log" &
 LABGATE_PID=$!
 EVERYTHING_PORT=$((20000 + RANDOM % 20000))

@@ -57,6 +57,9 @@ expect_bad "--listen: want HOST:PORT" labgate-serial --listen 50051
 expect_bad "--log-level must be" labgate-actions --log-level loud
 expect_bad "--query-spin-us must not be negative" labgate-serial --query-spin-us -1
 expect_bad "--query-spin-us must not be negative" labgate --query-spin-us -1
+expect_bad "--io-threads must be between 1 and 64" labgate --io-threads 0
+expect_bad "--io-threads must be between 1 and 64" labgate --io-threads 65
+expect_ok "MCP over HTTP on 127.0.0.1:8081" labgate --http 127.0.0.1:8081 --io-threads 4 --data-dir "$work"
 expect_bad "contracts directory '$work/missing' is not a readable directory" labgate-actions --contracts-dir "$work/missing"
 touch "$work/file"
 expect_bad "--data-dir: '$work/file' is not a directory" labgate-session --data-dir "$work/file"
