@@ -186,13 +186,16 @@ void HttpConnection::AddResponseHeaders(HeaderList headers) {
 }
 
 void HttpConnection::Respond(int status, HeaderList headers, std::string body, bool close) {
-  asio::post(strand_, [self = shared_from_this(), status, headers = std::move(headers),
-                       body = std::move(body), close]() mutable {
+  // Dispatched, like the request: the reply is written at once when the connection is free.
+  asio::dispatch(strand_, [self = shared_from_this(), status, headers = std::move(headers),
+                           body = std::move(body), close]() mutable {
     if (self->phase_ != Phase::kBusy) return;
     for (auto& header : self->response_headers_) headers.push_back(std::move(header));
     self->response_headers_.clear();
     if (close || !self->keep_alive_) self->close_after_write_ = true;
-    self->Enqueue(WireResponse(status, headers, body, self->close_after_write_));
+    std::string head = WireResponseHead(status, headers, body, self->close_after_write_);
+    if (!StatusCarriesBody(status)) body.clear();
+    self->Enqueue(std::move(head), std::move(body));
     self->FinishResponse();
   });
 }
@@ -261,9 +264,10 @@ void HttpConnection::Evict() {
   });
 }
 
-void HttpConnection::Enqueue(std::string data) {
-  queued_bytes_ += data.size();
+void HttpConnection::Enqueue(std::string data, std::string more) {
+  queued_bytes_ += data.size() + more.size();
   queue_.push_back(std::move(data));
+  if (!more.empty()) queue_.push_back(std::move(more));
   if (!write_pending_) WriteNext();
 }
 
@@ -278,10 +282,17 @@ void HttpConnection::WriteNext() {
     }
     return;
   }
+  // Everything queued goes in one gather write, each piece as it was queued (no copy).
   writing_.clear();
   while (!queue_.empty()) {
-    writing_ += queue_.front();
+    writing_.push_back(std::move(queue_.front()));
     queue_.pop_front();
+  }
+  write_buffers_.clear();
+  size_t total = 0;
+  for (const std::string& piece : writing_) {
+    write_buffers_.push_back(asio::buffer(piece));
+    total += piece.size();
   }
   write_pending_ = true;
   const uint64_t generation = ++write_generation_;
@@ -294,11 +305,10 @@ void HttpConnection::WriteNext() {
   });
   // Asio's own completion conditions write at most 64 KiB per send; a large reply such as a
   // tools/list page then costs a second send and a trip through the reactor.
-  const auto whole_buffer = [size = writing_.size()](const boost::system::error_code& ec,
-                                                     size_t written) -> size_t {
-    return ec ? 0 : size - written;
+  const auto whole_buffer = [total](const boost::system::error_code& ec, size_t written) -> size_t {
+    return ec ? 0 : total - written;
   };
-  asio::async_write(socket_, asio::buffer(writing_), whole_buffer,
+  asio::async_write(socket_, write_buffers_, whole_buffer,
                     asio::bind_executor(strand_, [self = shared_from_this()](
                                                      boost::system::error_code ec, size_t bytes) {
                       self->write_pending_ = false;

@@ -4,6 +4,7 @@
 // called from any thread; the work runs on the connection's strand.
 #pragma once
 
+#include <boost/asio/buffer.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -69,7 +70,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void OnHeader(boost::system::error_code ec);
   void OnRead(boost::system::error_code ec);
   void FinishResponse();
-  void Enqueue(std::string data);
+  // Queues bytes to write; `more` (a response's body after its head) goes in the same write.
+  void Enqueue(std::string data, std::string more = {});
   void WriteNext();
   void ArmTimer(std::chrono::milliseconds after);
   void ArmTimerAt(std::chrono::steady_clock::time_point deadline);
@@ -106,7 +108,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   HeaderList response_headers_;  // AddResponseHeaders, for the current request
 
   std::deque<std::string> queue_;
-  std::string writing_;
+  std::vector<std::string> writing_;  // the pieces of the write in progress
+  std::vector<boost::asio::const_buffer> write_buffers_;
   size_t queued_bytes_ = 0;
   bool write_pending_ = false;
   uint64_t write_generation_ = 0;

@@ -42,24 +42,22 @@ void AddHeaders(beast_http::response<Body>& response, const HeaderList& headers)
 
 }  // namespace
 
-std::string WireResponse(int status, const HeaderList& headers, const std::string& body,
-                         bool close) {
+bool StatusCarriesBody(int status) { return status >= 200 && status != 204 && status != 304; }
+
+std::string WireResponseHead(int status, const HeaderList& headers, const std::string& body,
+                             bool close) {
   beast_http::response<beast_http::empty_body> response(static_cast<beast_http::status>(status),
                                                         11);
   AddHeaders(response, headers);
-  // 1xx, 204 and 304 carry no body and no Content-Length (RFC 9110 §8.6).
-  const bool bodiless = status < 200 || status == 204 || status == 304;
-  if (!bodiless) {
+  if (StatusCarriesBody(status)) {
     if (!body.empty() && response.find(beast_http::field::content_type) == response.end()) {
       response.set(beast_http::field::content_type, "application/json");
     }
     response.content_length(body.size());
   }
   response.keep_alive(!close);
-  // Beast writes the head; the body follows as it is (Content-Length framing has no coding).
-  std::string out = Serialize(response, true);
-  if (!bodiless) out += body;
-  return out;
+  // Content-Length framing has no coding: the body follows the head byte for byte.
+  return Serialize(response, true);
 }
 
 std::string WireStreamHead(const HeaderList& headers) {
