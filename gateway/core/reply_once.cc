@@ -77,7 +77,12 @@ void ReplyOnce::Result(json result) {
 }
 
 void ReplyOnce::ResultText(absl::string_view result_text) {
-  std::string payload = "{\"jsonrpc\":\"2.0\",\"id\":" + raw_id_ + ",\"result\":";
+  std::string payload;
+  // Sized once: a cached tool list is tens of kilobytes, and growing into it copies it again.
+  payload.reserve(64 + raw_id_.size() + result_text.size() + (extras_.is_null() ? 0 : 512));
+  payload += "{\"jsonrpc\":\"2.0\",\"id\":";
+  payload += raw_id_;
+  payload += ",\"result\":";
   const size_t close = result_text.rfind('}');
   if (!extras_.is_null() && extras_.is_object() && !extras_.empty() &&
       close != absl::string_view::npos) {

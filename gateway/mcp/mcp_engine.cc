@@ -173,8 +173,8 @@ void McpEngine::ListTools(const json& params, ReplyOnce reply) const {
     cursor = params["cursor"].get<std::string>();
   }
   const uint64_t generation = server_->tools_generation->load();
-  if (std::string cached = server_->tools_cache->Find(cursor, generation); !cached.empty()) {
-    return reply.ResultText(cached);
+  if (auto cached = server_->tools_cache->Find(cursor, generation)) {
+    return reply.ResultText(*cached);
   }
   std::vector<json> tools;
   for (ToolProvider* provider : server_->tools) {
@@ -186,9 +186,10 @@ void McpEngine::ListTools(const json& params, ReplyOnce reply) const {
   if (!Page(std::move(tools), params, "tools", server_->config.page_size, &page)) {
     return InvalidParams(reply, "cursor", "invalid cursor");
   }
-  std::string text = page.dump(-1, ' ', false, json::error_handler_t::replace);
+  auto text = std::make_shared<const std::string>(
+      page.dump(-1, ' ', false, json::error_handler_t::replace));
   server_->tools_cache->Store(cursor, generation, text);
-  reply.ResultText(text);
+  reply.ResultText(*text);
 }
 
 void McpEngine::ListToolsFor(const json& params, ReplyOnce reply,

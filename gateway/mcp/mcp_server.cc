@@ -105,14 +105,16 @@ size_t ListChangeHub::listeners() {
                                            [](const auto& l) { return !l.expired(); }));
 }
 
-std::string ToolListCache::Find(const std::string& cursor, uint64_t generation) {
+std::shared_ptr<const std::string> ToolListCache::Find(const std::string& cursor,
+                                                       uint64_t generation) {
   absl::MutexLock lock(&mutex_);
-  if (generation != generation_) return "";
+  if (generation != generation_) return nullptr;
   auto it = pages_.find(cursor);
-  return it == pages_.end() ? "" : it->second;
+  return it == pages_.end() ? nullptr : it->second;
 }
 
-void ToolListCache::Store(const std::string& cursor, uint64_t generation, std::string result_text) {
+void ToolListCache::Store(const std::string& cursor, uint64_t generation,
+                          std::shared_ptr<const std::string> result_text) {
   absl::MutexLock lock(&mutex_);
   if (generation != generation_) {
     pages_.clear();

@@ -44,14 +44,16 @@ class ListChangeHub {
 // Serialized tools/list pages, valid until the tool set changes.
 class ToolListCache {
  public:
-  // The cached result text for `cursor` at `generation`, or "" when absent.
-  std::string Find(const std::string& cursor, uint64_t generation);
-  void Store(const std::string& cursor, uint64_t generation, std::string result_text);
+  // The cached result text for `cursor` at `generation`, or null when absent. Shared, not
+  // copied: a page of the tool list is tens of kilobytes.
+  std::shared_ptr<const std::string> Find(const std::string& cursor, uint64_t generation);
+  void Store(const std::string& cursor, uint64_t generation,
+             std::shared_ptr<const std::string> result_text);
 
  private:
   absl::Mutex mutex_;
   uint64_t generation_ ABSL_GUARDED_BY(mutex_) = 0;
-  std::map<std::string, std::string> pages_ ABSL_GUARDED_BY(mutex_);
+  std::map<std::string, std::shared_ptr<const std::string>> pages_ ABSL_GUARDED_BY(mutex_);
 };
 
 struct McpServer {
