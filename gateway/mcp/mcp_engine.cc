@@ -172,7 +172,7 @@ void McpEngine::ListTools(const json& params, ReplyOnce reply) const {
   if (params.is_object() && params.contains("cursor") && params["cursor"].is_string()) {
     cursor = params["cursor"].get<std::string>();
   }
-  const uint64_t generation = server_->tools_generation->load();
+  const ToolListCache::Version generation{server_->tools_generation->load(), 0};
   if (auto cached = server_->tools_cache->Find(cursor, generation)) {
     return reply.ResultText(*cached);
   }
@@ -194,7 +194,18 @@ void McpEngine::ListTools(const json& params, ReplyOnce reply) const {
 
 void McpEngine::ListToolsFor(const json& params, ReplyOnce reply,
                              const std::string& principal) const {
-  // Each principal sees its own list, so this one is not cached.
+  // Each principal sees its own list, cached under its name until the tools or the access
+  // file change.
+  std::string key = principal;
+  key.push_back('\0');
+  if (params.is_object() && params.contains("cursor") && params["cursor"].is_string()) {
+    key += params["cursor"].get<std::string>();
+  }
+  const ToolListCache::Version version{server_->tools_generation->load(),
+                                       server_->access->control().generation()};
+  if (auto cached = server_->principal_tools_cache->Find(key, version)) {
+    return reply.ResultText(*cached);
+  }
   std::vector<json> tools;
   for (ToolProvider* provider : server_->tools) {
     for (json& tool : provider->ListTools()) tools.push_back(std::move(tool));
@@ -204,7 +215,10 @@ void McpEngine::ListToolsFor(const json& params, ReplyOnce reply,
             server_->config.page_size, &page)) {
     return InvalidParams(reply, "cursor", "invalid cursor");
   }
-  reply.Result(std::move(page));
+  auto text = std::make_shared<const std::string>(
+      page.dump(-1, ' ', false, json::error_handler_t::replace));
+  server_->principal_tools_cache->Store(key, version, text);
+  reply.ResultText(*text);
 }
 
 void McpEngine::CallTool(const json& params, ReplyOnce reply,

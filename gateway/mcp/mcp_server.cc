@@ -105,22 +105,21 @@ size_t ListChangeHub::listeners() {
                                            [](const auto& l) { return !l.expired(); }));
 }
 
-std::shared_ptr<const std::string> ToolListCache::Find(const std::string& cursor,
-                                                       uint64_t generation) {
+std::shared_ptr<const std::string> ToolListCache::Find(const std::string& key, Version version) {
   absl::MutexLock lock(&mutex_);
-  if (generation != generation_) return nullptr;
-  auto it = pages_.find(cursor);
+  if (!(version == version_)) return nullptr;
+  auto it = pages_.find(key);
   return it == pages_.end() ? nullptr : it->second;
 }
 
-void ToolListCache::Store(const std::string& cursor, uint64_t generation,
+void ToolListCache::Store(const std::string& key, Version version,
                           std::shared_ptr<const std::string> result_text) {
   absl::MutexLock lock(&mutex_);
-  if (generation != generation_) {
+  if (!(version == version_)) {
     pages_.clear();
-    generation_ = generation;
+    version_ = version;
   }
-  if (pages_.size() < 64) pages_[cursor] = std::move(result_text);
+  if (pages_.size() < 64) pages_[key] = std::move(result_text);
 }
 
 void McpServer::NotifyListChanged(ListKind kind) const {

@@ -41,18 +41,25 @@ class ListChangeHub {
   std::vector<std::weak_ptr<Listener>> listeners_ ABSL_GUARDED_BY(mutex_);
 };
 
-// Serialized tools/list pages, valid until the tool set changes.
+// Serialized tools/list pages, valid until the tool set (or the access file) changes.
 class ToolListCache {
  public:
-  // The cached result text for `cursor` at `generation`, or null when absent. Shared, not
-  // copied: a page of the tool list is tens of kilobytes.
-  std::shared_ptr<const std::string> Find(const std::string& cursor, uint64_t generation);
-  void Store(const std::string& cursor, uint64_t generation,
+  struct Version {
+    uint64_t tools = 0;   // McpServer::tools_generation
+    uint64_t access = 0;  // the access file's generation, for lists filtered by it
+    bool operator==(const Version& other) const {
+      return tools == other.tools && access == other.access;
+    }
+  };
+  // The cached result text under `key` (a cursor, or a principal and a cursor) at `version`,
+  // or null when absent. Shared, not copied: a page of the tool list is tens of kilobytes.
+  std::shared_ptr<const std::string> Find(const std::string& key, Version version);
+  void Store(const std::string& key, Version version,
              std::shared_ptr<const std::string> result_text);
 
  private:
   absl::Mutex mutex_;
-  uint64_t generation_ ABSL_GUARDED_BY(mutex_) = 0;
+  Version version_ ABSL_GUARDED_BY(mutex_);
   std::map<std::string, std::shared_ptr<const std::string>> pages_ ABSL_GUARDED_BY(mutex_);
 };
 
@@ -70,6 +77,8 @@ struct McpServer {
   std::shared_ptr<std::atomic<uint64_t>> tools_generation =
       std::make_shared<std::atomic<uint64_t>>(0);
   std::shared_ptr<ToolListCache> tools_cache = std::make_shared<ToolListCache>();
+  // The lists filtered per principal by the access file, cached under the principal's name.
+  std::shared_ptr<ToolListCache> principal_tools_cache = std::make_shared<ToolListCache>();
 
   // Tells every initialized session and every listening subscription that a list changed.
   void NotifyListChanged(ListKind kind) const;
