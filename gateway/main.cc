@@ -54,10 +54,10 @@ ABSL_FLAG(int64_t, record_coalesce_ms, 20,
           "The embedded serial service records a bound port's received bytes at most this "
           "often");
 ABSL_FLAG(int64_t, call_timeout_ms, 30000, "Deadline of each backend call");
-ABSL_FLAG(int64_t, io_threads, 1,
-          "Threads that serve HTTP, the console and the gateway's own timers (1-64). One "
-          "avoids the hand-offs between threads that cost more than a second core gives on a "
-          "small machine (bench/README)");
+ABSL_FLAG(int64_t, io_threads, 2,
+          "Threads serving HTTP, the console and the gateway's own timers (1-64), each with an "
+          "io_context of its own; HTTP connections are spread over them, and a connection's "
+          "requests stay on its thread");
 ABSL_FLAG(int64_t, task_threshold_ms, 5000,
           "A call expected to take this long or longer (a wait_for's timeout_ms, a reserve's "
           "wait_s, ...) runs as an MCP task when its client declares the tasks extension");

@@ -65,7 +65,12 @@ struct Application::Parts {
   std::unique_ptr<stateless::StatelessDialect> stateless;
   std::unique_ptr<loaf::LoafDialect> loaf;
   boost::asio::io_context& io = ProcessLifetimeIoContext();  // see there why
-  std::unique_ptr<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
+  // With --io-threads N > 1, N - 1 more, each run by one thread of its own: HTTP connections
+  // are spread over them and `io`, so a connection's steps never change threads.
+  std::vector<boost::asio::io_context*> more_io;
+  std::vector<
+      std::unique_ptr<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>>
+      work;
   std::vector<std::thread> io_threads;
   std::unique_ptr<ConformanceFixtures> fixtures;
   // Writes held for an approval where a console is served; goes before the tools it calls.
@@ -79,8 +84,9 @@ struct Application::Parts {
   std::unique_ptr<ReloadWatcher> reload_on_hup;  // the access file, the embedded policy
 
   void StopIo() {
-    work.reset();
+    work.clear();
     io.stop();
+    for (boost::asio::io_context* context : more_io) context->stop();
     for (auto& thread : io_threads) {
       if (thread.joinable()) thread.join();
     }
@@ -217,11 +223,16 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   }
   p.stateless = std::make_unique<stateless::StatelessDialect>(&p.server, std::move(codec));
 
-  p.work =
-      std::make_unique<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>(
-          boost::asio::make_work_guard(p.io));
-  for (int i = 0; i < options.io_threads; ++i)
-    p.io_threads.emplace_back([&io = p.io] { io.run(); });
+  for (int i = 1; i < options.io_threads; ++i) p.more_io.push_back(&ProcessLifetimeIoContext());
+  std::vector<boost::asio::io_context*> contexts{&p.io};
+  contexts.insert(contexts.end(), p.more_io.begin(), p.more_io.end());
+  for (boost::asio::io_context* context : contexts) {
+    p.work.push_back(
+        std::make_unique<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>(
+            boost::asio::make_work_guard(*context)));
+    p.io_threads.emplace_back([context] { context->run(); });
+  }
+  if (contexts.size() == 1) contexts.clear();  // one thread: the server's own io_context
   // Registered before any connection is served; off unless asked for.
   if (options.conformance_fixtures) p.fixtures = CreateConformanceFixtures(&p.server, p.io);
 
@@ -229,7 +240,8 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   auto readiness =
       http::GrpcHealthProbe(p.backends->channels().Labelled(), std::chrono::seconds(2));
   if (options.serve_http) {
-    auto started = http::StartHttpFromFlags(p.io, &p.server, readiness, p.stateless.get());
+    auto started =
+        http::StartHttpFromFlags(p.io, &p.server, readiness, p.stateless.get(), contexts);
     if (!started.ok()) {
       p.StopIo();
       return absl::Status(started.status().code(),

@@ -24,7 +24,7 @@ struct ApplicationOptions {
   // How long the stdio reader polls for the next request before it sleeps (StdioTransport).
   std::chrono::microseconds stdio_spin{300};
   int64_t call_timeout_ms = 30000;
-  int io_threads = 1;  // threads running the gateway's io_context (--io-threads)
+  int io_threads = 2;  // io_contexts, one thread each, HTTP connections spread over them
   size_t page_size = 100;
   std::chrono::milliseconds task_ttl{std::chrono::hours(24)};  // MCP tasks' ttlMs
   std::chrono::milliseconds task_threshold{5000};  // calls expected to take longer are tasks

@@ -22,11 +22,12 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace beast_http = boost::beast::http;
 
-HttpConnection::HttpConnection(asio::ip::tcp::socket socket,
+HttpConnection::HttpConnection(asio::ip::tcp::socket socket, asio::io_context& context,
                                std::shared_ptr<const HttpOptions> options,
                                std::shared_ptr<IdleConnections> idle, Router router,
                                std::function<void()> on_destroy)
-    : socket_(std::move(socket)),
+    : context_(context),
+      socket_(std::move(socket)),
       strand_(asio::make_strand(socket_.get_executor())),
       timer_(strand_),
       write_timer_(strand_),

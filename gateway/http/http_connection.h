@@ -36,12 +36,14 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
   // `idle` tracks the connection while it waits for a request, so the server may close it
   // to admit another at the connection cap (Evict).
-  HttpConnection(boost::asio::ip::tcp::socket socket, std::shared_ptr<const HttpOptions> options,
-                 std::shared_ptr<IdleConnections> idle, Router router,
-                 std::function<void()> on_destroy);
+  // `context` runs the socket's strand (the connection's handlers, and its sessions').
+  HttpConnection(boost::asio::ip::tcp::socket socket, boost::asio::io_context& context,
+                 std::shared_ptr<const HttpOptions> options, std::shared_ptr<IdleConnections> idle,
+                 Router router, std::function<void()> on_destroy);
   ~HttpConnection();
 
   void Start();
+  boost::asio::io_context& context() const { return context_; }
 
   // Headers every response to the current request carries (e.g. CORS), whichever code
   // answers it. Reset when the next request arrives.
@@ -81,6 +83,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void CloseSocket();
   void LeaveIdleList();
 
+  boost::asio::io_context& context_;
   boost::asio::ip::tcp::socket socket_;
   boost::asio::strand<boost::asio::any_io_executor> strand_;
   boost::asio::steady_timer timer_;

@@ -138,12 +138,14 @@ absl::StatusOr<HttpOptions> OperatorHttpOptionsFromFlags() {
 
 absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(
     boost::asio::io_context& io, const McpServer* server, ReadinessProbe readiness,
-    stateless::StatelessDialect* stateless_dialect) {
+    stateless::StatelessDialect* stateless_dialect,
+    std::vector<boost::asio::io_context*> connection_contexts) {
   auto parsed = HttpOptionsFromFlags();
   if (!parsed.ok()) return parsed.status();
   HttpOptions options = std::move(*parsed);
   auto http =
       std::make_unique<HttpServer>(io, server, options, std::move(readiness), stateless_dialect);
+  http->SetConnectionContexts(std::move(connection_contexts));
   if (absl::Status status = http->Start(); !status.ok()) return status;
   LG_LOG(kInfo) << "labgate listening on http://" << ShownHost(options.host) << ":" << http->port()
                 << "/mcp";

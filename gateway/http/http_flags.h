@@ -4,6 +4,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <memory>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "gateway/http/http_server.h"
@@ -19,10 +20,12 @@ absl::StatusOr<HttpOptions> HttpOptionsFromFlags();
 absl::StatusOr<HttpOptions> OperatorHttpOptionsFromFlags();
 
 // Builds options from the flags, starts the server, prints "labgate listening on
-// http://HOST:PORT/mcp" to stderr and writes --http-port-file.
+// http://HOST:PORT/mcp" to stderr and writes --http-port-file. Connections are spread over
+// `connection_contexts` when there are any (HttpServer::SetConnectionContexts).
 absl::StatusOr<std::unique_ptr<HttpServer>> StartHttpFromFlags(
     boost::asio::io_context& io, const McpServer* server, ReadinessProbe readiness,
-    stateless::StatelessDialect* stateless_dialect);
+    stateless::StatelessDialect* stateless_dialect,
+    std::vector<boost::asio::io_context*> connection_contexts = {});
 
 // With --metrics-listen: the operator routes (/metrics, /healthz, /readyz; no MCP) there,
 // under the same bearer tokens; prints where to stderr and writes --metrics-port-file.

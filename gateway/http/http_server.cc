@@ -138,6 +138,10 @@ HttpServer::~HttpServer() {
   }
 }
 
+void HttpServer::SetConnectionContexts(std::vector<asio::io_context*> contexts) {
+  connection_contexts_ = std::move(contexts);
+}
+
 absl::Status HttpServer::Start() {
   boost::system::error_code ec;
   auto address = asio::ip::make_address(options_->host, ec);
@@ -184,9 +188,13 @@ void HttpServer::Stop() {
 }
 
 void HttpServer::Accept() {
+  asio::io_context& context =
+      connection_contexts_.empty()
+          ? io_
+          : *connection_contexts_[next_context_++ % connection_contexts_.size()];
   acceptor_.async_accept(
-      asio::make_strand(io_),
-      [this, alive = alive_](boost::system::error_code ec, asio::ip::tcp::socket socket) {
+      asio::make_strand(context),
+      [this, alive = alive_, &context](boost::system::error_code ec, asio::ip::tcp::socket socket) {
         if (!alive->load() || ec == asio::error::operation_aborted) return;
         if (!ec) {
           boost::system::error_code peer_error;
@@ -211,7 +219,7 @@ void HttpServer::Accept() {
             socket.close(ignored);
           } else {
             auto connection = std::make_shared<HttpConnection>(
-                std::move(socket), options_, idle_,
+                std::move(socket), context, options_, idle_,
                 [this, alive](std::shared_ptr<HttpConnection> connection, Request request) {
                   if (!alive->load()) {
                     return connection->Respond(
@@ -460,7 +468,10 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
         return Refuse(connection, request, principal->name(), 503, {{"Retry-After", "5"}},
                       Error(jsonrpc_code::kInvalidRequest, "too many sessions"));
       }
-      session = std::make_shared<HttpSession>(NewSessionId(), server_, io_, options_, principal);
+      // On its first connection's io_context: a client that keeps that connection has its
+      // requests served by one thread throughout.
+      session = std::make_shared<HttpSession>(NewSessionId(), server_, connection->context(),
+                                              options_, principal);
       session->Start();
       sessions_[session->id()] = session;
     }
@@ -518,7 +529,7 @@ void HttpServer::RouteStateless(std::shared_ptr<HttpConnection> connection, cons
       return refuse(std::move(*mismatch));
     }
   }
-  auto exchange = std::make_shared<StatelessExchange>(io_, connection);
+  auto exchange = std::make_shared<StatelessExchange>(connection->context(), connection);
   exchange->Start();
   const bool is_request = message.kind == Kind::kRequest;
   stateless_->Handle(message, Framing::kNewline, exchange, principal, exchange->calls());

@@ -47,6 +47,9 @@ class HttpServer {
              stateless::StatelessDialect* stateless_dialect = nullptr);
   ~HttpServer();
 
+  // Spreads new connections, with the sessions they start, over these io_contexts (each run by
+  // one thread) instead of the server's own. Before Start().
+  void SetConnectionContexts(std::vector<boost::asio::io_context*> contexts);
   // Binds and starts accepting; port() is then the bound port.
   absl::Status Start();
   uint16_t port() const { return port_; }
@@ -89,6 +92,8 @@ class HttpServer {
   void ScheduleSweep();
 
   boost::asio::io_context& io_;
+  std::vector<boost::asio::io_context*> connection_contexts_;  // empty: io_
+  size_t next_context_ = 0;                                    // on the accept strand
   const McpServer* server_;
   std::shared_ptr<const HttpOptions> options_;
   ReadinessProbe readiness_;

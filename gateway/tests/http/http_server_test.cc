@@ -55,6 +55,10 @@ class TestTools final : public ToolProvider {
     json result = {{"content", json::array({{{"type", "text"}, {"text", arguments.dump()}}})}};
     if (name == "echo") {
       echoes++;
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        echo_threads_.push_back(std::this_thread::get_id());
+      }
       return done(result);
     }
     if (name == "ask") {  // asks the person first (input_required in the 2026 era)
@@ -85,6 +89,10 @@ class TestTools final : public ToolProvider {
     finish();
     return true;
   }
+  std::vector<std::thread::id> echo_threads() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return echo_threads_;
+  }
   std::atomic<int> cancelled{0};
   std::atomic<int> echoes{0};
 
@@ -92,6 +100,7 @@ class TestTools final : public ToolProvider {
   std::mutex mutex_;
   std::condition_variable held_changed_;
   std::vector<std::function<void()>> held_;
+  std::vector<std::thread::id> echo_threads_;
 };
 
 struct Response {
@@ -359,6 +368,67 @@ TEST_F(HttpServerTest, InitializeIssuesASessionAndAnswersJson) {
   EXPECT_EQ(init.header("mcp-session-id").size(), 64u);
   EXPECT_EQ(init.Json()["result"]["protocolVersion"], "2025-06-18");
   EXPECT_EQ(init.Json()["id"], "1");
+}
+
+TEST_F(HttpServerTest, ConnectionsAreSpreadOverTheirContextsAndStayOnTheirThread) {
+  // Two io_contexts of one thread each, as labgate's --io-threads 2 gives.
+  boost::asio::io_context first;
+  boost::asio::io_context second;
+  auto first_work = boost::asio::make_work_guard(first);
+  auto second_work = boost::asio::make_work_guard(second);
+  std::thread first_thread([&first] { first.run(); });
+  std::thread second_thread([&second] { second.run(); });
+  HttpOptions options;
+  options.port = 0;
+  http_ = std::make_unique<HttpServer>(io_, &server_, options, nullptr, &stateless_);
+  http_->SetConnectionContexts({&first, &second});
+  ASSERT_TRUE(http_->Start().ok());
+  port_ = http_->port();
+
+  // Each client keeps one connection for its whole session.
+  for (int client_index = 0; client_index < 2; ++client_index) {
+    RawClient client(port_);
+    ASSERT_TRUE(client.Send(Request("POST", "",
+                                    Call("init", "initialize",
+                                         {{"protocolVersion", "2025-11-25"},
+                                          {"capabilities", json::object()},
+                                          {"clientInfo", {{"name", "t"}, {"version", "1"}}}}))));
+    auto init = client.Read();
+    ASSERT_TRUE(init.has_value());
+    const std::string session = init->header("mcp-session-id");
+    ASSERT_FALSE(session.empty());
+    ASSERT_TRUE(client.Send(
+        Request("POST", session, R"({"jsonrpc":"2.0","method":"notifications/initialized"})")));
+    ASSERT_TRUE(client.Read().has_value());
+    for (int call = 0; call < 3; ++call) {
+      ASSERT_TRUE(client.Send(
+          Request("POST", session, Call("e", "tools/call", {{"name", "echo"}, {"arguments", {}}}),
+                  {"MCP-Protocol-Version: 2025-11-25"})));
+      auto echoed = client.Read();
+      ASSERT_TRUE(echoed.has_value());
+      EXPECT_EQ(echoed->status, 200);
+    }
+  }
+  const std::vector<std::thread::id> threads = tools_.echo_threads();
+  ASSERT_EQ(threads.size(), 6u);
+  // The first client's calls all ran on one context's thread, the second's on the other's.
+  EXPECT_EQ(threads[0], threads[1]);
+  EXPECT_EQ(threads[0], threads[2]);
+  EXPECT_EQ(threads[3], threads[4]);
+  EXPECT_EQ(threads[3], threads[5]);
+  EXPECT_NE(threads[0], threads[3]);
+  for (const std::thread::id& id : threads) {
+    EXPECT_TRUE(id == first_thread.get_id() || id == second_thread.get_id());
+  }
+
+  http_->Stop();
+  http_.reset();
+  first_work.reset();
+  second_work.reset();
+  first.stop();
+  second.stop();
+  first_thread.join();
+  second_thread.join();
 }
 
 TEST_F(HttpServerTest, SessionLifecycle) {

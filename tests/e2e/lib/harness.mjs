@@ -103,10 +103,10 @@ export function gatewayArgs(args) {
       for (const service of [serial, actions, session]) service.child.kill('SIGKILL');
       removeDir(dir);
     });
-    // The split runs serve with two io threads, the embedded ones with the default one, so
-    // every suite covers both.
+    // The split runs serve on one io thread, the embedded ones on the default two, so every
+    // suite covers both.
     return ['--session-addr', session.address, '--actions-addr', actions.address,
-      '--serial-addr', serial.address, '--io-threads', '2'];
+      '--serial-addr', serial.address, '--io-threads', '1'];
   })();
   // A test that names its own service for a flag keeps it (--serial-addr repeats make benches).
   return splitDeployment.then((split) => {
