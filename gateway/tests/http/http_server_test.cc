@@ -309,7 +309,23 @@ class HttpServerTest : public ::testing::Test {
     work_.reset();
     io_.stop();
     for (auto& thread : threads_) thread.join();
+    // After the server, whose connections may live on them (an assertion may end a test early).
+    for (auto& context : extra_contexts_) context->Stop();
   }
+  // An io_context run by one thread of its own, as each of labgate's --io-threads is.
+  struct OneThreadContext {
+    OneThreadContext() : thread([this] { io.run(); }) {}
+    void Stop() {
+      work.reset();
+      io.stop();
+      if (thread.joinable()) thread.join();
+    }
+    boost::asio::io_context io;
+    boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work =
+        boost::asio::make_work_guard(io);
+    std::thread thread;
+  };
+  std::vector<std::unique_ptr<OneThreadContext>> extra_contexts_;
   void StartServer(HttpOptions options = {}, ReadinessProbe probe = nullptr) {
     options.port = 0;
     http_ = std::make_unique<HttpServer>(io_, &server_, options, std::move(probe), &stateless_);
@@ -372,16 +388,12 @@ TEST_F(HttpServerTest, InitializeIssuesASessionAndAnswersJson) {
 
 TEST_F(HttpServerTest, ConnectionsAreSpreadOverTheirContextsAndStayOnTheirThread) {
   // Two io_contexts of one thread each, as labgate's --io-threads 2 gives.
-  boost::asio::io_context first;
-  boost::asio::io_context second;
-  auto first_work = boost::asio::make_work_guard(first);
-  auto second_work = boost::asio::make_work_guard(second);
-  std::thread first_thread([&first] { first.run(); });
-  std::thread second_thread([&second] { second.run(); });
+  auto& first = *extra_contexts_.emplace_back(std::make_unique<OneThreadContext>());
+  auto& second = *extra_contexts_.emplace_back(std::make_unique<OneThreadContext>());
   HttpOptions options;
   options.port = 0;
   http_ = std::make_unique<HttpServer>(io_, &server_, options, nullptr, &stateless_);
-  http_->SetConnectionContexts({&first, &second});
+  http_->SetConnectionContexts({&first.io, &second.io});
   ASSERT_TRUE(http_->Start().ok());
   port_ = http_->port();
 
@@ -414,17 +426,8 @@ TEST_F(HttpServerTest, ConnectionsAreSpreadOverTheirContextsAndStayOnTheirThread
   EXPECT_EQ(threads[3], threads[5]);
   EXPECT_NE(threads[0], threads[3]);
   for (const std::thread::id& id : threads) {
-    EXPECT_TRUE(id == first_thread.get_id() || id == second_thread.get_id());
+    EXPECT_TRUE(id == first.thread.get_id() || id == second.thread.get_id());
   }
-
-  http_->Stop();
-  http_.reset();
-  first_work.reset();
-  second_work.reset();
-  first.stop();
-  second.stop();
-  first_thread.join();
-  second_thread.join();
 }
 
 TEST_F(HttpServerTest, SessionLifecycle) {
