@@ -151,6 +151,7 @@ void StdioTransport::Stop() {
     stopping_ = true;
   }
   if (first) {
+    stop_requested_.store(true, std::memory_order_relaxed);
     progress_cv_.SignalAll();
     Signal(reader_wake_fd_);
   }
@@ -348,20 +349,25 @@ void StdioTransport::ReaderLoop() {
     if (callbacks_.on_error) RunCallback([&] { callbacks_.on_error(std::move(error)); });
   };
   std::string buffer(kReadBytes, '\0');
-  std::chrono::steady_clock::time_point spin_until;  // poll without sleeping until then
+  std::chrono::steady_clock::time_point spin_until;  // read without sleeping until then
   SpinGuard spin_guard;
   bool try_first = false;  // input just came: read again before polling, if RWF_NOWAIT works
   while (WaitForOutputRoom()) {
     ssize_t n = -1;
-    if (try_first && nowait_reads_) {
+    if (nowait_reads_ && (try_first || std::chrono::steady_clock::now() < spin_until)) {
+      // Spinning on the read itself finds a request one system call sooner than polling
+      // first; the poll below then sees Stop()'s wake-up.
       iovec into = {buffer.data(), buffer.size()};
-      n = preadv2(options_.input_fd, &into, 1, -1, RWF_NOWAIT);
+      do {
+        n = preadv2(options_.input_fd, &into, 1, -1, RWF_NOWAIT);
+      } while (n < 0 && errno == EAGAIN && !stop_requested_.load(std::memory_order_relaxed) &&
+               std::chrono::steady_clock::now() < spin_until);
       if (n < 0 && NowaitUnsupported(errno)) nowait_reads_ = false;
     }
     try_first = false;
     if (n < 0) {
       pollfd fds[2] = {{options_.input_fd, POLLIN, 0}, {reader_wake_fd_, POLLIN, 0}};
-      const bool spinning = std::chrono::steady_clock::now() < spin_until;
+      const bool spinning = !nowait_reads_ && std::chrono::steady_clock::now() < spin_until;
       const int ready = poll(fds, 2, spinning ? 0 : -1);
       if (ready < 0) {
         if (errno == EINTR) continue;

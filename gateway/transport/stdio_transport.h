@@ -109,7 +109,8 @@ class StdioTransport {
   // or read that cannot proceed at once then fails with EAGAIN, so no poll() is needed first.
   // Cleared the first time the kernel refuses the flag.
   std::atomic<bool> nowait_writes_{true};
-  bool nowait_reads_ = true;  // reader thread only
+  bool nowait_reads_ = true;                 // reader thread only
+  std::atomic<bool> stop_requested_{false};  // stopping_, for the reader's spin without the lock
   std::thread reader_;
   std::thread writer_;
 
