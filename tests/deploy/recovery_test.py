@@ -4,6 +4,7 @@ for 30 s. While one is down its calls fail with "UNAVAILABLE: <service> at ADDR 
 reachable" (action tools stay listed); once it is back the gateway uses it within 2 s;
 every append the session service acknowledged is still there afterwards."""
 import os
+import random
 import secrets
 import signal
 import socket
@@ -22,9 +23,21 @@ SLACK_S = 0.5        # process start and scheduling on a loaded 2-core machine
 
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A port that is free now, below the kernel's ephemeral range, so that no other test's
+    port-0 listener or outgoing connection can take it while a service here is down (each is
+    restarted on its own port, which the gateway was given)."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as ranges:
+        ephemeral_low = int(ranges.read().split()[0])
+    chooser = random.SystemRandom()
+    for _ in range(200):
+        port = chooser.randrange(10000, max(10001, ephemeral_low))
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port below the ephemeral range")
 
 
 CREDENTIAL_FLAGS = ("--gateway-token-file", "--client-token-file", "--trusted-gateway")
@@ -57,14 +70,18 @@ class Service:
         port_file = os.path.join(self.work, self.name + ".port")
         if os.path.exists(port_file):
             os.remove(port_file)
-        log = open(os.path.join(self.work, self.name + ".log"), "ab")
+        log_path = os.path.join(self.work, self.name + ".log")
+        if log_path not in LOGS:
+            LOGS.append(log_path)
+        log = open(log_path, "ab")
         self.process = subprocess.Popen(
             [os.path.join(BIN, self.binary), "--listen", self.address, "--port-file", port_file]
             + self.extra, stderr=log)
         deadline = time.monotonic() + 20
         while not os.path.exists(port_file):
             if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{self.name} did not start")
+                print_log_tails()
+                raise RuntimeError(f"{self.name} did not start on {self.address}")
             time.sleep(0.01)
         return time.monotonic()
 
@@ -100,9 +117,23 @@ class Load:
         self._thread.join(40)
 
 
+LOGS = []  # the files whose tails a failure prints
+
+
+def print_log_tails():
+    for path in LOGS:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as log:
+                tail = log.readlines()[-20:]
+        except OSError:
+            continue
+        print(f"--- last lines of {path}:\n" + "".join(tail), flush=True)
+
+
 def check(condition, message):
     if not condition:
         print("FAIL:", message, flush=True)
+        print_log_tails()
         sys.exit(1)
     print("ok:", message, flush=True)
 
@@ -125,6 +156,7 @@ def main():
         "serial": ("list_ports", lambda: {}),
         "actions": ("deescalation_plan", lambda: {"situation": "Two colleagues argue loudly"}),
     }
+    LOGS.append(os.path.join(work, "gateway.log"))
     gateway = StdioGateway(
         [os.path.join(BIN, "labgate"), "--call-timeout-ms", "3000", *gateway_token_args(work),
          "--session-addr", services["session"].address,
