@@ -1,6 +1,7 @@
 #include "serial-service/port_service.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -53,6 +54,16 @@ std::string Shown(const std::string& bytes) {
   std::string shown = IsValidUtf8(bytes) ? bytes : EncodeData(bytes, v1::ENCODING_BASE64).data;
   if (shown.size() > 200) shown = shown.substr(0, 200) + "...";
   return shown;
+}
+
+// The device node a port name reaches, with links and spellings (`//`, `.`, `..`) resolved, so
+// that reservations, instruments and the registry see one device under every name. Names that
+// are not paths (loop://, sim://), and paths that do not exist, stay as they are.
+std::string DevicePathOf(const std::string& name) {
+  if (name.empty() || name.front() != '/') return name;
+  std::error_code error;
+  const std::filesystem::path resolved = std::filesystem::canonical(name, error);
+  return error ? name : resolved.string();
 }
 
 }  // namespace
@@ -294,7 +305,8 @@ void PortService::OpenPort(const std::string& owner, const std::string& name,
                            std::function<void(absl::StatusOr<PortSettings>)> done) {
   if (absl::Status can = CheckCanRecord(settings.session_id); !can.ok()) return done(can);
   if (absl::Status scripted = CheckScriptedName(name); !scripted.ok()) return done(scripted);
-  if (absl::Status allowed = policy_.CheckOpen(name, settings.baud_rate); !allowed.ok()) {
+  const std::string device = DevicePathOf(name);
+  if (absl::Status allowed = CheckOpenPolicy(name, device, settings.baud_rate); !allowed.ok()) {
     SerialMetrics::Get().policy_refusals.With({"open"}).Increment();
     if (!settings.session_id.empty()) {
       recorder_->Enqueue({settings.session_id, name, "event",
@@ -303,24 +315,42 @@ void PortService::OpenPort(const std::string& owner, const std::string& name,
     }
     return done(allowed);
   }
-  auto open = [this, owner, name, settings, done = std::move(done)](const std::string& instrument) {
-    if (absl::Status reserved = CheckReserved(owner, {name, instrument}); !reserved.ok()) {
+  auto open = [this, owner, name, device, settings,
+               done = std::move(done)](const absl::StatusOr<std::string>& found) {
+    if (!found.ok()) return done(found.status());
+    const std::string& instrument = *found;
+    if (absl::Status reserved = CheckReserved(owner, {name, instrument, device}); !reserved.ok()) {
       return done(reserved);
     }
-    YieldToHolder(owner, name, [this, owner, name, settings, done, instrument] {
+    YieldToHolder(owner, name, [this, owner, name, device, settings, done, instrument] {
       registry_.Open(
           owner, name, settings,
           [done, settings](const absl::Status& status) {
             if (!status.ok()) return done(status);
             done(settings);
           },
-          PortIdentity{name, instrument});
+          PortIdentity{device, instrument});
     });
   };
-  if (instruments_.catalog()->instruments.empty()) return open("");
-  // A named instrument's path opened directly is still that instrument: its limits bind it.
-  // Finding out may read sysfs, so it is not done on the caller's thread.
-  OnMiscWorker([this, name, open = std::move(open)] { open(InstrumentAt(name)); });
+  if (instruments_.catalog()->instruments.empty()) return open(std::string());
+  // A named instrument's path opened directly, under any name, is still that instrument: its
+  // limits bind it. Finding out may read sysfs, so it is not done on the caller's thread.
+  OnMiscWorker([this, device, open = std::move(open)] { open(InstrumentAt(device)); });
+}
+
+absl::Status PortService::CheckOpenPolicy(const std::string& name, const std::string& device,
+                                          int64_t baud_rate) const {
+  if (absl::Status allowed = policy_.CheckOpen(name, baud_rate); !allowed.ok()) return allowed;
+  if (device == name) return absl::OkStatus();
+  std::shared_ptr<const Policy> policy = policy_.current();
+  if (policy == nullptr) return absl::OkStatus();
+  const PortRule* own = policy->RuleFor(device);
+  // A link's rule must not loosen the device's: a device with a rule of its own is opened
+  // under its own name, where that rule applies.
+  if (own == nullptr || own == policy->RuleFor(name)) return absl::OkStatus();
+  return absl::PermissionDeniedError(absl::StrCat(name, " is ", device, ", which the policy (",
+                                                  policy->source, ") gives a rule of its own ('",
+                                                  own->match, "'): open it as ", device));
 }
 
 absl::Status PortService::CheckOwner(const ManagedPort& port, const std::string& owner) {

@@ -337,9 +337,14 @@ class PortService {
   absl::StatusOr<std::string> LocateForOpen(const NamedInstrument& named,
                                             const InstrumentProfile& profile,
                                             const PortSettings& settings);
-  // The named instrument that is at `path` now, as its match finds it without writing to any
-  // port (an idn_serial one: where a probe last found it); "" when none is.
-  std::string InstrumentAt(const std::string& path);
+  // The named instrument that is at `path` now (under any name of its device), as its match
+  // finds it without writing to any port (an idn_serial one: where a probe last found it); ""
+  // when none is. UNAVAILABLE when the ports cannot be listed to tell.
+  absl::StatusOr<std::string> InstrumentAt(const std::string& path);
+  // PERMISSION_DENIED when the policy refuses to open `name`, or `device` (its path with links
+  // resolved) when the policy has a rule of its own for it.
+  absl::Status CheckOpenPolicy(const std::string& name, const std::string& device,
+                               int64_t baud_rate) const;
   // open_port {instrument}'s identity check in progress: the lines its probe brought back.
   struct Identification {
     std::shared_ptr<ManagedPort> port;

@@ -1,5 +1,7 @@
 // PortService's named instruments: listing them, opening one wherever it is with its identity
 // checked, and reopening a lost one when its device comes back (re-enumeration).
+#include <sys/stat.h>
+
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -37,6 +39,17 @@ bool SameInstrument(const InstrumentProfile& profile, const std::optional<std::s
 
 std::string MatchText(const NamedInstrument& named) {
   return absl::StrCat(MatchKindName(named.match.kind), " ", named.match.value);
+}
+
+// Whether two names reach one device: the same name, or two device nodes (a udev link, a
+// second spelling of the path, another node made for it) of one character device.
+bool SameDevice(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  if (a.empty() || b.empty() || a.front() != '/' || b.front() != '/') return false;
+  struct stat first {};
+  struct stat second {};
+  return stat(a.c_str(), &first) == 0 && stat(b.c_str(), &second) == 0 && S_ISCHR(first.st_mode) &&
+         S_ISCHR(second.st_mode) && first.st_rdev == second.st_rdev;
 }
 
 }  // namespace
@@ -95,7 +108,7 @@ void PortService::ListInstruments(
   });
 }
 
-std::string PortService::InstrumentAt(const std::string& path) {
+absl::StatusOr<std::string> PortService::InstrumentAt(const std::string& path) {
   std::shared_ptr<const InstrumentCatalog> catalog = instruments_.catalog();
   std::vector<PortDetails> listed;
   bool listing = false;
@@ -103,17 +116,25 @@ std::string PortService::InstrumentAt(const std::string& path) {
     const InstrumentProfile* profile = catalog->ProfileFor(named.profile);
     if (profile == nullptr) continue;
     if (named.match.kind == InstrumentMatch::Kind::kIdnSerial) {
-      if (instruments_.LastFoundAt(named.name) == path) return named.name;
+      const std::optional<std::string> found = instruments_.LastFoundAt(named.name);
+      if (found.has_value() && SameDevice(*found, path)) return named.name;
       continue;
     }
     if (NeedsListing(named) && !listing) {
       listing = true;
       absl::StatusOr<std::vector<PortDetails>> ports = port_lister_();
-      if (ports.ok()) listed = *std::move(ports);
+      // Without the listing the port might be a supply with limits: refused, not guessed.
+      if (!ports.ok()) {
+        return absl::UnavailableError(absl::StrCat(
+            "cannot tell whether ", path,
+            " is a named instrument: listing ports failed: ", ports.status().message()));
+      }
+      listed = *std::move(ports);
     }
-    if (LocateInstrument(named, *profile, listed).path == path) return named.name;
+    const std::optional<std::string> located = LocateInstrument(named, *profile, listed).path;
+    if (located.has_value() && SameDevice(*located, path)) return named.name;
   }
-  return "";
+  return std::string();
 }
 
 absl::StatusOr<std::string> PortService::LocateForOpen(const NamedInstrument& named,
@@ -204,6 +225,10 @@ void PortService::OpenInstrument(const std::string& owner, const std::string& in
     }
     absl::StatusOr<std::string> path = LocateForOpen(*named, *profile, settings);
     if (!path.ok()) return done(path.status());
+    // A grant on the device's path binds the instrument there too.
+    if (absl::Status reserved = CheckReserved(owner, {instrument, *path}); !reserved.ok()) {
+      return done(reserved);
+    }
     if (absl::Status allowed = policy_.CheckOpen(*path, settings.baud_rate); !allowed.ok()) {
       SerialMetrics::Get().policy_refusals.With({"open"}).Increment();
       return done(allowed);

@@ -308,6 +308,73 @@ TEST_F(PtyInstrumentTest, AnInstrumentOpenedByItsPathKeepsItsLimits) {
   EXPECT_EQ(supply_->Received(), "VOLT 2\nVOLT?\n") << "no probe: a path is opened as it is";
 }
 
+TEST_F(PtyInstrumentTest, AnotherNameForTheInstrumentsDeviceIsStillTheInstrument) {
+  StartWithSupplyAtItsPath();
+  const std::string link = dir_ + "/link-to-psu";
+  std::filesystem::create_symlink(supply_->path(), link);
+  ASSERT_TRUE(alice_->Open(link, 115200, "\n").ok());
+  grpc::Status refused = alice_->Write(link, "VOLT 12");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(refused.error_message(), "12 V exceeds max-voltage (5 V) on psu-2 channel 1");
+  ASSERT_TRUE(alice_->Write(link, "VOLT 2").ok());
+  v1::QueryResponse reply;
+  ASSERT_TRUE(alice_->Query(link, "VOLT?", 2000, &reply).ok());
+  EXPECT_EQ(supply_->Applied(), std::vector<std::string>{"VOLT 1 2"});
+  EXPECT_EQ(Status(link).device_path(), supply_->path());
+  // A second spelling of the path is the same device, already held.
+  SerialClient bob(host_->InProcessChannel(), "bob");
+  const std::string spelled = absl::StrReplaceAll(supply_->path(), {{"/dev/", "/dev//./"}});
+  grpc::Status taken = bob.Open(spelled, 115200, "\n");
+  EXPECT_EQ(taken.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << taken.error_message();
+  EXPECT_TRUE(absl::StrContains(taken.error_message(), "held by alice")) << taken.error_message();
+  grpc::Status by_name = OpenInstrument("psu-2");
+  EXPECT_EQ(by_name.error_code(), grpc::StatusCode::ALREADY_EXISTS) << by_name.error_message();
+}
+
+TEST_F(PtyInstrumentTest, ALinkCannotLoosenThePolicyRuleOfItsDevice) {
+  const std::string link = dir_ + "/link-to-psu";
+  std::filesystem::create_symlink(supply_->path(), link);
+  Start(R"({"instruments": []})", {},
+        absl::StrCat(R"({"ports": [{"match": ")", supply_->path(),
+                     R"(", "read_only": true}, {"match": ")", dir_, R"(/*"}]})"));
+  grpc::Status refused = alice_->Open(link, 115200, "\n");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(refused.error_message(),
+            absl::StrCat(link, " is ", supply_->path(), ", which the policy (", dir_,
+                         "/policy.json) gives a rule of its own ('", supply_->path(),
+                         "'): open it as ", supply_->path()));
+  ASSERT_TRUE(alice_->Open(supply_->path(), 115200, "\n").ok()) << "under its own name it opens";
+  EXPECT_EQ(alice_->Write(supply_->path(), "VOLT 1").error_code(),
+            grpc::StatusCode::PERMISSION_DENIED)
+      << "and its own rule, read-only, applies";
+  EXPECT_EQ(supply_->Received(), "");
+}
+
+TEST_F(PtyInstrumentTest, APathIsRefusedWhenThePortsCannotBeListedToTellWhetherItIsAnInstrument) {
+  WriteFile(dir_ + "/instruments.json",
+            R"({"instruments": [{"name": "psu-2", "profile": "SIM-PSU",
+                "match": {"usb_serial": "FT0042"}}]})");
+  SerialServiceOptions options;
+  options.profiles_dir = dir_ + "/profiles";
+  options.instruments_file = dir_ + "/instruments.json";
+  options.port_lister = [] {
+    return absl::StatusOr<std::vector<PortDetails>>(absl::InternalError("sysfs unreadable"));
+  };
+  auto service = CreateSerialService(options);
+  ASSERT_TRUE(service.ok()) << service.status();
+  service_ = std::move(*service);
+  auto host = ServiceHost::Start("", {service_.get()});
+  ASSERT_TRUE(host.ok()) << host.status();
+  host_ = std::move(*host);
+  alice_ = std::make_unique<SerialClient>(host_->InProcessChannel(), "alice");
+  grpc::Status refused = alice_->Open(supply_->path(), 115200, "\n");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(refused.error_message(),
+            absl::StrCat("cannot tell whether ", supply_->path(),
+                         " is a named instrument: listing ports failed: sysfs unreadable"));
+  EXPECT_EQ(supply_->Received(), "");
+}
+
 TEST_F(PtyInstrumentTest, TheWrongInstrumentOnTheExpectedPathIsRefusedAndOnlyTheProbeWasWritten) {
   std::unique_ptr<PtyDevice> other = Device(InstrumentMode::kScpi);
   ASSERT_NE(other, nullptr);
