@@ -10,9 +10,10 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "serial-service/instruments/simulation_json.h"
 #include "common/json_schema_check.h"
+#include "serial-service/instruments/simulation_json.h"
 #include "serial-service/ports/line_sequence_json.h"
+#include "serial-service/ports/port_settings.h"
 
 namespace labgate::serial {
 namespace {
@@ -276,6 +277,14 @@ absl::StatusOr<InstrumentProfile> ParseInstrumentProfile(const std::string& json
         OptionalInt(settings, "stop_bits"),    OptionalInt(settings, "timeout_ms"),
         OptionalString(settings, "parity"),    OptionalString(settings, "flow_control"),
         OptionalString(settings, "terminator")};
+    // Checked here too, not only when a port opens: a bad profile fails when it loads.
+    if (profile.settings.terminator.has_value()) {
+      if (absl::Status valid =
+              ValidateTerminator(*profile.settings.terminator, "settings.terminator");
+          !valid.ok()) {
+        return Bad(source, valid.message());
+      }
+    }
   }
   if (document.contains("tags")) profile.tags = document["tags"].get<std::vector<std::string>>();
 

@@ -137,16 +137,33 @@ class WriteReader {
     return absl::OkStatus();
   }
 
+  // Every match in the line is a setting, in order: a device may take several in one line
+  // (VSET1:1VSET1:30), so checking only the first would pass the rest unread.
   absl::Status ReadPattern(size_t index, absl::string_view line,
                            std::vector<QuantitySetting>* settings) const {
     const re2::RE2& pattern = *spec_.quantities[index].pattern;
     const std::map<std::string, int>& groups = pattern.NamedCapturingGroups();
     std::vector<re2::StringPiece> captured(static_cast<size_t>(pattern.NumberOfCapturingGroups()) +
                                            1);
-    if (!pattern.Match(re2::StringPiece(line.data(), line.size()), 0, line.size(),
-                       re2::RE2::UNANCHORED, captured.data(), static_cast<int>(captured.size()))) {
-      return absl::OkStatus();
+    const re2::StringPiece text(line.data(), line.size());
+    size_t from = 0;
+    while (from <= line.size() &&
+           pattern.Match(text, from, line.size(), re2::RE2::UNANCHORED, captured.data(),
+                         static_cast<int>(captured.size()))) {
+      const re2::StringPiece whole = captured[0];
+      const size_t end = static_cast<size_t>(whole.data() - line.data()) + whole.size();
+      // An empty match would be found again at the same place: step past one byte.
+      from = whole.empty() ? end + 1 : end;
+      if (absl::Status read = ReadMatch(index, groups, captured, line, settings); !read.ok()) {
+        return read;
+      }
     }
+    return absl::OkStatus();
+  }
+
+  absl::Status ReadMatch(size_t index, const std::map<std::string, int>& groups,
+                         const std::vector<re2::StringPiece>& captured, absl::string_view line,
+                         std::vector<QuantitySetting>* settings) const {
     auto group = [&](const char* name) -> std::optional<absl::string_view> {
       auto found = groups.find(name);
       if (found == groups.end() || captured[static_cast<size_t>(found->second)].data() == nullptr) {
@@ -225,8 +242,10 @@ LimitVerdict QuantityLimits::Check(absl::string_view bytes, const LimitState& st
   LimitVerdict verdict;
   const WriteReader reader(*this);
   verdict.settings.reserve(8);
-  for (absl::string_view line : absl::StrSplit(bytes, '\n')) {
-    line = absl::StripAsciiWhitespace(line);  // '\r' too
+  // A lone '\r' ends a message too: a device that takes it as one would otherwise run a
+  // second command hidden behind it. "\r\n" leaves an empty line, skipped.
+  for (absl::string_view line : absl::StrSplit(bytes, absl::ByAnyChar("\r\n"))) {
+    line = absl::StripAsciiWhitespace(line);
     if (line.empty()) continue;
     verdict.status = reader.ReadLine(line, &verdict.settings);
     if (!verdict.status.ok()) return verdict;

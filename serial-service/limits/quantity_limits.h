@@ -31,8 +31,9 @@ struct QuantitySpec {
   // SCPI commands that set it, the value being parameter `parameter` (0-based).
   std::vector<ScpiHeaderPattern> headers;
   int parameter = 0;
-  // Devices without SCPI: a pattern (RE2, on each line) whose group `value` holds the number
-  // (and its suffix, if any) and whose optional group `channel` holds the channel's digits.
+  // Devices without SCPI: a pattern (RE2, on each line; every match is a setting) whose group
+  // `value` holds the number (and its suffix, if any) and whose optional group `channel`
+  // holds the channel's digits.
   CompiledPattern pattern;
   std::string pattern_text;
 };
@@ -95,7 +96,7 @@ class QuantityLimits {
   // INVALID_ARGUMENT for a rule on an unknown quantity, or a list naming one.
   static absl::StatusOr<QuantityLimits> Create(LimitsSpec spec);
 
-  // Reads `bytes` (one write: lines split at '\n', '\r' dropped) for `where` ("psu-2").
+  // Reads `bytes` (one write: lines split at '\n' and at '\r') for `where` ("psu-2").
   LimitVerdict Check(absl::string_view bytes, const LimitState& state,
                      std::chrono::steady_clock::time_point now, absl::string_view where) const;
   // After the write went through: its settings become the last accepted values.

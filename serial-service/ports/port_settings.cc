@@ -1,5 +1,8 @@
 #include "serial-service/ports/port_settings.h"
 
+#include <algorithm>
+
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "serial-service/ports/managed_port.h"
 
@@ -151,6 +154,17 @@ absl::Status ValidateTimeout(int64_t timeout_ms) {
   return absl::OkStatus();
 }
 
+absl::Status ValidateTerminator(absl::string_view terminator, absl::string_view field) {
+  const bool control_only = std::all_of(terminator.begin(), terminator.end(), [](char c) {
+    return static_cast<unsigned char>(c) <= 0x1F;
+  });
+  if (terminator.size() <= kMaxTerminatorBytes && control_only) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, " must be empty or at most ", kMaxTerminatorBytes,
+                   " control characters (bytes 0x00-0x1F, e.g. \\n or \\r\\n); got \"",
+                   absl::CHexEscape(terminator), "\""));
+}
+
 absl::Status ValidateMaxBytes(int64_t max_bytes) {
   if (max_bytes < 1 || max_bytes > kMaxTransferBytes) {
     return absl::InvalidArgumentError(absl::StrCat("max_bytes must be between 1 and ",
@@ -199,6 +213,9 @@ absl::StatusOr<PortSettings> SettingsFromOpenRequest(const v1::OpenPortRequest& 
   absl::StatusOr<FlowControl> flow = FlowControlFrom(request.flow_control());
   if (!flow.ok()) return flow.status();
   settings.flow_control = *flow;
+  if (absl::Status status = ValidateTerminator(request.terminator(), "terminator"); !status.ok()) {
+    return status;
+  }
   settings.terminator = request.terminator();
   settings.session_id = request.session_id();
   settings.idle_disconnect_ms = request.idle_disconnect_ms();
@@ -240,7 +257,13 @@ absl::StatusOr<PortSettings> ApplyReconfigure(const PortSettings& current,
     if (!flow.ok()) return flow.status();
     settings.flow_control = *flow;
   }
-  if (request.has_terminator()) settings.terminator = request.terminator();
+  if (request.has_terminator()) {
+    if (absl::Status status = ValidateTerminator(request.terminator(), "terminator");
+        !status.ok()) {
+      return status;
+    }
+    settings.terminator = request.terminator();
+  }
   if (request.has_session_id()) settings.session_id = request.session_id();
   if (request.has_idle_disconnect_ms()) {
     if (absl::Status status = ValidateIdle(request.idle_disconnect_ms()); !status.ok()) {

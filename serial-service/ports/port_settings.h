@@ -3,6 +3,7 @@
 #pragma once
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "labgate/serial/v1/serial.pb.h"
 #include "serial-service/backends/serial_port.h"
 
@@ -12,6 +13,9 @@ inline constexpr int64_t kMaxBaudRate = 4'000'000;
 inline constexpr int64_t kMaxTimeoutMs = 600'000;
 inline constexpr int64_t kDefaultTimeoutMs = 1000;
 inline constexpr int64_t kDefaultReadBytes = 1024;
+// The terminator is appended after the limits have checked a write, so it must not be able
+// to carry a command: at most 4 bytes, each a control character (0x00-0x1F).
+inline constexpr size_t kMaxTerminatorBytes = 4;
 
 absl::StatusOr<PortSettings> SettingsFromOpenRequest(const v1::OpenPortRequest& request);
 // `current` with the request's present fields applied.
@@ -23,6 +27,8 @@ void SettingsToProto(const PortSettings& settings, v1::PortSettings* out);
 ScriptStepSpec StepFromProto(const v1::ScriptStep& given);
 v1::Transport TransportToProto(Transport transport);
 
+// INVALID_ARGUMENT naming `field` unless `terminator` is one a port may use ("" is none).
+absl::Status ValidateTerminator(absl::string_view terminator, absl::string_view field);
 // Checks a per-call timeout_ms override (0..600000).
 absl::Status ValidateTimeout(int64_t timeout_ms);
 // Checks read's max_bytes (1..65536).

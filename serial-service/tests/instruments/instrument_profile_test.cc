@@ -140,6 +140,20 @@ TEST(InstrumentProfileTest, WhatIsWrongIsNamedWithTheFile) {
               HasSubstr("profile broken.json: not valid JSON"));
 }
 
+TEST(InstrumentProfileTest, ATerminatorIsAtMostFourControlCharacters) {
+  EXPECT_THAT(Refusal([](nlohmann::json& d) { d["settings"]["terminator"] = "\n:VOLT 30\n"; }),
+              ::testing::AllOf(HasSubstr("profile p.json"),
+                               HasSubstr("settings.terminator must be empty or at most 4 control "
+                                         "characters (bytes 0x00-0x1F")));
+  EXPECT_THAT(Refusal([](nlohmann::json& d) { d["settings"]["terminator"] = "\r\n\r\n\r"; }),
+              HasSubstr("settings.terminator"));
+  nlohmann::json crlf = nlohmann::json::parse(kSupply);
+  crlf["settings"]["terminator"] = "\r\n";
+  absl::StatusOr<InstrumentProfile> profile = ParseInstrumentProfile(crlf.dump(), "crlf.json");
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  EXPECT_EQ(profile->settings.terminator, "\r\n");
+}
+
 TEST(InstrumentProfileTest, ADirectoryLoadsEveryProfileAndRefusesTwoForOneModel) {
   const std::filesystem::path dir =
       std::filesystem::path(::testing::TempDir()) / absl::StrCat("labgate-profiles-", getpid());

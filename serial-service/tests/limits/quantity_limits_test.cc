@@ -168,6 +168,19 @@ TEST_F(QuantityLimitsTest, ACommandThatTouchesALimitButCannotBeReadIsRefused) {
   EXPECT_EQ(Check("VOLT 1\r\nVOLT 12\r\n").status.code(), absl::StatusCode::kPermissionDenied);
 }
 
+TEST_F(QuantityLimitsTest, ALoneCarriageReturnEndsALineSoTheCommandAfterItIsRead) {
+  for (const char* write : {"*CLS\rVOLT 30", "OUTP ON\rVOLT 30"}) {
+    LimitVerdict verdict = Check(write);
+    EXPECT_EQ(verdict.status.code(), absl::StatusCode::kPermissionDenied) << write;
+    EXPECT_EQ(verdict.status.message(), "30 V exceeds max-voltage (5 V) on psu-2 channel 1")
+        << write;
+  }
+  LimitVerdict crlf = Write("VOLT 1\r\nVOLT 2\r\n");
+  EXPECT_TRUE(crlf.status.ok()) << crlf.status << ": \\r\\n is one line end";
+  ASSERT_EQ(crlf.settings.size(), 2u);
+  EXPECT_EQ(crlf.settings[1].value, 2);
+}
+
 TEST_F(QuantityLimitsTest, ARampRuleComparesTheChangeWithTheTimeSinceTheLastValue) {
   LimitsSpec spec = PowerSupply();
   spec.rules.clear();
@@ -215,6 +228,78 @@ TEST(QuantityLimitsPatternTest, ADeviceWithoutScpiIsReadThroughItsPattern) {
   EXPECT_TRUE(limits->Check("STATUS", state, Clock::now(), "bench-psu").status.ok());
   EXPECT_TRUE(limits->Check("VOLT 'x", state, Clock::now(), "bench-psu").status.ok())
       << "no SCPI declared: lines are only matched against the pattern";
+}
+
+// A device without SCPI that takes several settings in one line: VSET1:1VSET1:30.
+class QuantityLimitsEveryMatchTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    LimitsSpec spec;
+    QuantitySpec voltage;
+    voltage.name = "voltage";
+    voltage.unit = "V";
+    voltage.pattern_text = "VSET(?P<channel>\\d):(?P<value>[0-9.]+)";
+    voltage.pattern = *CompilePattern(voltage.pattern_text, PatternInput::kUtf8, "test");
+    spec.quantities.push_back(voltage);
+    LimitRule max;
+    max.name = "max-voltage";
+    max.quantity = "voltage";
+    max.max = 12;
+    LimitRule step;
+    step.name = "step-voltage";
+    step.quantity = "voltage";
+    step.max_step = 5;
+    spec.rules = {max, step};
+    absl::StatusOr<QuantityLimits> limits = QuantityLimits::Create(spec);
+    ASSERT_TRUE(limits.ok()) << limits.status();
+    limits_ = std::make_unique<QuantityLimits>(*std::move(limits));
+  }
+  LimitVerdict Check(const std::string& line) {
+    return limits_->Check(line, state_, now_, "bench-psu");
+  }
+
+  std::unique_ptr<QuantityLimits> limits_;
+  LimitState state_;
+  Clock::time_point now_ = Clock::now();
+};
+
+TEST_F(QuantityLimitsEveryMatchTest, ASecondMatchInTheLineIsCheckedToo) {
+  LimitVerdict verdict = Check("VSET1:1VSET1:30");
+  EXPECT_EQ(verdict.status.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(verdict.status.message(), "30 V exceeds max-voltage (12 V) on bench-psu channel 1");
+}
+
+TEST_F(QuantityLimitsEveryMatchTest, AllowedMatchesAllCommitInOrder) {
+  LimitVerdict verdict = Check("VSET1:1VSET2:5 VSET1:3");
+  ASSERT_TRUE(verdict.status.ok()) << verdict.status;
+  EXPECT_EQ(limits_->Describe(verdict.settings, "bench-psu"),
+            "voltage 1 V on bench-psu channel 1; voltage 5 V on bench-psu channel 2; voltage 3 V "
+            "on bench-psu channel 1");
+  QuantityLimits::Commit(verdict.settings, &state_, now_);
+  auto last = [&](int channel) { return state_.last[{"voltage", channel}].value; };
+  EXPECT_EQ(last(1), 3) << "the last match on a channel is kept";
+  EXPECT_EQ(last(2), 5);
+  // Each match is a step from the one before it, not from the value committed before.
+  EXPECT_TRUE(Check("VSET1:7VSET1:11").status.ok()) << "3 V to 7 V to 11 V";
+  EXPECT_EQ(Check("VSET1:6VSET1:11.5").status.message(),
+            "a step of 5.5 V (from 6 V to 11.5 V) exceeds step-voltage (5 V) on bench-psu "
+            "channel 1");
+}
+
+TEST(QuantityLimitsPatternTest, APatternThatMatchesEmptyTextStillEnds) {
+  LimitsSpec spec;
+  QuantitySpec level;
+  level.name = "level";
+  level.unit = "V";
+  level.pattern_text = "(?P<value>[0-9]*)";
+  level.pattern = *CompilePattern(level.pattern_text, PatternInput::kUtf8, "test");
+  spec.quantities.push_back(level);
+  absl::StatusOr<QuantityLimits> limits = QuantityLimits::Create(spec);
+  ASSERT_TRUE(limits.ok()) << limits.status();
+  LimitVerdict verdict = limits->Check("a1b22", LimitState{}, Clock::now(), "dev");
+  EXPECT_TRUE(verdict.status.ok()) << verdict.status;
+  ASSERT_EQ(verdict.settings.size(), 2u);
+  EXPECT_EQ(verdict.settings[1].value, 22);
 }
 
 TEST(QuantityLimitsCreateTest, RulesAndListsMustNameDeclaredQuantities) {

@@ -128,5 +128,42 @@ TEST(PortSettingsTest, ReconfigureChangesOnlyWhatIsGiven) {
   ExpectInvalid(ApplyReconfigure(*current, request).status(), "baud_rate", "between 1");
 }
 
+// Appended after the limits check a write, a terminator must not be able to carry a command.
+TEST(PortSettingsTest, ATerminatorIsAtMostFourControlCharacters) {
+  const std::string allowed = "at most 4 control characters (bytes 0x00-0x1F";
+  for (const std::string& bad :
+       {std::string("\n:VOLT 30\n"), std::string(";"), std::string(" "), std::string("\r\n\r\n\r"),
+        std::string("\x7f"), std::string("\n\x80")}) {
+    v1::OpenPortRequest request = Request();
+    request.set_terminator(bad);
+    ExpectInvalid(SettingsFromOpenRequest(request).status(), "terminator", allowed);
+  }
+  v1::OpenPortRequest smuggling = Request();
+  smuggling.set_terminator("\n:VOLT 30\n");
+  ExpectInvalid(SettingsFromOpenRequest(smuggling).status(), "terminator must be empty or",
+                "got \"\\n:VOLT 30\\n\"");
+  for (const std::string& good :
+       {std::string(""), std::string("\n"), std::string("\r\n"), std::string("\r\n\r\n"),
+        std::string("\0", 1), std::string("\x1f")}) {
+    v1::OpenPortRequest request = Request();
+    request.set_terminator(good);
+    auto settings = SettingsFromOpenRequest(request);
+    ASSERT_TRUE(settings.ok()) << settings.status();
+    EXPECT_EQ(settings->terminator, good);
+  }
+
+  auto current = SettingsFromOpenRequest(Request());
+  ASSERT_TRUE(current.ok());
+  v1::ReconfigurePortRequest reconfigure;
+  reconfigure.set_terminator("\n:VOLT 30\n");
+  ExpectInvalid(ApplyReconfigure(*current, reconfigure).status(), "terminator", allowed);
+  reconfigure.set_terminator("VOLT");
+  ExpectInvalid(ApplyReconfigure(*current, reconfigure).status(), "terminator", allowed);
+  reconfigure.set_terminator("\r");
+  auto updated = ApplyReconfigure(*current, reconfigure);
+  ASSERT_TRUE(updated.ok()) << updated.status();
+  EXPECT_EQ(updated->terminator, "\r");
+}
+
 }  // namespace
 }  // namespace labgate::serial
