@@ -642,14 +642,19 @@ class SerialServiceImpl final : public SerialGrpcService {
     return Reply(call, absl::OkStatus());
   }
 
-  grpc::ServerWriteReactor<v1::PortEvent>* Subscribe(grpc::CallbackServerContext* /*context*/,
+  // The streams authenticate their callers as the unary calls do (ServeCallback): a port's
+  // traffic is no less the caller's business than a Read of it.
+  grpc::ServerWriteReactor<v1::PortEvent>* Subscribe(grpc::CallbackServerContext* context,
                                                      const v1::SubscribeRequest* request) override {
+    absl::StatusOr<Caller> caller = auth_.Identify(*context);
+    if (!caller.ok()) return Refuse<v1::PortEvent>(caller.status());
     if (request->port_name().empty() || ports_->stopped()) {
-      auto* reactor = new RejectedStream<v1::PortEvent>();
-      reactor->Finish(ToGrpcStatus(
+      return Refuse<v1::PortEvent>(
           ports_->stopped() ? PortService::ShuttingDownError()
-                            : absl::InvalidArgumentError("port_name is required for Subscribe")));
-      return reactor;
+                            : absl::InvalidArgumentError("port_name is required for Subscribe"));
+    }
+    if (absl::Status allowed = MayWatch(*caller, request->port_name()); !allowed.ok()) {
+      return Refuse<v1::PortEvent>(allowed);
     }
     v1::PortEvent initial;
     initial.set_port_name(request->port_name());
@@ -670,13 +675,12 @@ class SerialServiceImpl final : public SerialGrpcService {
     return reactor;
   }
 
-  grpc::ServerWriteReactor<v1::PortEvent>* WatchPorts(grpc::CallbackServerContext* /*context*/,
+  grpc::ServerWriteReactor<v1::PortEvent>* WatchPorts(grpc::CallbackServerContext* context,
                                                       const v1::WatchPortsRequest*) override {
-    if (ports_->stopped()) {
-      auto* reactor = new RejectedStream<v1::PortEvent>();
-      reactor->Finish(ToGrpcStatus(PortService::ShuttingDownError()));
-      return reactor;
+    if (absl::StatusOr<Caller> caller = auth_.Identify(*context); !caller.ok()) {
+      return Refuse<v1::PortEvent>(caller.status());
     }
+    if (ports_->stopped()) return Refuse<v1::PortEvent>(PortService::ShuttingDownError());
     return SubscribeReactor::StartForEveryPort([this] { return CurrentPortEvents(); },
                                                &ports_->hub(), &tracker_);
   }
@@ -684,11 +688,7 @@ class SerialServiceImpl final : public SerialGrpcService {
   grpc::ServerWriteReactor<v1::LeaseEvent>* Lease(grpc::CallbackServerContext* context,
                                                   const v1::LeaseRequest*) override {
     absl::StatusOr<Caller> caller = auth_.Identify(*context);
-    if (!caller.ok()) {
-      auto* reactor = new RejectedStream<v1::LeaseEvent>();
-      reactor->Finish(ToGrpcStatus(caller.status()));
-      return reactor;
-    }
+    if (!caller.ok()) return Refuse<v1::LeaseEvent>(caller.status());
     return LeaseReactor::Start(caller->principal, ports_.get(), &tracker_);
   }
 
@@ -888,13 +888,35 @@ class SerialServiceImpl final : public SerialGrpcService {
     void OnDone() override { delete this; }
   };
 
+  // A stream refused before it starts.
+  template <typename Message>
+  static grpc::ServerWriteReactor<Message>* Refuse(const absl::Status& status) {
+    auto* reactor = new RejectedStream<Message>();
+    reactor->Finish(ToGrpcStatus(status));
+    return reactor;
+  }
+
   // What the access file allows the caller on `port` (OK without one). Checked again on
   // every call, so a reload that takes a port away applies to ports already open.
   absl::Status MayUse(const CallContext* call, const std::string& port, PortUse use) const {
+    return MayUse(call->principal(), port, use);
+  }
+  absl::Status MayUse(const std::string& owner, const std::string& port, PortUse use) const {
     if (access_ == nullptr || !access_->enabled()) return absl::OkStatus();
-    const std::string principal = access::PrincipalOfOwner(call->principal());
+    const std::string principal = access::PrincipalOfOwner(owner);
     return use == PortUse::kRead ? access_->MayUsePort(principal, port)
                                  : access_->MayChangePort(principal, port);
+  }
+
+  // Whether `caller` may watch `port`'s traffic: a read that takes nothing from the port, so
+  // checked as WaitFor is. A trusted gateway that names no owner watches for itself (its
+  // console, its resource subscriptions) and could name any owner anyway: it is not checked
+  // as "anonymous".
+  absl::Status MayWatch(const Caller& caller, const std::string& port) const {
+    if (caller.speaks_for_principals && caller.principal == kAnonymousPrincipal) {
+      return absl::OkStatus();
+    }
+    return MayUse(caller.principal, port, PortUse::kRead);
   }
 
   // The port a write, read, query or reconfigure addresses: named, or the caller's only one.

@@ -11,6 +11,11 @@
 namespace labgate::serial {
 namespace {
 
+// How long past its expires_at a grant is still enforced while the service is reachable: a
+// renewal (the watcher reports uses every 250 ms) may be on its way, and the two hosts' clocks
+// may differ a little. Past it, a grant ends even if the stream looks alive but has gone quiet.
+constexpr GrantTable::Clock::duration kRenewalSkew = std::chrono::seconds(2);
+
 GrantTable::Clock::time_point ParseTime(const std::string& text) {
   absl::Time time;
   std::string error;
@@ -78,11 +83,18 @@ const GrantTable::Known* GrantTable::GrantOnLocked(const std::string& target,
         std::find(known.held.begin(), known.held.end(), target) == known.held.end()) {
       continue;
     }
-    // Cut off from the service, a grant lasts until its lease ends: nobody can renew it.
-    if (!reachable_ && known.expires_at <= now) continue;
+    if (!InForceLocked(known, now)) continue;
     return &known;
   }
   return nullptr;
+}
+
+bool GrantTable::InForceLocked(const Known& grant, Clock::time_point now) const {
+  if (grant.expires_at == Clock::time_point::max()) return true;  // no expiry known
+  // Cut off from the service, a grant lasts until its lease ends: nobody can renew it.
+  // Reachable, it gets the skew for a renewal in flight, and no more: a watch that is silently
+  // dead must not keep a holder's grant alive past its lease.
+  return now < (reachable_ ? grant.expires_at + kRenewalSkew : grant.expires_at);
 }
 
 absl::Status GrantTable::Check(const std::string& principal,
@@ -162,7 +174,7 @@ GrantTable::State GrantTable::state() const {
     }
     const bool here = std::any_of(known.held.begin(), known.held.end(),
                                   [&](const auto& held) { return held.rfind(prefix, 0) == 0; });
-    if (here && (reachable_ || known.expires_at > now)) ++state.grants;
+    if (here && InForceLocked(known, now)) ++state.grants;
   }
   return state;
 }

@@ -4,8 +4,10 @@
 // The check needs no call to the service, and records the holder's own uses so the watcher can
 // report them (each renews the grant's lease).
 //
-// While the service is unreachable the grants last known stay enforced until their leases end;
-// nothing newer is known, so nothing new is enforced. Thread-safe.
+// A grant is enforced until its lease ends (plus a short skew for a renewal in flight while the
+// service is reachable), even when its end was never streamed. While the service is unreachable
+// the grants last known stay enforced until their leases end; nothing newer is known, so nothing
+// new is enforced. Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -78,6 +80,10 @@ class GrantTable {
   std::string Qualified(const std::string& name) const {
     return bench_.empty() ? name : bench_ + ":" + name;
   }
+  // Whether `grant` is still enforced at `now`: until its expires_at (plus a skew while the
+  // service is reachable).
+  bool InForceLocked(const Known& grant, Clock::time_point now) const
+      ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // The grant in force on `target` (a service name), or null.
   const Known* GrantOnLocked(const std::string& target, Clock::time_point now) const
       ABSL_SHARED_LOCKS_REQUIRED(mu_);

@@ -158,6 +158,9 @@ absl::StatusOr<Reservation> ReservationBook::Renew(const std::string& id, const 
     return absl::NotFoundError(absl::StrCat("no reservation ", id, " of yours"));
   }
   Reservation& reservation = it->second;
+  // A grant whose time is up is over even if no Advance has ended it yet: renewing it would
+  // hand back a target the queue may already be owed.
+  ExpireIfRunOut(reservation, now);
   if (reservation.state != ReservationState::kGranted) {
     return absl::FailedPreconditionError(absl::StrCat(
         "reservation ", id, " is ", ReservationStateName(reservation.state), ", not granted"));
@@ -177,7 +180,7 @@ std::vector<Reservation> ReservationBook::Touch(const std::string& holder,
     }
     const auto& granted = reservation.granted;
     if (std::find(granted.begin(), granted.end(), target) != granted.end()) {
-      // Granted and the holder's: it cannot fail.
+      // Granted and the holder's: it fails only for a grant whose time is up (now expired).
       if (absl::StatusOr<Reservation> done = Renew(id, holder, now); done.ok()) {
         renewed.push_back(*std::move(done));
       }
@@ -223,6 +226,14 @@ void ReservationBook::EndNow(Reservation& reservation, ReservationState state, s
   reservation.position = 0;
 }
 
+bool ReservationBook::ExpireIfRunOut(Reservation& reservation, ReservationTime now) {
+  if (reservation.state != ReservationState::kGranted || reservation.ends_at > now) return false;
+  const bool held_out = reservation.ends_at >= reservation.granted_at + reservation.request.hold;
+  EndNow(reservation, ReservationState::kExpired,
+         held_out ? "its hold time ran out" : "its lease was not renewed", now);
+  return true;
+}
+
 std::vector<Reservation*> ReservationBook::QueueOrder() {
   std::vector<Reservation*> queue;
   for (auto& [id, reservation] : reservations_) {
@@ -252,13 +263,8 @@ std::vector<Reservation> ReservationBook::Advance(const std::vector<Reservable>&
       it = reservations_.erase(it);
       continue;
     }
-    if (reservation.state == ReservationState::kGranted && reservation.ends_at <= now) {
-      const bool held_out =
-          reservation.ends_at >= reservation.granted_at + reservation.request.hold;
-      EndNow(reservation, ReservationState::kExpired,
-             held_out ? "its hold time ran out" : "its lease was not renewed", now);
-    } else if (reservation.state == ReservationState::kWaiting &&
-               reservation.request.wait.count() > 0 && reservation.ends_at <= now) {
+    if (!ExpireIfRunOut(reservation, now) && reservation.state == ReservationState::kWaiting &&
+        reservation.request.wait.count() > 0 && reservation.ends_at <= now) {
       EndNow(reservation, ReservationState::kExpired,
              absl::StrCat("not granted within wait_s (", reservation.request.wait.count(), ")"),
              now);

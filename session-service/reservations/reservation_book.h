@@ -85,10 +85,12 @@ class ReservationBook {
                                       ReservationTime now);
   // The holder's grant lives on for another lease. NOT_FOUND for an id that is not the holder's
   // (another principal's reservation is not told apart from none); FAILED_PRECONDITION for one
-  // that is not granted.
+  // that is not granted, including a grant whose time is up at `now`: that one is expired here,
+  // as Advance would, and the caller stores it.
   absl::StatusOr<Reservation> Renew(const std::string& id, const std::string& holder,
                                     ReservationTime now);
   // A use of `target` by `holder` renews the holder's grant on it, if any; returns it renewed.
+  // A grant whose time is up at `now` is expired instead (as Renew does) and not returned.
   std::vector<Reservation> Touch(const std::string& holder, const std::string& target,
                                  ReservationTime now);
   // Ends the holder's reservation: a grant is released, a waiting one leaves the queue
@@ -119,6 +121,8 @@ class ReservationBook {
   std::vector<Reservation*> QueueOrder();
   void EndNow(Reservation& reservation, ReservationState state, std::string reason,
               ReservationTime now);
+  // Ends a grant whose lease or hold is over at `now`; true if it did.
+  bool ExpireIfRunOut(Reservation& reservation, ReservationTime now);
 
   const ReservationLimits limits_;
   int64_t next_sequence_ = 1;

@@ -115,9 +115,8 @@ void ReservationDesk::CountLocked(const std::vector<Reservation>& changed,
   metrics.granted.Get().Set(granted);
 }
 
-void ReservationDesk::AdvanceLocked(const std::string& reason,
+void ReservationDesk::AdvanceLocked(ReservationTime now, const std::string& reason,
                                     std::function<void(absl::Status)> then) {
-  const ReservationTime now = options_.clock();
   std::vector<Reservation> changed = book_.Advance(InventoryLocked(), now);
   CountLocked(changed, now);
   StoreLocked(std::move(changed), reason, std::move(then));
@@ -192,8 +191,20 @@ void ReservationDesk::Reserve(ReservationRequest request, Done done) {
 
 void ReservationDesk::Renew(const std::string& id, const std::string& holder, Done done) {
   absl::MutexLock lock(&mu_);
-  absl::StatusOr<Reservation> renewed = book_.Renew(id, holder, options_.clock());
-  if (!renewed.ok()) return done(renewed.status());
+  const ReservationTime now = options_.clock();
+  // The timer may not have ended a lease that ran out yet: end it (stored, and its targets
+  // granted on) before the renewal, which then finds it expired.
+  std::vector<Reservation> ran_out = book_.Advance(InventoryLocked(), now);
+  CountLocked(ran_out, now);
+  absl::StatusOr<Reservation> renewed = book_.Renew(id, holder, now);
+  if (!renewed.ok()) {
+    // Answered once the expiry is stored, as every change is.
+    return StoreLocked(std::move(ran_out), "time passed",
+                       [done = std::move(done), refused = renewed.status()](const absl::Status&) {
+                         done(refused);
+                       });
+  }
+  StoreLocked(std::move(ran_out), "time passed", [](const absl::Status&) {});
   StoreLocked({*renewed}, "renewed",
               [done = std::move(done), renewed = *renewed](const absl::Status& stored) mutable {
                 if (!stored.ok()) return done(stored);
@@ -235,12 +246,12 @@ void ReservationDesk::PublishInventory(const std::string& bench,
   absl::MutexLock lock(&mu_);
   inventory_[bench] = std::move(reservables);
   reported_at_[bench] = options_.clock();
-  AdvanceLocked("inventory changed", std::move(done));
+  AdvanceLocked(options_.clock(), "inventory changed", std::move(done));
 }
 
 void ReservationDesk::Advance() {
   absl::MutexLock lock(&mu_);
-  AdvanceLocked("time passed", [](const absl::Status&) {});
+  AdvanceLocked(options_.clock(), "time passed", [](const absl::Status&) {});
 }
 
 ReservationDesk::Listing ReservationDesk::List() const {
@@ -266,6 +277,8 @@ void ReservationDesk::Touch(const std::vector<Use>& uses,
                             std::function<void(absl::StatusOr<int>)> done) {
   absl::MutexLock lock(&mu_);
   const ReservationTime now = options_.clock();
+  // A use after a lease ran out does not revive it (see Renew).
+  AdvanceLocked(now, "time passed", [](const absl::Status&) {});
   std::map<std::string, Reservation> renewed;  // one row per reservation, however many uses
   for (const Use& use : uses) {
     for (Reservation& reservation : book_.Touch(use.holder, use.target, now)) {
@@ -284,16 +297,17 @@ void ReservationDesk::Touch(const std::vector<Use>& uses,
 }
 
 void ReservationDesk::Cancel(const std::string& id, const std::string& holder, Done done) {
-  {
-    absl::MutexLock lock(&mu_);
-    std::optional<Reservation> found = book_.Find(id);
-    if (found.has_value() && found->request.holder == holder &&
-        found->state == ReservationState::kGranted) {
-      return done(absl::FailedPreconditionError(absl::StrCat(
-          "reservation ", id, " is granted, not waiting: release it to end the grant")));
-    }
+  // One lock for the check and the end: a reservation granted in between would otherwise be
+  // released, though Cancel never ends a grant.
+  absl::MutexLock lock(&mu_);
+  std::optional<Reservation> found = book_.Find(id);
+  if (found.has_value() && found->request.holder == holder &&
+      found->state == ReservationState::kGranted) {
+    return done(absl::FailedPreconditionError(
+        absl::StrCat("reservation ", id, " is granted, not waiting: release it to end the grant")));
   }
-  Release(id, holder, std::move(done));
+  const ReservationTime now = options_.clock();
+  EndLocked(book_.End(id, holder, now), "released", now, std::move(done));
 }
 
 uint64_t ReservationDesk::Watch(const Snapshot& snapshot, Listener listener) {
@@ -331,7 +345,7 @@ void ReservationDesk::Run() {
             sleep = std::min(sleep, absl::FromChrono(*next - options_.clock()));
           }
           if (sleep <= absl::ZeroDuration()) {
-            AdvanceLocked("time passed", [](const absl::Status&) {});
+            AdvanceLocked(options_.clock(), "time passed", [](const absl::Status&) {});
             if (!to_save_.empty()) continue;  // leaves the wait to save it
             sleep = kLongestSleep;            // nothing changed: no spinning on a past deadline
           }

@@ -120,9 +120,9 @@ class ReservationDesk {
   // Stores a reservation `ended` (or answers why not), and grants what it freed.
   void EndLocked(absl::StatusOr<Reservation> ended, const std::string& why, ReservationTime now,
                  Done done) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Ends what has run out and grants what can be granted now, counted and stored.
-  void AdvanceLocked(const std::string& reason, std::function<void(absl::Status)> then)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Ends what has run out and grants what can be granted at `now`, counted and stored.
+  void AdvanceLocked(ReservationTime now, const std::string& reason,
+                     std::function<void(absl::Status)> then) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The worker: hands the saves to the store in order, and ends leases and waits on time.
   void Run() ABSL_LOCKS_EXCLUDED(mu_);
 

@@ -174,6 +174,28 @@ TEST_F(ReservationBookTest, AGrantLivesWhileRenewedAndEndsALeaseAfterTheLastRene
   EXPECT_EQ(changed.size(), 2u);
 }
 
+TEST_F(ReservationBookTest, ALeaseThatRanOutIsNotRevivedByALateRenewalOrUse) {
+  ReservationRequest job = For("ci:job", {"psu-1"});
+  job.lease = seconds(60);
+  Reserve("job", job);
+  ReservationRequest other = For("ci:other", {"psu-2"});
+  other.lease = seconds(60);
+  Reserve("other", other);
+  Reserve("next", For("alice", {"psu-1"}), seconds(1));
+  // No Advance ran since the grants: both leases are up at 60 s all the same.
+  absl::StatusOr<Reservation> late = book_.Renew("job", "ci:job", kStart + seconds(60));
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kFailedPrecondition) << late.status();
+  EXPECT_TRUE(absl::StrContains(late.status().message(), "is expired, not granted"))
+      << late.status();
+  EXPECT_EQ(StateOf("job"), ReservationState::kExpired);
+  EXPECT_EQ(book_.Find("job").value_or(Reservation{}).end_reason, "its lease was not renewed");
+  EXPECT_TRUE(book_.Touch("ci:other", "psu-2", kStart + seconds(61)).empty());
+  EXPECT_EQ(StateOf("other"), ReservationState::kExpired);
+  EXPECT_EQ(HolderOf("psu-2"), "");
+  book_.Advance(inventory_, kStart + seconds(61));
+  EXPECT_EQ(HolderOf("psu-1"), "alice") << "the next in line has it";
+}
+
 TEST_F(ReservationBookTest, TheHoldCapsAGrantHoweverOftenItIsRenewed) {
   ReservationRequest request = For("alice", {"psu-1"});
   request.lease = seconds(60);

@@ -212,6 +212,37 @@ TEST_F(ReservationDeskTest, UsesRenewOnlyTheHoldersGrantAndAWatcherStartsFromWha
             (std::vector<std::string>{"ci:job granted (used)", "http:alice cancelled (released)"}));
 }
 
+TEST_F(ReservationDeskTest, ALateRenewalOrUseDoesNotReviveALeaseThatRanOut) {
+  Publish("", Supplies());
+  // Leases shorter than the 10 s a bench's report stays fresh, so the bench is still there.
+  absl::StatusOr<Reservation> ci = Reserve(Wants("ci:job", {"psu-1"}, seconds(600), seconds(5)));
+  ASSERT_TRUE(ci.ok()) << ci.status();
+  ASSERT_TRUE(Reserve(Wants("ci:other", {"psu-2"}, seconds(600), seconds(5))).ok());
+  absl::StatusOr<Reservation> alice = Reserve(Wants("http:alice", {"psu-1"}));
+  ASSERT_TRUE(alice.ok());
+  EXPECT_EQ(alice->state, ReservationState::kWaiting);
+  now_ = now_.load() + seconds(6);  // both leases are up; no timer has ended them (it is off)
+
+  absl::StatusOr<Reservation> late =
+      Await<Reservation>([&](auto done) { desk_->Renew(ci->id, "ci:job", std::move(done)); });
+  EXPECT_TRUE(absl::IsFailedPrecondition(late.status())) << late.status();
+  EXPECT_NE(late.status().message().find("is expired, not granted"), std::string::npos)
+      << late.status();
+  absl::StatusOr<int> used = Await<int>([&](auto done) {
+    desk_->Touch({{"ci:other", "psu-2"}}, std::move(done));
+  });
+  ASSERT_TRUE(used.ok()) << used.status();
+  EXPECT_EQ(*used, 0) << "a use after the lease ended renews nothing";
+
+  ReservationDesk::Listing listing = desk_->List();
+  EXPECT_EQ(listing.reservables[0].holder, "http:alice") << "the next in line, at once";
+  EXPECT_EQ(listing.reservables[1].holder, "");
+  std::vector<ReservationRow> stored = Stored();
+  ASSERT_EQ(stored.size(), 1u) << "the expiries are stored";
+  EXPECT_EQ(stored[0].id, alice->id);
+  EXPECT_EQ(stored[0].state, "granted");
+}
+
 TEST_F(ReservationDeskTest, ABenchThatStopsReportingIsNeverGrantedUntilItReportsAgain) {
   Publish("lab-a", Supplies());
   now_ = now_.load() + seconds(11);  // lab-a's labgate-serial went quiet

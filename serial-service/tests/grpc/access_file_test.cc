@@ -138,5 +138,31 @@ TEST_F(AccessFileTest, OnlyTheGatewayMayCloseAnothersPortAndItMustSayWhoAndWhy) 
   EXPECT_EQ(olga.Write("loop://lab-6", "b").error_code(), grpc::StatusCode::FAILED_PRECONDITION);
 }
 
+TEST_F(AccessFileTest, ASubscriberMayWatchOnlyThePortsItMayUse) {
+  v1::PortEvent event;
+  grpc::Status other = As("olga-token").Subscribe("loop://bench-9", &event);
+  EXPECT_EQ(other.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(
+      other.error_message(),
+      absl::StrCat("olga may not use port loop://bench-9: it is not among its ports in ", path_));
+  grpc::Status stranger = As("mallory-token").Subscribe("loop://lab-7", &event);
+  EXPECT_EQ(stranger.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_NE(stranger.error_message().find("mallory may do nothing here"), std::string::npos)
+      << stranger.error_message();
+  EXPECT_EQ(As(kGatewayToken, "http:olga").Subscribe("loop://bench-9", &event).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED)
+      << "the gateway's principals are bound by the same file";
+  EXPECT_EQ(As("olga-token-x").Subscribe("loop://lab-7", &event).error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+
+  grpc::Status mine = As("olga-token").Subscribe("loop://lab-7", &event);
+  ASSERT_TRUE(mine.ok()) << mine.error_message();
+  EXPECT_EQ(event.port_name(), "loop://lab-7");
+  EXPECT_TRUE(As("vera-token").Subscribe("loop://lab-7", &event).ok())
+      << "watching takes nothing from the port: a viewer may";
+  EXPECT_TRUE(As(kGatewayToken).Subscribe("loop://bench-9", &event).ok())
+      << "the gateway itself, naming nobody (its console, its resource subscriptions)";
+}
+
 }  // namespace
 }  // namespace labgate::serial

@@ -151,6 +151,39 @@ TEST_F(TokenAuthTest, AWrongTokenOrAPrefixOfTheRightOneIsRefused) {
   EXPECT_TRUE(As(kGatewayToken, "alice").Open("loop://w").ok());
 }
 
+TEST_F(TokenAuthTest, TheStreamsRefuseWhatTheUnaryCallsRefuseAndServeAKnownCaller) {
+  ASSERT_TRUE(As("alice-token-1").Open("loop://s").ok());
+  ASSERT_TRUE(As("alice-token-1").Write("loop://s", "secret").ok());
+  const grpc::Status unary = As("not-a-token").Open("loop://t");
+  ASSERT_EQ(unary.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  v1::PortEvent event;
+  for (const std::string& token : {std::string("not-a-token"), std::string("alice-token")}) {
+    const grpc::Status subscribed = As(token).Subscribe("loop://s", &event);
+    EXPECT_EQ(subscribed.error_code(), grpc::StatusCode::UNAUTHENTICATED) << token;
+    EXPECT_EQ(subscribed.error_message(), unary.error_message()) << token;
+    const grpc::Status watched = As(token).WatchPorts(&event);
+    EXPECT_EQ(watched.error_code(), grpc::StatusCode::UNAUTHENTICATED) << token;
+    EXPECT_EQ(watched.error_message(), unary.error_message()) << token;
+  }
+  // A client naming another owner is refused as a Write would be.
+  const grpc::Status forged = As("bob-token-2", "alice").Subscribe("loop://s", &event);
+  EXPECT_EQ(forged.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_NE(forged.error_message().find("caller bob may not act for owner alice"),
+            std::string::npos)
+      << forged.error_message();
+  EXPECT_EQ(As("bob-token-2", "alice").WatchPorts(&event).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+
+  // Known callers are served.
+  const grpc::Status subscribed = As("bob-token-2").Subscribe("loop://s", &event);
+  ASSERT_TRUE(subscribed.ok()) << subscribed.error_message();
+  EXPECT_EQ(event.port_name(), "loop://s");
+  EXPECT_EQ(event.type(), v1::PortEvent::TYPE_OPENED);
+  const grpc::Status watched = As(kGatewayToken, "alice").WatchPorts(&event);
+  ASSERT_TRUE(watched.ok()) << watched.error_message();
+  EXPECT_EQ(event.port_name(), "loop://s");
+}
+
 TEST(ClientTokenFileTest, BadFilesAreRefusedWithTheLineAtFault) {
   const std::string path = TempPath("clients");
   WriteFile(path, "# lab clients\nalice alice-token-1\n\nbob bob-token-2\n");

@@ -51,6 +51,19 @@ class Caller {
     v1::ClosePortResponse response;
     return stub_->ForceClose(Context().get(), request, &response);
   }
+  // Starts a Subscribe stream on `port` and reads its first event into `event`, then ends it:
+  // OK once an event came, else the status the stream was refused with.
+  grpc::Status Subscribe(const std::string& port, v1::PortEvent* event) {
+    v1::SubscribeRequest request;
+    request.set_port_name(port);
+    std::unique_ptr<grpc::ClientContext> context = Context();
+    return FirstEvent(*context, stub_->Subscribe(context.get(), request), event);
+  }
+  // The same for a WatchPorts stream (its first event is an open port's current state).
+  grpc::Status WatchPorts(v1::PortEvent* event) {
+    std::unique_ptr<grpc::ClientContext> context = Context();
+    return FirstEvent(*context, stub_->WatchPorts(context.get(), v1::WatchPortsRequest()), event);
+  }
   absl::StatusOr<v1::GetStatusResponse> Status(const std::string& port) {
     v1::GetStatusRequest request;
     request.set_port_name(port);
@@ -61,6 +74,18 @@ class Caller {
   }
 
  private:
+  static grpc::Status FirstEvent(grpc::ClientContext& context,
+                                 std::unique_ptr<grpc::ClientReader<v1::PortEvent>> reader,
+                                 v1::PortEvent* event) {
+    if (!reader->Read(event)) return reader->Finish();
+    context.TryCancel();
+    v1::PortEvent ignored;
+    while (reader->Read(&ignored)) {
+    }
+    reader->Finish().IgnoreError();
+    return grpc::Status::OK;
+  }
+
   std::unique_ptr<v1::SerialService::Stub> stub_;
   std::string token_;
   std::string owner_;

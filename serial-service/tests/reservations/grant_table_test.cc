@@ -1,7 +1,8 @@
 // The reservation check labgate-serial makes on every open, I/O and line change: a grant on a
 // port, by its name, its instrument or its device path, refuses everyone but the holder, saying
 // who holds it, until when and how to queue; the holder's uses are recorded to renew it; cut off
-// from the service, the last grants hold until their leases end.
+// from the service, the last grants hold until their leases end; and no grant outlives its lease
+// (beyond a short skew) however alive the watch looks.
 #include "serial-service/reservations/grant_table.h"
 
 #include <gtest/gtest.h>
@@ -116,6 +117,20 @@ TEST(GrantTableTest, CutOffFromTheServiceTheLastGrantsHoldUntilTheirLeasesEnd) {
   table.Replace({});
   EXPECT_TRUE(table.state().reachable);
   EXPECT_TRUE(table.Check("http:alice", {"psu-1"}).ok()) << "the new snapshot has no grant";
+}
+
+TEST(GrantTableTest, AGrantPastItsLeaseIsNotEnforcedEvenWhileTheWatchLooksAlive) {
+  GrantTable table("lab-a");
+  // The stream is up, but its end of r1 never came (a watch that went quiet without breaking).
+  table.Replace({Granted("r1", "ci:a", {"lab-a:psu-1"}, -seconds(5)),
+                 Granted("r2", "ci:b", {"lab-a:psu-2"}, -seconds(1))});
+  ASSERT_TRUE(table.state().reachable);
+  absl::Status checked = table.Check("http:alice", {"psu-1"});
+  EXPECT_TRUE(checked.ok()) << "its lease ended 5 s ago, past the skew allowed: " << checked;
+  EXPECT_EQ(table.HolderOf({"psu-1"}), "");
+  EXPECT_FALSE(table.Check("http:alice", {"psu-2"}).ok())
+      << "1 s past its lease: within the skew, a renewal may be on its way";
+  EXPECT_EQ(table.state().grants, 1) << "only the grant within the skew";
 }
 
 }  // namespace
