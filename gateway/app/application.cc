@@ -291,10 +291,14 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
     Backends* backends_ptr = p.backends.get();
     access::AccessControl* access_ptr = p.access.get();
     p.reload_on_hup =
-        std::make_unique<ReloadWatcher>([backends_ptr, access_ptr, serial_reloadable] {
+        std::make_unique<ReloadWatcher>([backends_ptr, access_ptr, server, serial_reloadable] {
           if (access_ptr->enabled()) {
             LG_LOG(kInfo) << "SIGHUP: reloading the access file";
-            if (access_ptr->Reload().ok()) LG_LOG(kInfo) << "access file reloaded";
+            if (access_ptr->Reload().ok()) {
+              LG_LOG(kInfo) << "access file reloaded";
+              // Each principal's tools/list may have changed: tell the clients to fetch it.
+              server->NotifyListChanged(ListKind::kTools);
+            }
           }
           if (serial_reloadable) {
             LG_LOG(kInfo) << "SIGHUP: reloading the policy and the instruments";

@@ -1,7 +1,11 @@
 #include "gateway/console/approval_views.h"
 
+#include <optional>
+#include <utility>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "common/log.h"
 #include "gateway/console/console_replies.h"
 
@@ -20,15 +24,29 @@ absl::Status MayAnswer(const access::AccessControl* access, const std::string& p
   return access->MayApprove(principal, rule);
 }
 
+// Raises `shown` to hold `id`'s number.
+void NoteShown(std::atomic<uint64_t>* shown, const std::string& id) {
+  uint64_t key = 0;
+  if (shown == nullptr || !absl::SimpleAtoi(id, &key)) return;
+  uint64_t seen = shown->load(std::memory_order_acquire);
+  while (seen < key && !shown->compare_exchange_weak(seen, key, std::memory_order_acq_rel)) {
+  }
+}
+
+ApprovalViews::Reply Refusal(int status, absl::string_view message) {
+  return {status, {{"error", std::string(message)}}};
+}
+
 }  // namespace
 
 json ApprovalsJson(const ApprovalBoard* board, const access::AccessControl* access,
-                   const std::string& principal) {
+                   const std::string& principal, std::atomic<uint64_t>* shown) {
   json list = json::array();
   if (board == nullptr) return {{"enabled", false}, {"version", 0}, {"approvals", list}};
   const uint64_t version = board->version();
   const absl::Time now = absl::Now();
   for (const ApprovalBoard::Waiting& waiting : board->List()) {
+    NoteShown(shown, waiting.id);
     const HeldWrite& write = waiting.write;
     json entry = {
         {"id", waiting.id},
@@ -58,45 +76,59 @@ void ApprovalViews::List(const std::shared_ptr<http::HttpConnection>& connection
   if (board_ != nullptr && after != query.end() && absl::SimpleAtoi(after->second, &seen)) {
     // Answers when the list changes (or at once if it has since `seen`).
     board_->OnChange(seen, absl::Now() + kLongPoll,
-                     [connection, board = board_, access = access_, principal] {
-                       RespondJson(connection, 200, ApprovalsJson(board, access.get(), principal));
+                     [connection, board = board_, access = access_, shown = shown_, principal] {
+                       RespondJson(connection, 200,
+                                   ApprovalsJson(board, access.get(), principal, shown.get()));
                      });
     return;
   }
-  RespondJson(connection, 200, ApprovalsJson(board_, access_.get(), principal));
+  RespondJson(connection, 200, ApprovalsJson(board_, access_.get(), principal, shown_.get()));
 }
 
 void ApprovalViews::Answer(const std::shared_ptr<http::HttpConnection>& connection,
                            const std::string& actor, const std::string& id,
                            const std::string& decision) const {
-  if (board_ == nullptr) {
-    return RespondError(connection, 503, "approvals are not taken in this console");
-  }
+  const Reply reply = Answered(actor, id, decision);
+  RespondJson(connection, reply.status, reply.body);
+}
+
+ApprovalViews::Reply ApprovalViews::Answered(const std::string& actor, const std::string& id,
+                                             const std::string& decision) const {
+  if (board_ == nullptr) return Refusal(503, "approvals are not taken in this console");
   if (access_ != nullptr) {
     if (absl::Status acts = access_->MayAct(actor); !acts.ok()) {
-      return RespondError(connection, 403, std::string(acts.message()));
+      return Refusal(403, acts.message());
     }
   }
   std::optional<ApprovalBoard::Waiting> held;
   for (ApprovalBoard::Waiting& waiting : board_->List()) {
+    NoteShown(shown_.get(), waiting.id);
     if (waiting.id == id) held = std::move(waiting);
   }
-  if (held.has_value() && access_ != nullptr) {
-    if (absl::Status may = access_->MayApprove(actor, held->write.rule); !may.ok()) {
-      return RespondError(connection, 403, std::string(may.message()));
+  if (held.has_value()) {
+    if (access_ != nullptr) {
+      if (absl::Status may = access_->MayApprove(actor, held->write.rule); !may.ok()) {
+        return Refusal(403, may.message());
+      }
+    }
+  } else {
+    // Not waiting. Asking the board about an id it has not shown yet could decide a hold made
+    // since List(), whose rule was never checked (ids are sequential, so easy to guess).
+    uint64_t key = 0;
+    if (!absl::SimpleAtoi(id, &key) || key > shown_->load(std::memory_order_acquire)) {
+      return Refusal(404, absl::StrCat("no write is waiting for approval as ", id));
     }
   }
   const std::string approver = absl::StrCat(actor, " in the labgate console");
   const absl::Status answered = board_->Answer(id, {decision, approver, true});
-  if (absl::IsAlreadyExists(answered))
-    return RespondError(connection, 409, std::string(answered.message()));
-  if (!answered.ok()) return RespondError(connection, 404, std::string(answered.message()));
+  if (absl::IsAlreadyExists(answered)) return Refusal(409, answered.message());
+  if (!answered.ok()) return Refusal(404, answered.message());
   if (held.has_value()) {
     LG_LOG(kInfo) << "console: " << actor << " " << AnswerWord(decision) << " hold " << id << " ("
                   << held->write.tool << " on " << held->write.port << " by "
                   << held->write.principal << ", rule " << held->write.rule << ")";
   }
-  RespondJson(connection, 200, {{"id", id}, {"decision", decision}, {"approver", approver}});
+  return {200, {{"id", id}, {"decision", decision}, {"approver", approver}}};
 }
 
 }  // namespace labgate::gateway::console

@@ -4,6 +4,8 @@
 // hold's rule (an operator or admin; anyone who reaches the console without an access file).
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -27,13 +29,29 @@ class ApprovalViews {
   void Answer(const std::shared_ptr<http::HttpConnection>& connection, const std::string& actor,
               const std::string& id, const std::string& decision) const;
 
+  // What Answer replies: an HTTP status and its JSON body.
+  struct Reply {
+    int status = 200;
+    nlohmann::json body;
+  };
+  // Answers hold `id` as `actor`, checking its rule against the actor's may_approve. A hold
+  // not waiting now is answered only when the board has shown a hold at least as new: ids
+  // are sequential and never reused, so such a hold can no longer be decided, and its
+  // answer is only who came first (409). An id above every one shown may be a hold about to
+  // be made, whose rule is unknown: 404, and the board is not asked.
+  Reply Answered(const std::string& actor, const std::string& id,
+                 const std::string& decision) const;
+
  private:
   ApprovalBoard* const board_;
   const std::shared_ptr<const access::AccessControl> access_;
+  // The highest hold id the board has listed here (0: none yet).
+  const std::shared_ptr<std::atomic<uint64_t>> shown_ = std::make_shared<std::atomic<uint64_t>>(0);
 };
 
-// The list as `principal` sees it: each hold, and whether it may answer it.
+// The list as `principal` sees it: each hold, and whether it may answer it. `shown`
+// (optional) is raised to the highest id listed.
 nlohmann::json ApprovalsJson(const ApprovalBoard* board, const access::AccessControl* access,
-                             const std::string& principal);
+                             const std::string& principal, std::atomic<uint64_t>* shown = nullptr);
 
 }  // namespace labgate::gateway::console

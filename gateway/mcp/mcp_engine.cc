@@ -16,6 +16,7 @@
 #include "common/status_map.h"
 #include "gateway/core/gateway_metrics.h"
 #include "gateway/mcp/invalid_params.h"
+#include "gateway/mcp/resource_access.h"
 
 namespace labgate::gateway {
 
@@ -149,7 +150,13 @@ bool McpEngine::Handle(const std::string& method, const json& params, ReplyOnce&
     return ListTools(params, std::move(reply)), true;
   }
   if (method == "tools/call") return CallTool(params, std::move(reply), make_context()), true;
-  if (method == "resources/list") return ListResources(params, std::move(reply)), true;
+  if (method == "resources/list") {
+    const bool filtered = server_->access != nullptr && server_->access->enabled();
+    return ListResources(params, std::move(reply),
+                         filtered ? std::optional<std::string>(make_context()->principal_name())
+                                  : std::nullopt),
+           true;
+  }
   if (method == "resources/templates/list") {
     return ListResourceTemplates(params, std::move(reply)), true;
   }
@@ -271,7 +278,8 @@ void McpEngine::CallTool(const json& params, ReplyOnce reply,
   InvalidParams(reply, "name", absl::StrCat("Unknown tool: ", name));
 }
 
-void McpEngine::ListResources(const json& params, ReplyOnce reply) const {
+void McpEngine::ListResources(const json& params, ReplyOnce reply,
+                              const std::optional<std::string>& principal) const {
   // Providers answer asynchronously; the last one to answer builds the page.
   struct Gather {
     explicit Gather(size_t providers) : parts(providers), remaining(providers) {}
@@ -282,11 +290,17 @@ void McpEngine::ListResources(const json& params, ReplyOnce reply) const {
   const size_t providers = server_->resources.size();
   auto gather = std::make_shared<Gather>(providers);
   auto shared = Share(std::move(reply));
-  auto finish = [shared, params,
+  auto finish = [this, shared, params, principal,
                  page_size = server_->config.page_size](std::vector<std::vector<json>> parts) {
     std::vector<json> all;
     for (auto& part : parts) {
-      for (json& item : part) all.push_back(std::move(item));
+      for (json& item : part) {
+        if (principal.has_value() &&
+            !MayReadResource(*server_, *principal, item.value("uri", "")).ok()) {
+          continue;
+        }
+        all.push_back(std::move(item));
+      }
     }
     AnswerPage(std::move(all), params, "resources", page_size, std::move(*shared));
   };
@@ -324,6 +338,9 @@ void McpEngine::ReadResource(const json& params, ReplyOnce reply,
                              std::shared_ptr<RequestContext> context, const EraRules& rules) const {
   std::string uri = StringParam(params, "uri");
   if (uri.empty()) return InvalidParams(reply, "uri", "resources/read needs params.uri");
+  if (absl::Status may = MayReadResource(*server_, context->principal_name(), uri); !may.ok()) {
+    return reply.Fail(may);
+  }
   ResourceProvider* provider = FindResourceProvider(uri);
   if (provider == nullptr) {
     return reply.Error(rules.resource_not_found_code, absl::StrCat("Resource not found: ", uri),

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -34,7 +35,9 @@ class McpEngine {
                     const std::string& principal) const;
   void CallTool(const nlohmann::json& params, ReplyOnce reply,
                 std::shared_ptr<RequestContext> context) const;
-  void ListResources(const nlohmann::json& params, ReplyOnce reply) const;
+  // `principal`: list only what it may read (with an access file); nullopt: everything.
+  void ListResources(const nlohmann::json& params, ReplyOnce reply,
+                     const std::optional<std::string>& principal = std::nullopt) const;
   void ListResourceTemplates(const nlohmann::json& params, ReplyOnce reply) const;
   void ReadResource(const nlohmann::json& params, ReplyOnce reply,
                     std::shared_ptr<RequestContext> context, const EraRules& rules) const;

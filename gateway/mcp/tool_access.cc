@@ -28,9 +28,11 @@ bool ToolAccess::ReadOnly(const McpServer& server, const std::string& tool) cons
   if (index == nullptr || index->generation != generation) {
     auto built = std::make_shared<ReadOnlyIndex>();
     built->generation = generation;
+    // First wins, in the order tools/call dispatches: a later provider's tool of the same
+    // name is never the one called, so its hints must not stand for the one that is.
     for (ToolProvider* provider : server.tools) {
       for (const json& entry : provider->ListTools()) {
-        built->read_only[entry.value("name", "")] = ToolIsReadOnly(entry);
+        built->read_only.try_emplace(entry.value("name", ""), ToolIsReadOnly(entry));
       }
     }
     index = built;

@@ -16,6 +16,7 @@
 
 #include "gateway/backends/serial_benches.h"
 #include "gateway/mcp/providers.h"
+#include "gateway/mcp/resource_access.h"
 #include "gateway/resources/port_changes.h"
 
 namespace labgate::gateway {
@@ -64,8 +65,7 @@ class LabgateResources final : public ResourceProvider {
   PortChanges* port_changes_ = nullptr;
 };
 
-// "%2Fdev%2FttyUSB0" -> "/dev/ttyUSB0"; and back.
-std::string PercentDecode(const std::string& text);
+// "/dev/ttyUSB0" -> "%2Fdev%2FttyUSB0" (PercentDecode, in resource_access.h, undoes it).
 std::string PercentEncode(const std::string& text);
 
 }  // namespace labgate::gateway

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { spawnSync } from 'node:child_process';
 import { BIN, callOk, tempDir, removeDir, startService, connectStdio } from './lib/harness.mjs';
 import { startHttpGateway, connectHttp } from './lib/http_gateway.mjs';
@@ -116,13 +116,51 @@ test('an operator writes to its own ports only, and a principal not in the file 
   });
 });
 
+test('resources follow the tools whose answers they show, in both eras', async () => {
+  await withGateway(async (gateway) => {
+    const mallory = await connectHttp(gateway.url, bearer('mallory-token-4'));
+    for (const uri of ['labgate://sessions', 'labgate://ports']) {
+      const refused = await refusal(mallory.client.readResource({ uri }));
+      assert.match(refused, new RegExp(`${uri}: mallory may do nothing here`));
+      assert.match(await refusal(mallory.client.subscribeResource({ uri })), /mallory may do nothing/);
+    }
+    const listed = (await mallory.client.listResources()).resources.map((r) => r.uri);
+    assert.deepEqual(listed.filter((uri) => uri.startsWith('labgate://')), []);
+
+    // An operator reads its own ports' resources, not another's.
+    const olga = await connectHttp(gateway.url, bearer('olga-token-2'));
+    await callOk(olga.client, 'open_port', { port_name: 'loop://lab-1', ...open });
+    const own = await olga.client.readResource({ uri: 'labgate://ports/loop%3A%2F%2Flab-1' });
+    assert.equal(JSON.parse(own.contents[0].text).state, 'open');
+    const other = await refusal(olga.client.readResource({ uri: 'labgate://ports/loop%3A%2F%2Fother' }));
+    assert.match(other, /olga may not use port loop:\/\/other: it is not among its ports/);
+    await callOk(olga.client, 'close', { port_name: 'loop://lab-1' });
+
+    // The 2026 era's subscription leaves out what the principal may not read.
+    const v2 = await connectV2Http(gateway.url, { headers: { Authorization: 'Bearer mallory-token-4' } });
+    const error = await protocolError(v2.client.readResource({ uri: 'labgate://sessions' }));
+    assert.match(error.message, /mallory may do nothing/);
+    await v2.close();
+    await olga.transport.terminateSession();
+    await mallory.transport.terminateSession();
+  });
+});
+
 test('SIGHUP reloads the access file and open sessions see the change', async () => {
   await withGateway(async (gateway, access) => {
     const vera = await connectHttp(gateway.url, bearer('vera-token-1'));
+    let toolListChanges = 0;
+    vera.client.setNotificationHandler(ToolListChangedNotificationSchema, () => { ++toolListChanges; });
     assert.ok(!(await toolNames(vera.client)).includes('write'));
+    // The notice travels on vera's GET stream, which the SDK opens after initialize.
+    await sleep(200);
+    const changesBefore = toolListChanges;
     writeFileSync(access, JSON.stringify({ principals: { ...ACCESS.principals,
       vera: { role: 'operator', ports: ['loop://lab-*'] } } }));
     gateway.child.kill('SIGHUP');
+    // The session is told its tools/list changed, so a client need not poll for it.
+    for (let i = 0; i < 100 && toolListChanges === changesBefore; ++i) await sleep(50);
+    assert.ok(toolListChanges > changesBefore, 'notifications/tools/list_changed after the reload');
     let names = [];
     for (let i = 0; i < 100 && !names.includes('write'); ++i) {
       await sleep(50);

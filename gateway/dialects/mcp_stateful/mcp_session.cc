@@ -12,6 +12,7 @@
 #include "gateway/mcp/invalid_params.h"
 #include "gateway/mcp/list_changed.h"
 #include "gateway/mcp/protocol_version.h"
+#include "gateway/mcp/resource_access.h"
 
 namespace labgate::gateway {
 
@@ -378,6 +379,9 @@ void McpSession::Initialize(const json& params, ReplyOnce reply) {
 void McpSession::Subscribe(const json& params, ReplyOnce reply) {
   std::string uri = StringParam(params, "uri");
   if (uri.empty()) return InvalidParams(reply, "uri", "resources/subscribe needs params.uri");
+  if (absl::Status may = MayReadResource(engine_.server(), principal_->name(), uri); !may.ok()) {
+    return reply.Fail(may);
+  }
   ResourceProvider* provider = engine_.FindResourceProvider(uri);
   if (provider == nullptr) {
     return reply.Error(code::kResourceNotFound, absl::StrCat("Resource not found: ", uri),

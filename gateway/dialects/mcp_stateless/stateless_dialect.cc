@@ -16,6 +16,8 @@
 #include "gateway/dialects/mcp_stateless/listen_gate.h"
 #include "gateway/mcp/invalid_params.h"
 #include "gateway/mcp/list_changed.h"
+#include "gateway/mcp/resource_access.h"
+#include "gateway/mcp/tool_access.h"
 
 namespace labgate::gateway::stateless {
 
@@ -331,7 +333,12 @@ void StatelessDialect::Handle(const jsonrpc::IncomingMessage& message, Framing f
         code::kMethodNotFound,
         absl::StrCat("Method not found: ", method, " (removed in ", meta.protocol_version, ")"));
   }
-  if (IsListMethod(method)) {
+  if (method == "tools/list" && server_->access != nullptr && server_->access->enabled()) {
+    // Filtered per principal by the access file, and changed by its reload: not to be shared
+    // between callers, nor kept.
+    extras["ttlMs"] = 0;
+    extras["cacheScope"] = "private";
+  } else if (IsListMethod(method)) {
     extras["ttlMs"] = cache_.list_ttl_ms;
     extras["cacheScope"] = cache_.scope;
   } else if (method == "resources/list" || method == "resources/read") {
@@ -342,7 +349,7 @@ void StatelessDialect::Handle(const jsonrpc::IncomingMessage& message, Framing f
   reply.SetResultExtras(std::move(extras));
   if (method == "subscriptions/listen") {
     return Listen(params, std::move(reply), key, message.raw_id, framing, outbound, call,
-                  principal->owner_id());
+                  principal->owner_id(), principal->name());
   }
 
   json answers = json::object();
@@ -384,7 +391,7 @@ void StatelessDialect::Listen(const json& params, ReplyOnce reply, const std::st
                               const std::string& raw_id, Framing framing,
                               const std::shared_ptr<Outbound>& outbound,
                               const std::shared_ptr<StatelessCalls::Call>& call,
-                              const std::string& owner) {
+                              const std::string& owner, const std::string& principal_name) {
   if (!params.contains("notifications") || !params["notifications"].is_object()) {
     return InvalidParams(reply, "notifications",
                          "subscriptions/listen needs params.notifications (an object)");
@@ -429,7 +436,7 @@ void StatelessDialect::Listen(const json& params, ReplyOnce reply, const std::st
       if (!uri_json.is_string()) continue;
       std::string uri = uri_json.get<std::string>();
       ResourceProvider* provider = engine_.FindResourceProvider(uri);
-      if (provider == nullptr) continue;
+      if (provider == nullptr || !MayReadResource(*server_, principal_name, uri).ok()) continue;
       std::function<void()> ready = gate->AwaitOne();
       auto handle = provider->SubscribeResourceWhenReady(
           uri,

@@ -69,7 +69,8 @@ class StatelessDialect {
 
   void Listen(const nlohmann::json& params, ReplyOnce reply, const std::string& key,
               const std::string& raw_id, Framing framing, const std::shared_ptr<Outbound>& outbound,
-              const std::shared_ptr<StatelessCalls::Call>& call, const std::string& owner);
+              const std::shared_ptr<StatelessCalls::Call>& call, const std::string& owner,
+              const std::string& principal_name);
 
   const McpServer* server_;
   McpEngine engine_;
