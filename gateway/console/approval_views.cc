@@ -17,11 +17,15 @@ namespace {
 
 constexpr absl::Duration kLongPoll = absl::Seconds(25);
 
+// An approver approves a write to the port: it must be one who may change that port (its
+// bench, its ports, not read-only) as well as one whose may_approve names the rule.
 absl::Status MayAnswer(const access::AccessControl* access, const std::string& principal,
-                       const std::string& rule) {
+                       const HeldWrite& write, const PortCheck& may_change_port) {
   if (access == nullptr) return absl::OkStatus();
   if (absl::Status acts = access->MayAct(principal); !acts.ok()) return acts;
-  return access->MayApprove(principal, rule);
+  if (absl::Status may = access->MayApprove(principal, write.rule); !may.ok()) return may;
+  if (!may_change_port || write.port.empty()) return absl::OkStatus();
+  return may_change_port(principal, write.port);
 }
 
 // Raises `shown` to hold `id`'s number.
@@ -40,7 +44,8 @@ ApprovalViews::Reply Refusal(int status, absl::string_view message) {
 }  // namespace
 
 json ApprovalsJson(const ApprovalBoard* board, const access::AccessControl* access,
-                   const std::string& principal, std::atomic<uint64_t>* shown) {
+                   const std::string& principal, std::atomic<uint64_t>* shown,
+                   const PortCheck& may_change_port) {
   json list = json::array();
   if (board == nullptr) return {{"enabled", false}, {"version", 0}, {"approvals", list}};
   const uint64_t version = board->version();
@@ -60,7 +65,7 @@ json ApprovalsJson(const ApprovalBoard* board, const access::AccessControl* acce
         {"held_at", absl::FormatTime(absl::RFC3339_full, waiting.held_at, absl::UTCTimeZone())},
         {"expires_in_ms", absl::ToInt64Milliseconds(waiting.expires_at - now)}};
     if (!write.quantity.empty()) entry["quantity"] = write.quantity;
-    const absl::Status may = MayAnswer(access, principal, write.rule);
+    const absl::Status may = MayAnswer(access, principal, write, may_change_port);
     entry["may_answer"] = may.ok();
     if (!may.ok()) entry["why_not"] = std::string(may.message());
     list.push_back(std::move(entry));
@@ -76,13 +81,16 @@ void ApprovalViews::List(const std::shared_ptr<http::HttpConnection>& connection
   if (board_ != nullptr && after != query.end() && absl::SimpleAtoi(after->second, &seen)) {
     // Answers when the list changes (or at once if it has since `seen`).
     board_->OnChange(seen, absl::Now() + kLongPoll,
-                     [connection, board = board_, access = access_, shown = shown_, principal] {
-                       RespondJson(connection, 200,
-                                   ApprovalsJson(board, access.get(), principal, shown.get()));
+                     [connection, board = board_, access = access_, shown = shown_, principal,
+                      check = may_change_port_] {
+                       RespondJson(
+                           connection, 200,
+                           ApprovalsJson(board, access.get(), principal, shown.get(), check));
                      });
     return;
   }
-  RespondJson(connection, 200, ApprovalsJson(board_, access_.get(), principal, shown_.get()));
+  RespondJson(connection, 200,
+              ApprovalsJson(board_, access_.get(), principal, shown_.get(), may_change_port_));
 }
 
 void ApprovalViews::Answer(const std::shared_ptr<http::HttpConnection>& connection,
@@ -107,7 +115,8 @@ ApprovalViews::Reply ApprovalViews::Answered(const std::string& actor, const std
   }
   if (held.has_value()) {
     if (access_ != nullptr) {
-      if (absl::Status may = access_->MayApprove(actor, held->write.rule); !may.ok()) {
+      if (absl::Status may = MayAnswer(access_.get(), actor, held->write, may_change_port_);
+          !may.ok()) {
         return Refusal(403, may.message());
       }
     }

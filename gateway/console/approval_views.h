@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -17,11 +18,18 @@
 
 namespace labgate::gateway::console {
 
+// Whether a principal may change a port (as the client names it, bench and all): OK, or
+// PERMISSION_DENIED saying why.
+using PortCheck =
+    std::function<absl::Status(const std::string& principal, const std::string& port)>;
+
 class ApprovalViews {
  public:
   // `board` null: no approvals are taken here (the list is empty and answers get 503).
-  ApprovalViews(ApprovalBoard* board, std::shared_ptr<const access::AccessControl> access)
-      : board_(board), access_(std::move(access)) {}
+  // `may_change_port` (optional): an approver must also be one who may change the held port.
+  ApprovalViews(ApprovalBoard* board, std::shared_ptr<const access::AccessControl> access,
+                PortCheck may_change_port = nullptr)
+      : board_(board), access_(std::move(access)), may_change_port_(std::move(may_change_port)) {}
 
   void List(const std::shared_ptr<http::HttpConnection>& connection, const std::string& principal,
             const std::map<std::string, std::string>& query) const;
@@ -45,6 +53,7 @@ class ApprovalViews {
  private:
   ApprovalBoard* const board_;
   const std::shared_ptr<const access::AccessControl> access_;
+  const PortCheck may_change_port_;
   // The highest hold id the board has listed here (0: none yet).
   const std::shared_ptr<std::atomic<uint64_t>> shown_ = std::make_shared<std::atomic<uint64_t>>(0);
 };
@@ -52,6 +61,7 @@ class ApprovalViews {
 // The list as `principal` sees it: each hold, and whether it may answer it. `shown`
 // (optional) is raised to the highest id listed.
 nlohmann::json ApprovalsJson(const ApprovalBoard* board, const access::AccessControl* access,
-                             const std::string& principal, std::atomic<uint64_t>* shown = nullptr);
+                             const std::string& principal, std::atomic<uint64_t>* shown = nullptr,
+                             const PortCheck& may_change_port = nullptr);
 
 }  // namespace labgate::gateway::console

@@ -83,7 +83,11 @@ Console::Console(ConsoleOptions options)
       sessions_(options_.session_channel, options_.call_deadline),
       reservations_(options_.reservation_channel, options_.call_deadline),
       tasks_(options_.task_channel, options_.call_deadline),
-      approvals_(options_.approvals, options_.access),
+      approvals_(options_.approvals, options_.access,
+                 [access = options_.access, benches = options_.serial_benches](
+                     const std::string& principal, const std::string& port) {
+                   return MayChangePort(access.get(), benches.get(), principal, port);
+                 }),
       relays_(std::make_shared<RelayRegistry>(options_.max_streams)) {}
 
 Console::~Console() { Stop(); }
@@ -170,6 +174,13 @@ void Console::CloseOrEnd(const std::shared_ptr<http::HttpConnection>& connection
   if (!reason.ok()) return RespondStatus(connection, reason.status());
   const bool port = route.endpoint == Endpoint::kPortClose;
   const std::string target = port ? route.port : route.reservation_id;
+  if (port) {
+    if (absl::Status may =
+            MayChangePort(options_.access.get(), options_.serial_benches.get(), actor, target);
+        !may.ok()) {
+      return RespondError(connection, 403, std::string(may.message()));
+    }
+  }
   auto answer = [connection, actor, port, target, why = *reason](absl::StatusOr<json> done) {
     if (!done.ok()) return RespondStatus(connection, done.status());
     LG_LOG(kInfo) << "console: " << actor << (port ? " closed port " : " ended reservation ")
@@ -267,6 +278,12 @@ void Console::ServeApi(const std::shared_ptr<http::HttpConnection>& connection,
     case Endpoint::kReplays: {
       absl::StatusOr<std::string> port = ReplayPortName(request.body());
       if (!port.ok()) return RespondStatus(connection, port.status());
+      // As open_port would be: the bench and the port must be the operator's to change.
+      if (absl::Status may =
+              MayChangePort(options_.access.get(), options_.serial_benches.get(), principal, *port);
+          !may.ok()) {
+        return RespondError(connection, 403, std::string(may.message()));
+      }
       // The replay belongs to the operator's own MCP principal (the same token's), so the
       // assistant they run can drive it.
       return ports_.OpenReplay("http:" + principal, *port,

@@ -406,6 +406,23 @@ class PortViews::Impl : public std::enable_shared_from_this<PortViews::Impl> {
   std::vector<BenchStub> stubs_;
 };
 
+absl::Status MayChangePort(const access::AccessControl* access, const SerialBenches* benches,
+                           const std::string& principal, const std::string& port_name) {
+  if (access == nullptr || !access->enabled()) return absl::OkStatus();
+  std::string local_port = port_name;
+  if (benches != nullptr) {
+    absl::StatusOr<SerialBenches::Route> route = benches->Resolve(port_name);
+    if (!route.ok()) return route.status();
+    if (route->bench != nullptr && !route->bench->name.empty()) {
+      if (absl::Status may = access->MayUseBench(principal, route->bench->name); !may.ok()) {
+        return may;
+      }
+    }
+    local_port = route->local_port;
+  }
+  return access->MayChangePort(principal, local_port);
+}
+
 PortViews::PortViews(std::shared_ptr<const SerialBenches> benches,
                      std::chrono::milliseconds deadline)
     : impl_(std::make_shared<const Impl>(std::move(benches), deadline)) {}

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/access/access_control.h"
 #include "gateway/backends/serial_benches.h"
 #include "gateway/console/sse_relay.h"
 #include "gateway/http/http_connection.h"
@@ -21,6 +22,12 @@ namespace labgate::gateway::console {
 
 // A bench lists at most this many ports; the answer then says "truncated".
 inline constexpr size_t kMaxPortsPerBench = 256;
+
+// Whether `principal` may change `port_name` (as clients name it, BENCH:PORT with benches): its
+// bench, and the bench's own name for the port among its ports, not read-only. OK without an
+// access file or benches; PERMISSION_DENIED (or the bench's NOT_FOUND) otherwise.
+absl::Status MayChangePort(const access::AccessControl* access, const SerialBenches* benches,
+                           const std::string& principal, const std::string& port_name);
 
 class PortViews {
  public:

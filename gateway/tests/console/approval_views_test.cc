@@ -14,6 +14,7 @@
 #include "common/access/access_control.h"
 #include "common/access/access_policy.h"
 #include "gateway/approvals/approval_board.h"
+#include "gateway/console/port_views.h"
 
 namespace labgate::gateway::console {
 namespace {
@@ -98,6 +99,60 @@ TEST_F(ApprovalViewsTest, ASecondAnswerToAHoldShownIsToldWhoCameFirst) {
   // An id past every one shown is not asked about, so not even a known answer is told.
   EXPECT_EQ(views_.Answered("alice", "2", "accept").status, 404);
   EXPECT_EQ(views_.Answered("alice", "two", "accept").status, 404);
+}
+
+// An approval lets a write reach the port, so the approver must be one who may change that
+// port: its ports, its bench and not read-only, as well as may_approve naming the rule.
+TEST(ApprovalViewsPortTest, OnlyAnOperatorWhoMayChangeTheHeldPortApprovesIt) {
+  const json document = {{"principals",
+                          {{"student", {{"role", "operator"}, {"ports", {"loop://dmm-*"}}}},
+                           {"reader", {{"role", "operator"}, {"read_only", true}}},
+                           {"alice", {{"role", "operator"}, {"benches", {"lab-a"}}}}}}};
+  auto policy = access::AccessPolicy::Parse(document, "access.json");
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  std::shared_ptr<const access::AccessControl> access =
+      access::AccessControl::ForTesting(*std::move(policy));
+  ApprovalBoard board;
+  ApprovalViews views(&board, access,
+                      [access](const std::string& principal, const std::string& port) {
+                        return MayChangePort(access.get(), nullptr, principal, port);
+                      });
+  std::shared_ptr<ApprovalBoard::Hold> hold = board.Put(Write("OUTP ON"), /*retry=*/false);
+
+  const ApprovalViews::Reply student = views.Answered("student", hold->id(), "accept");
+  EXPECT_EQ(student.status, 403) << student.body;
+  EXPECT_EQ(student.body["error"],
+            "student may not use port loop://psu: it is not among its ports in access.json");
+  const ApprovalViews::Reply reader = views.Answered("reader", hold->id(), "accept");
+  EXPECT_EQ(reader.status, 403) << reader.body;
+  EXPECT_FALSE(hold->answer().has_value());
+  const json listed =
+      ApprovalsJson(&board, access.get(), "student", nullptr,
+                    [access](const std::string& principal, const std::string& port) {
+                      return MayChangePort(access.get(), nullptr, principal, port);
+                    });
+  ASSERT_EQ(listed["approvals"].size(), 1u);
+  EXPECT_EQ(listed["approvals"][0]["may_answer"], false) << "the list says so too";
+
+  const ApprovalViews::Reply ok = views.Answered("alice", hold->id(), "accept");
+  EXPECT_EQ(ok.status, 200) << ok.body;
+  ASSERT_TRUE(hold->answer().has_value());
+}
+
+TEST(ApprovalViewsPortTest, ABenchOutsideThePrincipalsBenchesIsRefusedByItsName) {
+  const json document = {
+      {"principals", {{"alice", {{"role", "operator"}, {"benches", {"lab-a"}}}}}}};
+  auto policy = access::AccessPolicy::Parse(document, "access.json");
+  ASSERT_TRUE(policy.ok()) << policy.status();
+  std::shared_ptr<const access::AccessControl> access =
+      access::AccessControl::ForTesting(*std::move(policy));
+  absl::StatusOr<std::vector<Bench>> parsed =
+      ParseBenches({"lab-a=127.0.0.1:1", "lab-b=127.0.0.1:2"});
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  const SerialBenches benches(*std::move(parsed));
+  EXPECT_TRUE(MayChangePort(access.get(), &benches, "alice", "lab-a:loop://psu").ok());
+  const absl::Status other = MayChangePort(access.get(), &benches, "alice", "lab-b:loop://psu");
+  EXPECT_EQ(other.code(), absl::StatusCode::kPermissionDenied) << other;
 }
 
 }  // namespace
