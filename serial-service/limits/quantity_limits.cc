@@ -5,6 +5,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -43,15 +44,16 @@ class WriteReader {
     const absl::Status commands = ParseScpiLine(line, &parsed);
     if (!commands.ok()) {
       // Which header it touches cannot be known: refused if anything is limited at all.
-      std::vector<std::string> rules;
-      rules.reserve(spec_.rules.size());
-      for (const LimitRule& rule : spec_.rules) rules.push_back(rule.name);
-      if (rules.empty()) return absl::OkStatus();
-      return absl::PermissionDeniedError(absl::StrCat("cannot verify '", line, "' against ",
-                                                      absl::StrJoin(rules, ", "), ": ",
-                                                      commands.message()));
+      return CannotVerifyAny(line, commands.message());
     }
     for (const ScpiCommand& command : parsed) {
+      if (command.common && !command.query && !command.nodes.empty() &&
+          absl::EqualsIgnoreCase(command.nodes[0].mnemonic, "RCL")) {
+        // A recalled setup sets whatever was stored in the instrument, unseen by labgate.
+        absl::Status refused = CannotVerifyAny(
+            command.text, "it recalls a stored setup, whose values labgate cannot see");
+        if (!refused.ok()) return refused;
+      }
       if (command.common || command.query) continue;
       for (const ListSpec& list : spec_.lists) {
         if (!list.header.Matches(command.nodes).has_value()) continue;
@@ -118,6 +120,16 @@ class WriteReader {
       if (!quantity.headers.empty()) return true;
     }
     return false;
+  }
+
+  // Refused when anything at all is limited; OK otherwise.
+  absl::Status CannotVerifyAny(absl::string_view text, absl::string_view why) const {
+    if (spec_.rules.empty()) return absl::OkStatus();
+    std::vector<std::string> rules;
+    rules.reserve(spec_.rules.size());
+    for (const LimitRule& rule : spec_.rules) rules.push_back(rule.name);
+    return absl::PermissionDeniedError(
+        absl::StrCat("cannot verify '", text, "' against ", absl::StrJoin(rules, ", "), ": ", why));
   }
 
   absl::Status CannotVerify(absl::string_view text, size_t quantity, absl::string_view why) const {

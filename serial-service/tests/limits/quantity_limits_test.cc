@@ -168,6 +168,19 @@ TEST_F(QuantityLimitsTest, ACommandThatTouchesALimitButCannotBeReadIsRefused) {
   EXPECT_EQ(Check("VOLT 1\r\nVOLT 12\r\n").status.code(), absl::StatusCode::kPermissionDenied);
 }
 
+TEST_F(QuantityLimitsTest, RecallingAStoredSetupIsRefusedOnALimitedInstrument) {
+  for (const char* write : {"*RCL 1", "*rcl 2", "OUTP OFF;*RCL 1"}) {
+    LimitVerdict verdict = Check(write);
+    EXPECT_EQ(verdict.status.code(), absl::StatusCode::kPermissionDenied) << write;
+    EXPECT_NE(verdict.status.message().find(
+                  "against max-voltage, step-voltage, max-current: it recalls a stored setup, "
+                  "whose values labgate cannot see"),
+              std::string::npos)
+        << verdict.status;
+  }
+  EXPECT_TRUE(Check("*SAV 1").status.ok()) << "storing sets nothing";
+}
+
 TEST_F(QuantityLimitsTest, ALoneCarriageReturnEndsALineSoTheCommandAfterItIsRead) {
   for (const char* write : {"*CLS\rVOLT 30", "OUTP ON\rVOLT 30"}) {
     LimitVerdict verdict = Check(write);
