@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <string>
 #include <thread>
@@ -97,8 +98,10 @@ class PtyInstrumentTest : public ::testing::Test {
   // Starts the service with the profiles and `instruments` (the file's JSON). `listed` is what
   // the host lists in place of libserialport's enumeration.
   // `policy`: the safety policy's JSON, if any.
+  // `lister`, when given, replaces `listed` (a listing that fails, say).
   void Start(const std::string& instruments, const std::vector<PortDetails>& listed = {},
-             const std::string& policy = "") {
+             const std::string& policy = "",
+             std::function<absl::StatusOr<std::vector<PortDetails>>()> lister = nullptr) {
     WriteFile(dir_ + "/instruments.json", instruments);
     SerialServiceOptions options;
     options.profiles_dir = dir_ + "/profiles";
@@ -107,7 +110,7 @@ class PtyInstrumentTest : public ::testing::Test {
       WriteFile(dir_ + "/policy.json", policy);
       options.policy_file = dir_ + "/policy.json";
     }
-    options.port_lister = [listed] { return listed; };
+    options.port_lister = lister ? std::move(lister) : [listed] { return listed; };
     auto service = CreateSerialService(options);
     ASSERT_TRUE(service.ok()) << service.status();
     service_ = std::move(*service);
@@ -351,22 +354,11 @@ TEST_F(PtyInstrumentTest, ALinkCannotLoosenThePolicyRuleOfItsDevice) {
 }
 
 TEST_F(PtyInstrumentTest, APathIsRefusedWhenThePortsCannotBeListedToTellWhetherItIsAnInstrument) {
-  WriteFile(dir_ + "/instruments.json",
-            R"({"instruments": [{"name": "psu-2", "profile": "SIM-PSU",
-                "match": {"usb_serial": "FT0042"}}]})");
-  SerialServiceOptions options;
-  options.profiles_dir = dir_ + "/profiles";
-  options.instruments_file = dir_ + "/instruments.json";
-  options.port_lister = [] {
-    return absl::StatusOr<std::vector<PortDetails>>(absl::InternalError("sysfs unreadable"));
-  };
-  auto service = CreateSerialService(options);
-  ASSERT_TRUE(service.ok()) << service.status();
-  service_ = std::move(*service);
-  auto host = ServiceHost::Start("", {service_.get()});
-  ASSERT_TRUE(host.ok()) << host.status();
-  host_ = std::move(*host);
-  alice_ = std::make_unique<SerialClient>(host_->InProcessChannel(), "alice");
+  Start(R"({"instruments": [{"name": "psu-2", "profile": "SIM-PSU",
+             "match": {"usb_serial": "FT0042"}}]})",
+        {}, "", [] {
+          return absl::StatusOr<std::vector<PortDetails>>(absl::InternalError("sysfs unreadable"));
+        });
   grpc::Status refused = alice_->Open(supply_->path(), 115200, "\n");
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE);
   EXPECT_EQ(refused.error_message(),
