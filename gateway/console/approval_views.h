@@ -38,7 +38,7 @@ class ApprovalViews {
               const std::string& id, const std::string& decision) const;
 
   // What Answer replies: an HTTP status and its JSON body.
-  struct Reply {
+  struct Reply {  // NOLINT(bugprone-exception-escape): only json's allocation may throw
     int status = 200;
     nlohmann::json body;
   };

@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -90,8 +91,9 @@ TEST_F(ApprovalViewsTest, ASecondAnswerToAHoldShownIsToldWhoCameFirst) {
   const ApprovalViews::Reply approved = views_.Answered("alice", hold->id(), "accept");
   EXPECT_EQ(approved.status, 200) << approved.body;
   EXPECT_EQ(approved.body["approver"], "alice in the labgate console");
-  ASSERT_TRUE(hold->answer().has_value());
-  EXPECT_EQ(hold->answer()->decision, "accept");
+  const std::optional<ApprovalAnswer> answer = hold->answer();
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(answer->decision, "accept");
 
   const ApprovalViews::Reply late = views_.Answered("alice", hold->id(), "decline");
   EXPECT_EQ(late.status, 409) << late.body;
