@@ -93,7 +93,7 @@ TEST_F(ApprovalViewsTest, ASecondAnswerToAHoldShownIsToldWhoCameFirst) {
   EXPECT_EQ(approved.body["approver"], "alice in the labgate console");
   const std::optional<ApprovalAnswer> answer = hold->answer();
   ASSERT_TRUE(answer.has_value());
-  EXPECT_EQ(answer->decision, "accept");
+  EXPECT_EQ(answer.value_or(ApprovalAnswer{}).decision, "accept");
 
   const ApprovalViews::Reply late = views_.Answered("alice", hold->id(), "decline");
   EXPECT_EQ(late.status, 409) << late.body;
