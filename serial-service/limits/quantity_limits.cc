@@ -295,6 +295,11 @@ LimitVerdict QuantityLimits::Check(absl::string_view bytes, const LimitState& st
         }
       }
     }
+    // After the rules, whose refusals name them: the range bounds what no rule covers.
+    if (std::string outside = OutsideRange(setting, where); !outside.empty()) {
+      verdict.status = absl::PermissionDeniedError(outside);
+      return verdict;
+    }
     earlier.emplace_back(key, setting.value);
   }
   return verdict;
@@ -313,6 +318,22 @@ std::string QuantityLimits::Describe(const std::vector<QuantitySetting>& setting
 
 // Kept apart from Check, one rule at a time: clang-tidy's optional-access analysis of one
 // function holding every rule's optionals does not finish.
+std::string QuantityLimits::OutsideRange(const QuantitySetting& setting,
+                                         absl::string_view where) const {
+  const QuantitySpec& quantity = spec_.quantities[setting.quantity_index];
+  const QuantityRange& range = quantity.range;
+  if ((!range.min.has_value() || setting.value >= *range.min) &&
+      (!range.max.has_value() || setting.value <= *range.max)) {
+    return "";
+  }
+  auto shown = [&](const std::optional<double>& bound) {
+    return bound.has_value() ? FormatQuantity(*bound, quantity.unit) : std::string("any");
+  };
+  return absl::StrCat(FormatQuantity(setting.value, quantity.unit), " is outside ", quantity.name,
+                      "'s declared range (", shown(range.min), " to ", shown(range.max), ") on ",
+                      Where(where, setting.channel));
+}
+
 std::string QuantityLimits::Refusal(const LimitRule& rule, const QuantitySetting& setting,
                                     const LimitState::Last* last,
                                     std::chrono::steady_clock::time_point now,

@@ -116,6 +116,9 @@ class QuantityLimits {
 
  private:
   explicit QuantityLimits(LimitsSpec spec) : spec_(std::move(spec)) {}
+  // A value outside its quantity's declared range (min, max) is refused whatever the rules
+  // say: the profile declares what the instrument can be set to. The refusal's text, or "".
+  std::string OutsideRange(const QuantitySetting& setting, absl::string_view where) const;
   // What `rule` says of `setting`: a refusal's text, or a question's for a person; "" for none.
   std::string Refusal(const LimitRule& rule, const QuantitySetting& setting,
                       const LimitState::Last* last, std::chrono::steady_clock::time_point now,

@@ -168,6 +168,19 @@ TEST_F(QuantityLimitsTest, ACommandThatTouchesALimitButCannotBeReadIsRefused) {
   EXPECT_EQ(Check("VOLT 1\r\nVOLT 12\r\n").status.code(), absl::StatusCode::kPermissionDenied);
 }
 
+TEST_F(QuantityLimitsTest, AValueOutsideTheQuantitysDeclaredRangeIsRefusedWhereNoRuleCovers) {
+  // max-current binds channel 1 only; channel 2's current is bounded by its range (0 to 3 A).
+  LimitVerdict over = Check("SOUR2:CURR 4");
+  EXPECT_EQ(over.status.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(over.status.message(),
+            "4 A is outside current's declared range (0 A to 3 A) on psu-2 channel 2");
+  EXPECT_EQ(Check("SOUR2:CURR -0.5").status.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(Check("SOUR2:CURR 2.5").status.ok());
+  // A rule that refuses first is the one named.
+  EXPECT_EQ(Check("VOLT -1").status.message(),
+            "-1 V is below max-voltage (0 V) on psu-2 channel 1");
+}
+
 TEST_F(QuantityLimitsTest, RecallingAStoredSetupIsRefusedOnALimitedInstrument) {
   for (const char* write : {"*RCL 1", "*rcl 2", "OUTP OFF;*RCL 1"}) {
     LimitVerdict verdict = Check(write);
