@@ -305,7 +305,19 @@ void PortService::OpenPort(const std::string& owner, const std::string& name,
                            std::function<void(absl::StatusOr<PortSettings>)> done) {
   if (absl::Status can = CheckCanRecord(settings.session_id); !can.ok()) return done(can);
   if (absl::Status scripted = CheckScriptedName(name); !scripted.ok()) return done(scripted);
-  const std::string device = DevicePathOf(name);
+  if (name.empty() || name.front() != '/') {
+    return OpenDevice(owner, name, name, settings, /*on_misc_worker=*/false, std::move(done));
+  }
+  // Resolving a path reads the file system, so it is not done on the caller's thread.
+  OnMiscWorker([this, owner, name, settings, done = std::move(done)]() mutable {
+    OpenDevice(owner, name, DevicePathOf(name), settings, /*on_misc_worker=*/true, std::move(done));
+  });
+}
+
+void PortService::OpenDevice(const std::string& owner, const std::string& name,
+                             const std::string& device, const PortSettings& settings,
+                             bool on_misc_worker,
+                             std::function<void(absl::StatusOr<PortSettings>)> done) {
   if (absl::Status allowed = CheckOpenPolicy(name, device, settings.baud_rate); !allowed.ok()) {
     SerialMetrics::Get().policy_refusals.With({"open"}).Increment();
     if (!settings.session_id.empty()) {
@@ -335,6 +347,7 @@ void PortService::OpenPort(const std::string& owner, const std::string& name,
   if (instruments_.catalog()->instruments.empty()) return open(std::string());
   // A named instrument's path opened directly, under any name, is still that instrument: its
   // limits bind it. Finding out may read sysfs, so it is not done on the caller's thread.
+  if (on_misc_worker) return open(InstrumentAt(device));
   OnMiscWorker([this, device, open = std::move(open)] { open(InstrumentAt(device)); });
 }
 

@@ -341,6 +341,11 @@ class PortService {
   // finds it without writing to any port (an idn_serial one: where a probe last found it); ""
   // when none is. UNAVAILABLE when the ports cannot be listed to tell.
   absl::StatusOr<std::string> InstrumentAt(const std::string& path);
+  // OpenPort once `name` is resolved to `device` (its path with links resolved; the name itself
+  // when it is no path).
+  void OpenDevice(const std::string& owner, const std::string& name, const std::string& device,
+                  const PortSettings& settings, bool on_misc_worker,
+                  std::function<void(absl::StatusOr<PortSettings>)> done);
   // PERMISSION_DENIED when the policy refuses to open `name`, or `device` (its path with links
   // resolved) when the policy has a rule of its own for it.
   absl::Status CheckOpenPolicy(const std::string& name, const std::string& device,
