@@ -17,13 +17,16 @@ const chromium = findChromium();
 const skip = chromium ? false : 'chromium is not installed (scripts/setup.sh --test installs it)';
 const js = (value) => JSON.stringify(value);
 
-const TOKENS = 'alice alice-token\nbob bob-token\ncarol carol-token\nvera vera-token\n';
+const TOKENS = 'alice alice-token\nbob bob-token\ncarol carol-token\nvera vera-token\n' +
+  'student student-token\nreader reader-token\n';
 const ACCESS = {
   principals: {
     alice: { role: 'operator' },
     bob: { role: 'operator' },
     carol: { role: 'operator' },
     vera: { role: 'viewer' },
+    student: { role: 'operator', ports: ['loop://dmm-*'] },
+    reader: { role: 'operator', read_only: true },
   },
 };
 
@@ -72,6 +75,13 @@ test('an operator force-closes another principal\'s port from the console, and t
     assert.equal(byViewer.status, 403);
     assert.match(byViewer.json.error, /vera may not act from the console: it needs the operator or admin role/);
     assert.equal((await act(base, 'alice-token', path, { reason: 'x' }, { csrf: false })).status, 403);
+    // An operator may close only a port it may change itself.
+    const byStudent = await act(base, 'student-token', path, { reason: 'looks stuck' });
+    assert.equal(byStudent.status, 403);
+    assert.match(byStudent.json.error, /student may not use port loop:\/\/stuck: it is not among its ports/);
+    const byReader = await act(base, 'reader-token', path, { reason: 'looks stuck' });
+    assert.equal(byReader.status, 403);
+    assert.match(byReader.json.error, /reader may not change port loop:\/\/stuck: reader \(operator\) is read-only/);
     const noReason = await act(base, 'alice-token', path, {});
     assert.equal(noReason.status, 400);
     assert.match(noReason.json.error, /the body must be \{"reason": "\.\.\."\}/);
