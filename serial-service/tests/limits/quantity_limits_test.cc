@@ -230,19 +230,25 @@ TEST_F(QuantityLimitsTest, ARampRuleComparesTheChangeWithTheTimeSinceTheLastValu
       << "the second change comes no time after the first";
 }
 
-TEST(QuantityLimitsPatternTest, ADeviceWithoutScpiIsReadThroughItsPattern) {
+// A device without SCPI whose voltage is set as `pattern` reads, at most `max` volts.
+LimitsSpec PatternVoltage(const std::string& pattern, double max) {
   LimitsSpec spec;
   QuantitySpec voltage;
   voltage.name = "voltage";
   voltage.unit = "V";
-  voltage.pattern_text = "^SET (?P<channel>\\d+) (?P<value>\\S+)$";
+  voltage.pattern_text = pattern;
   voltage.pattern = *CompilePattern(voltage.pattern_text, PatternInput::kUtf8, "test");
   spec.quantities.push_back(voltage);
-  LimitRule max;
-  max.name = "max-voltage";
-  max.quantity = "voltage";
-  max.max = 5;
-  spec.rules.push_back(max);
+  LimitRule max_voltage;
+  max_voltage.name = "max-voltage";
+  max_voltage.quantity = "voltage";
+  max_voltage.max = max;
+  spec.rules.push_back(max_voltage);
+  return spec;
+}
+
+TEST(QuantityLimitsPatternTest, ADeviceWithoutScpiIsReadThroughItsPattern) {
+  const LimitsSpec spec = PatternVoltage("^SET (?P<channel>\\d+) (?P<value>\\S+)$", 5);
   absl::StatusOr<QuantityLimits> limits = QuantityLimits::Create(spec);
   ASSERT_TRUE(limits.ok()) << limits.status();
   LimitState state;
@@ -260,22 +266,12 @@ TEST(QuantityLimitsPatternTest, ADeviceWithoutScpiIsReadThroughItsPattern) {
 class QuantityLimitsEveryMatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    LimitsSpec spec;
-    QuantitySpec voltage;
-    voltage.name = "voltage";
-    voltage.unit = "V";
-    voltage.pattern_text = "VSET(?P<channel>\\d):(?P<value>[0-9.]+)";
-    voltage.pattern = *CompilePattern(voltage.pattern_text, PatternInput::kUtf8, "test");
-    spec.quantities.push_back(voltage);
-    LimitRule max;
-    max.name = "max-voltage";
-    max.quantity = "voltage";
-    max.max = 12;
+    LimitsSpec spec = PatternVoltage("VSET(?P<channel>\\d):(?P<value>[0-9.]+)", 12);
     LimitRule step;
     step.name = "step-voltage";
     step.quantity = "voltage";
     step.max_step = 5;
-    spec.rules = {max, step};
+    spec.rules.push_back(step);
     absl::StatusOr<QuantityLimits> limits = QuantityLimits::Create(spec);
     ASSERT_TRUE(limits.ok()) << limits.status();
     limits_ = std::make_unique<QuantityLimits>(*std::move(limits));
