@@ -12,7 +12,10 @@
 #include <utility>
 #include <vector>
 
+#include "common/access/access_control.h"
+#include "common/access/access_policy.h"
 #include "gateway/dialects/mcp_stateless/stateless_dialect.h"
+#include "gateway/mcp/tool_access.h"
 
 namespace labgate::gateway::stateless {
 namespace {
@@ -25,7 +28,9 @@ class DeferredResources : public ResourceProvider {
  public:
   void ListResources(JsonListDone done) override { done({}); }
   std::vector<json> ListResourceTemplates() const override { return {}; }
-  bool HandlesUri(const std::string& uri) const override { return uri.starts_with("test://"); }
+  bool HandlesUri(const std::string& uri) const override {
+    return uri.starts_with("test://") || uri == "labgate://sessions";
+  }
   void ReadResource(const std::string& /*uri*/, std::shared_ptr<RequestContext> /*context*/,
                     JsonDone done) override {
     done(absl::NotFoundError("not readable"));
@@ -141,6 +146,35 @@ TEST_F(ListenTest, WithNothingToWaitForTheAcknowledgementGoesAtOnce) {
   server_.NotifyListChanged(ListKind::kPrompts);
   EXPECT_EQ(Methods(), (std::vector<std::string>{"notifications/subscriptions/acknowledged",
                                                  "notifications/prompts/list_changed"}));
+}
+
+// Under an access file a listen stream watches only the resources its principal may read:
+// "test" is not in the file, so labgate://sessions is left out of the acknowledgement.
+TEST_F(ListenTest, AResourceThePrincipalMayNotReadIsLeftOutOfTheAcknowledgement) {
+  for (const char* role : {"", "admin"}) {
+    json principals = json::object();
+    if (*role != '\0') principals["test"] = {{"role", role}};
+    auto policy = access::AccessPolicy::Parse({{"principals", principals}}, "access.json");
+    ASSERT_TRUE(policy.ok()) << policy.status();
+    server_.access =
+        std::make_shared<ToolAccess>(access::AccessControl::ForTesting(*std::move(policy)));
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      sent_.clear();
+    }
+    Listen({{"resourceSubscriptions", {"labgate://sessions"}}});
+    if (*role == '\0') {
+      ASSERT_EQ(Methods(), std::vector<std::string>{"notifications/subscriptions/acknowledged"});
+      EXPECT_FALSE(Sent(0)["params"]["notifications"].contains("resourceSubscriptions")) << Sent(0);
+    } else {
+      EXPECT_TRUE(Methods().empty()) << "an admin's watch is registered, and waited for";
+      resources_.MakeReady("labgate://sessions");
+      ASSERT_EQ(Methods(), std::vector<std::string>{"notifications/subscriptions/acknowledged"});
+      EXPECT_EQ(Sent(0)["params"]["notifications"]["resourceSubscriptions"],
+                json({"labgate://sessions"}));
+    }
+    calls_->CancelAll();
+  }
 }
 
 TEST_F(ListenTest, AStreamCancelledBeforeItsAcknowledgementSendsNothing) {
