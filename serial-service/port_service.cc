@@ -49,13 +49,6 @@ RecorderOptions RecorderOptionsFor(const PortServiceOptions& options) {
   return recorder;
 }
 
-// Written data as an event shows it: text, or base64 for other bytes; at most 200.
-std::string Shown(const std::string& bytes) {
-  std::string shown = IsValidUtf8(bytes) ? bytes : EncodeData(bytes, v1::ENCODING_BASE64).data;
-  if (shown.size() > 200) shown = shown.substr(0, 200) + "...";
-  return shown;
-}
-
 // The device node a port name reaches, with links and spellings (`//`, `.`, `..`) resolved, so
 // that reservations, instruments and the registry see one device under every name. Names that
 // are not paths (loop://, sim://), and paths that do not exist, stay as they are.
@@ -100,7 +93,12 @@ PortService::PortService(const PortServiceOptions& options)
       port_lister_(options.port_lister ? options.port_lister
                                        : PortLister(&LibSerialPortBackend::ListPorts)),
       instrument_watch_period_(options.instrument_watch_period),
-      misc_worker_(std::make_unique<PortWorker>("serial-misc", nullptr)) {}
+      misc_worker_(std::make_unique<PortWorker>("serial-misc", nullptr)) {
+  registry_.SetWriteGate(
+      [this](ManagedPort& port, const WrittenLine& line, absl::string_view bytes) {
+        return CheckJoinedLine(port, line, bytes);
+      });
+}
 
 PortService::~PortService() { StopPorts(); }
 
@@ -798,7 +796,7 @@ absl::Status PortService::CheckWrite(const std::string& owner, ManagedPort& port
                                                    " takes at most ", kMaxTransferBytes,
                                                    " bytes per call"));
   }
-  const std::string shown = Shown(bytes);
+  const std::string shown = ShownData(bytes);
   // The instrument's limits first: a value it must never be given is refused before anyone is
   // asked about it, and nothing of it is written.
   LimitVerdict own_verdict;

@@ -316,6 +316,12 @@ class PortService {
                           const std::optional<Confirmation>& confirmation, const char* what,
                           const LimitVerdict* limits = nullptr,
                           std::vector<QuantitySetting>* accepted = nullptr);
+  // The write gate (port_service_joined_lines.cc): may `bytes` join the device's unfinished
+  // `line`? Refused when the joined line sets a limited quantity that neither part sets alone,
+  // or matches a policy rule that neither part matches; recorded in the port's session.
+  absl::Status CheckJoinedLine(ManagedPort& port, const WrittenLine& line, absl::string_view bytes);
+  absl::Status CheckJoinedLimits(const ManagedPort& port, const WrittenLine& line,
+                                 absl::string_view bytes);
   // The instrument's limits on `bytes` (OK, setting nothing, for a port without limits).
   // With `scratch`, judged against it, and what passes is committed there.
   LimitVerdict CheckLimits(const ManagedPort& port, const std::string& bytes,

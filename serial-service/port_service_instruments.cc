@@ -255,7 +255,10 @@ void PortService::OpenInstrument(const std::string& owner, const std::string& in
           identification->deadline =
               std::chrono::steady_clock::now() + std::chrono::milliseconds(settings.timeout_ms);
           identification->done = std::move(done);
-          port->Query(probe->command, /*text_mode=*/true, params,
+          // A device holding half a line would read the probe as its end: finish that line first.
+          std::string command = probe->command;
+          if (port->HasUnfinishedLine()) command.insert(0, settings.terminator);
+          port->Query(std::move(command), /*text_mode=*/true, params,
                       [this, identification](absl::StatusOr<QueryResult> answered) {
                         Identify(identification, answered.ok() ? answered->reply.data : "");
                       });

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/ascii.h"
@@ -38,7 +39,7 @@ class WriteReader {
       if (spec_.quantities[index].pattern == nullptr) continue;
       if (absl::Status read = ReadPattern(index, line, settings); !read.ok()) return read;
     }
-    if (!SpeaksScpi()) return absl::OkStatus();
+    if (!limits_.SpeaksScpi()) return absl::OkStatus();
     // One vector per thread, kept between lines: no allocation per line written.
     thread_local std::vector<ScpiCommand> parsed;
     const absl::Status commands = ParseScpiLine(line, &parsed);
@@ -114,14 +115,6 @@ class WriteReader {
   }
 
  private:
-  bool SpeaksScpi() const {
-    if (!spec_.lists.empty()) return true;
-    for (const QuantitySpec& quantity : spec_.quantities) {
-      if (!quantity.headers.empty()) return true;
-    }
-    return false;
-  }
-
   // Refused when anything at all is limited; OK otherwise.
   absl::Status CannotVerifyAny(absl::string_view text, absl::string_view why) const {
     if (spec_.rules.empty()) return absl::OkStatus();
@@ -248,20 +241,67 @@ int QuantityLimits::QuantityIndex(const std::string& name) const {
   return -1;
 }
 
-LimitVerdict QuantityLimits::Check(absl::string_view bytes, const LimitState& state,
-                                   std::chrono::steady_clock::time_point now,
-                                   absl::string_view where) const {
-  LimitVerdict verdict;
+absl::Status QuantityLimits::ReadSettings(absl::string_view bytes,
+                                          std::vector<QuantitySetting>* settings) const {
   const WriteReader reader(*this);
-  verdict.settings.reserve(8);
   // A lone '\r' ends a message too: a device that takes it as one would otherwise run a
   // second command hidden behind it. "\r\n" leaves an empty line, skipped.
   for (absl::string_view line : absl::StrSplit(bytes, absl::ByAnyChar("\r\n"))) {
     line = absl::StripAsciiWhitespace(line);
     if (line.empty()) continue;
-    verdict.status = reader.ReadLine(line, &verdict.settings);
-    if (!verdict.status.ok()) return verdict;
+    if (absl::Status read = reader.ReadLine(line, settings); !read.ok()) return read;
   }
+  return absl::OkStatus();
+}
+
+absl::Status QuantityLimits::CheckJoin(absl::string_view earlier, const std::vector<size_t>& starts,
+                                       absl::string_view head, absl::string_view where) const {
+  // The limited settings, as (quantity, channel, value): what a join must not change.
+  using LimitedSettings = std::vector<std::tuple<size_t, int, double>>;
+  auto limited_in = [this](absl::string_view text, LimitedSettings* limited) {
+    std::vector<QuantitySetting> read;
+    absl::Status status = ReadSettings(text, &read);
+    for (const QuantitySetting& setting : read) {
+      if (Limited(setting.quantity_index)) {
+        limited->emplace_back(setting.quantity_index, setting.channel, setting.value);
+      }
+    }
+    return status;
+  };
+  LimitedSettings own;
+  if (absl::Status read = limited_in(head, &own); !read.ok()) return read;
+  for (const size_t start : starts) {
+    const absl::string_view from = earlier.substr(std::min(start, earlier.size()));
+    const std::string joined = absl::StrCat(from, head);
+    LimitedSettings expected, found;
+    absl::Status read = limited_in(from, &expected);
+    if (read.ok()) read = limited_in(joined, &found);
+    expected.insert(expected.end(), own.begin(), own.end());
+    if (read.ok() && found == expected) continue;
+    return absl::PermissionDeniedError(absl::StrCat(
+        "'", joined, "' on ", where,
+        " would be a setting that no check saw whole: this write completes the line '", earlier,
+        "' begun in an earlier write. Send each setting in one write, and end the unfinished "
+        "line first (send a line terminator)"));
+  }
+  return absl::OkStatus();
+}
+
+bool QuantityLimits::SpeaksScpi() const {
+  if (!spec_.lists.empty()) return true;
+  for (const QuantitySpec& quantity : spec_.quantities) {
+    if (!quantity.headers.empty()) return true;
+  }
+  return false;
+}
+
+LimitVerdict QuantityLimits::Check(absl::string_view bytes, const LimitState& state,
+                                   std::chrono::steady_clock::time_point now,
+                                   absl::string_view where) const {
+  LimitVerdict verdict;
+  verdict.settings.reserve(8);
+  verdict.status = ReadSettings(bytes, &verdict.settings);
+  if (!verdict.status.ok()) return verdict;
   // Values set earlier in the same write count as the last ones, at this very moment.
   // (A handful per write: a short list, searched in order, costs less than a map.)
   absl::InlinedVector<std::pair<std::pair<size_t, int>, double>, 8> earlier;

@@ -99,6 +99,17 @@ class QuantityLimits {
   // Reads `bytes` (one write: lines split at '\n' and at '\r') for `where` ("psu-2").
   LimitVerdict Check(absl::string_view bytes, const LimitState& state,
                      std::chrono::steady_clock::time_point now, absl::string_view where) const;
+  // What `bytes` set, read as Check reads them, with no rule applied: an error where a
+  // command touching a limited quantity cannot be read.
+  absl::Status ReadSettings(absl::string_view bytes, std::vector<QuantitySetting>* settings) const;
+  // A write whose first line `head` completes the device's unfinished line `earlier`, written in
+  // pieces starting at `starts`: refused when the line the device reads (from any of those
+  // starts, as it may have dropped what came before) sets a limited quantity otherwise than the
+  // parts do alone. Such a setting was never judged whole, nor asked about.
+  absl::Status CheckJoin(absl::string_view earlier, const std::vector<size_t>& starts,
+                         absl::string_view head, absl::string_view where) const;
+  // Whether any quantity is set by SCPI commands (headers or lists), which end at a terminator.
+  bool SpeaksScpi() const;
   // After the write went through: its settings become the last accepted values.
   static void Commit(const std::vector<QuantitySetting>& settings, LimitState* state,
                      std::chrono::steady_clock::time_point now);

@@ -172,6 +172,34 @@ std::optional<std::string> PolicyEngine::ConfirmRuleFor(const std::string& owner
   return std::nullopt;
 }
 
+absl::Status PolicyEngine::CheckJoinedLine(const std::string& owner, const std::string& port_name,
+                                           absl::string_view earlier,
+                                           absl::string_view head) const {
+  absl::MutexLock lock(&mu_);
+  if (policy_ == nullptr) return absl::OkStatus();
+  const PortRule* rule = policy_->RuleFor(port_name);
+  if (rule == nullptr) return absl::OkStatus();
+  const std::string joined = absl::StrCat(earlier, head);
+  for (const DataRule& deny : rule->deny) {
+    if (PatternFound(*deny.compiled, joined)) {
+      return absl::PermissionDeniedError(
+          absl::StrCat("write to ", port_name, " refused by the policy's deny rule '", deny.name,
+                       "' (/", deny.pattern, "/): it completes a line begun in an earlier write"));
+    }
+  }
+  if (policy_->confirm_exempt.contains(owner)) return absl::OkStatus();
+  for (const DataRule& confirm : rule->confirm) {
+    if (PatternFound(*confirm.compiled, joined) && !PatternFound(*confirm.compiled, earlier) &&
+        !PatternFound(*confirm.compiled, head)) {
+      return absl::PermissionDeniedError(absl::StrCat(
+          "write to ", port_name, " refused: it completes a line begun in an earlier write, and ",
+          "the whole line matches the confirm rule '", confirm.name,
+          "'; send the line in one write so that a person can be asked"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status PolicyEngine::CheckWrite(const std::string& owner, const std::string& port_name,
                                       const std::string& bytes, const std::string& approval,
                                       const LimitQuestion* limit) {

@@ -80,6 +80,11 @@ class PolicyEngine {
   // changes nothing (no request is made, nothing counts toward the rate limit).
   std::optional<std::string> ConfirmRuleFor(const std::string& owner, const std::string& port_name,
                                             const std::string& bytes) const;
+  // A write whose first line (`head`) completes the device's unfinished line `earlier`: refused
+  // when the joined line matches a deny rule, or a confirm rule that neither part matches alone
+  // (nobody was asked about the joined line). OK for a port without a rule: CheckWrite says so.
+  absl::Status CheckJoinedLine(const std::string& owner, const std::string& port_name,
+                               absl::string_view earlier, absl::string_view head) const;
   // Forgets a confirmation request the person did not approve, so it cannot be used later.
   void Withdraw(const std::string& approval);
 

@@ -116,4 +116,10 @@ bool IsValidUtf8(const std::string& text) {
   return true;
 }
 
+std::string ShownData(const std::string& bytes) {
+  std::string shown = IsValidUtf8(bytes) ? bytes : EncodeData(bytes, v1::ENCODING_BASE64).data;
+  if (shown.size() > 200) shown = shown.substr(0, 200) + "...";
+  return shown;
+}
+
 }  // namespace labgate::serial

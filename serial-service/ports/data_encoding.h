@@ -21,4 +21,7 @@ EncodedData EncodeData(const std::string& bytes, v1::Encoding encoding);
 
 bool IsValidUtf8(const std::string& text);
 
+// Written data as a record or a refusal shows it: text, or base64 for other bytes; at most 200.
+std::string ShownData(const std::string& bytes);
+
 }  // namespace labgate::serial

@@ -159,7 +159,8 @@ void ManagedPort::Write(std::string bytes, bool text_mode, int64_t timeout_ms,
                 written_inline, inline_not_recorded, done = std::move(done)]() mutable {
     self->worker_.AssertInPlace();
     if (append_terminator) self->AppendTerminator(&bytes);
-    absl::StatusOr<WriteResult> wrote = self->DoWrite(bytes, timeout_ms);
+    absl::StatusOr<WriteResult> wrote =
+        self->DoWrite(bytes, timeout_ms, /*starts_write=*/written_inline == 0);
     if (wrote.ok()) {
       wrote->bytes_written += written_inline;
       wrote->not_recorded = wrote->not_recorded || inline_not_recorded;
@@ -220,9 +221,10 @@ void ManagedPort::Query(std::string bytes, bool text_mode, ReadParams params,
       }
     }
     worker_.Post([self = shared_from_this(), rest = bytes.substr(written),
-                  result = std::move(result), params, started, done = std::move(done)]() mutable {
+                  starts_write = written == 0, result = std::move(result), params, started,
+                  done = std::move(done)]() mutable {
       self->worker_.AssertInPlace();
-      self->FinishQuery(rest, std::move(result), params, started, done);
+      self->FinishQuery(rest, starts_write, std::move(result), params, started, done);
     });
   });
   if (ran_inline) return;
@@ -230,15 +232,16 @@ void ManagedPort::Query(std::string bytes, bool text_mode, ReadParams params,
                 params = std::move(params), started, done = std::move(done)]() mutable {
     self->worker_.AssertInPlace();
     if (text_mode) self->AppendTerminator(&bytes);
-    self->FinishQuery(bytes, QueryResult(), params, started, done);
+    self->FinishQuery(bytes, /*starts_write=*/true, QueryResult(), params, started, done);
   });
 }
 
-void ManagedPort::FinishQuery(const std::string& rest, QueryResult so_far, const ReadParams& params,
+void ManagedPort::FinishQuery(const std::string& rest, bool starts_write, QueryResult so_far,
+                              const ReadParams& params,
                               std::chrono::steady_clock::time_point started,
                               const std::function<void(absl::StatusOr<QueryResult>)>& done) {
   if (!rest.empty()) {
-    absl::StatusOr<WriteResult> wrote = DoWrite(rest, params.timeout_ms);
+    absl::StatusOr<WriteResult> wrote = DoWrite(rest, params.timeout_ms, starts_write);
     if (!wrote.ok()) return done(wrote.status());
     so_far.wrote.bytes_written += wrote->bytes_written;
     so_far.wrote.not_recorded = so_far.wrote.not_recorded || wrote->not_recorded;
@@ -371,9 +374,27 @@ void ManagedPort::AppendTerminator(std::string* bytes) const {
   if (!terminator.empty() && !absl::EndsWith(*bytes, terminator)) *bytes += terminator;
 }
 
-absl::StatusOr<WriteResult> ManagedPort::DoWrite(const std::string& bytes, int64_t timeout_ms) {
+bool ManagedPort::HasUnfinishedLine() const {
+  if (env_.written_line == nullptr) return false;
+  absl::MutexLock lock(&env_.written_line->mu);
+  return !env_.written_line->line.empty();
+}
+
+absl::StatusOr<WriteResult> ManagedPort::DoWrite(const std::string& bytes, int64_t timeout_ms,
+                                                 bool starts_write) {
   if (absl::Status usable = CheckUsable(); !usable.ok()) return usable;
+  SharedWrittenLine* const line = env_.written_line.get();
+  if (starts_write && line != nullptr && env_.write_gate) {
+    absl::MutexLock lock(&line->mu);
+    if (!line->line.empty()) {
+      if (absl::Status joins = env_.write_gate(*this, line->line, bytes); !joins.ok()) return joins;
+    }
+  }
   absl::StatusOr<size_t> wrote = backend_->Write(bytes, timeout_ms);
+  if (line != nullptr && wrote.ok() && *wrote > 0) {
+    absl::MutexLock lock(&line->mu);
+    line->line.Append(absl::string_view(bytes).substr(0, *wrote), starts_write);
+  }
   if (!wrote.ok()) {
     if (absl::IsUnavailable(wrote.status())) EnterError(wrote.status());
     return wrote.status();

@@ -27,6 +27,7 @@
 #include "serial-service/ports/event_hub.h"
 #include "serial-service/ports/idle_close.h"
 #include "serial-service/ports/port_worker.h"
+#include "serial-service/ports/written_line.h"
 #include "serial-service/recording/session_recorder.h"
 
 namespace labgate::serial {
@@ -153,6 +154,8 @@ struct PortSnapshot {
   std::string backend;                 // the backend's name once the port has opened
 };
 
+class ManagedPort;
+
 // What a port needs from the service around it.
 struct PortEnvironment {
   Clock* clock = nullptr;
@@ -171,6 +174,12 @@ struct PortEnvironment {
   // How long a query's inline wait polls the device for the reply before it sleeps in
   // poll(): a reply within this time costs no wake-up. Bounded by kQueryInlineWaitMs.
   std::chrono::microseconds query_reply_spin{0};
+  // What the device was sent since its last line terminator; null: not followed.
+  std::shared_ptr<SharedWrittenLine> written_line;
+  // Asked, in the worker's place, before a write starts while the device has an unfinished
+  // line: whether `bytes` may join it. A refusal fails the write with nothing sent. Null: any may.
+  std::function<absl::Status(ManagedPort& port, const WrittenLine& line, absl::string_view bytes)>
+      write_gate;
 };
 
 // Which device a port is: its path, and the named instrument it is opened as (empty: none).
@@ -236,6 +245,8 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   void PulseSignal(bool dtr, bool level, int64_t ms,
                    std::function<void(absl::StatusOr<ModemSignals>)> done);
   void SendBreak(int64_t ms, std::function<void(absl::StatusOr<ModemSignals>)> done);
+  // Whether the device was sent part of a line and not yet its terminator (see WrittenLine).
+  bool HasUnfinishedLine() const;
   // A subscriber arrived: a backend without a descriptor is polled for it from now on.
   void WakeForSubscribers() { worker_.Wake(); }
   // `done` gets "closed" or "already closed". A read in progress on the port ends
@@ -260,8 +271,10 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   absl::StatusOr<PortSettings> DoReconfigure(const PortSettings& settings)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
   void AppendTerminator(std::string* bytes) const ABSL_LOCKS_EXCLUDED(mu_);
-  // A timeout of 0 writes only what the device takes at once.
-  absl::StatusOr<WriteResult> DoWrite(const std::string& bytes, int64_t timeout_ms)
+  // A timeout of 0 writes only what the device takes at once. `starts_write`: `bytes` begin a
+  // write (the write gate is asked), rather than being what is left of one begun earlier.
+  absl::StatusOr<WriteResult> DoWrite(const std::string& bytes, int64_t timeout_ms,
+                                      bool starts_write = true)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
   // Without `may_wait`, nullopt when the read would have to wait for the device longer
   // than `brief_wait_ms` (0: what has already arrived); what did arrive stays pending.
@@ -269,9 +282,10 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
                                                    int64_t brief_wait_ms = 0)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
   // The part of a query that may block: writes `rest` (what an inline attempt left of the
-  // command), then waits for the reply, and answers with `so_far` completed.
-  void FinishQuery(const std::string& rest, QueryResult so_far, const ReadParams& params,
-                   std::chrono::steady_clock::time_point started,
+  // command, or all of it: `starts_write`), then waits for the reply, and answers with `so_far`
+  // completed.
+  void FinishQuery(const std::string& rest, bool starts_write, QueryResult so_far,
+                   const ReadParams& params, std::chrono::steady_clock::time_point started,
                    const std::function<void(absl::StatusOr<QueryResult>)>& done)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
   // Answers a query whose write and read are done.

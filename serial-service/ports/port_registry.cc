@@ -73,6 +73,10 @@ void PortRegistry::Open(const std::string& owner, const std::string& name,
       env.recorder = recorder_;
       env.query_reply_spin = query_reply_spin_;
       env.capture = capture_;
+      std::shared_ptr<SharedWrittenLine>& line = written_lines_[device];
+      if (line == nullptr) line = std::make_shared<SharedWrittenLine>();
+      env.written_line = line;
+      env.write_gate = write_gate_;
       port =
           ManagedPort::Create(name, owner, std::move(backend), settings, std::move(env), identity);
       ports_[name] = port;

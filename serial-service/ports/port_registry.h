@@ -75,6 +75,10 @@ class PortRegistry {
 
   int64_t IdleCloseCount(const std::string& name) const;
 
+  // Asked before each write that joins a device's unfinished line (PortEnvironment::write_gate).
+  // Set once, before any port opens.
+  void SetWriteGate(decltype(PortEnvironment::write_gate) gate) { write_gate_ = std::move(gate); }
+
  private:
   // By name, or an instrument's port by its device path or its instrument's name.
   std::shared_ptr<ManagedPort> FindLocked(const std::string& name) const
@@ -94,6 +98,9 @@ class PortRegistry {
   std::map<std::string, std::shared_ptr<ManagedPort>> ports_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int64_t> idle_close_counts_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int> leases_ ABSL_GUARDED_BY(mu_);
+  // By device path, kept after its port closes: the device still holds its half line.
+  std::map<std::string, std::shared_ptr<SharedWrittenLine>> written_lines_ ABSL_GUARDED_BY(mu_);
+  decltype(PortEnvironment::write_gate) write_gate_;
 };
 
 }  // namespace labgate::serial

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
@@ -217,6 +218,53 @@ TEST_F(PtyInstrumentTest, LimitsRefuseOverLimitValuesAndNothingRefusedReachesThe
   EXPECT_EQ(supply_->Applied(), (std::vector<std::string>{"VOLT 1 4.9", "CURR 1 0.4"}))
       << "nothing refused reached the supply";
   EXPECT_EQ(supply_->Received(), "*IDN?\nVOLT 4.9\nCURR 0.4\nVOLT?\n");
+}
+
+// A device joins writes into lines: "VO" and then "LT 35" is VOLT 35 to it, though neither
+// write alone sets anything. Binary writes (hex) get no terminator, so they can split a line.
+TEST_F(PtyInstrumentTest, AWriteCompletingALineBegunEarlierIsJudgedOnTheWholeLine) {
+  Start(absl::StrCat(R"({"instruments": [{"name": "psu-2", "profile": "SIM-PSU",
+        "match": {"port_name": ")",
+                     supply_->path(), R"("}}]})"),
+        {}, absl::StrCat(R"({"ports": [{"match": ")", supply_->path(), R"(",
+            "deny": [{"name": "output-stays-off", "pattern": "^OUTP(UT)? +ON"}]}]})"));
+  ASSERT_TRUE(OpenInstrument("psu-2").ok());
+  auto hex = [](const std::string& text) { return absl::BytesToHexString(text); };
+
+  ASSERT_TRUE(alice_->Write("psu-2", hex("VO"), v1::ENCODING_HEX).ok()) << "it sets nothing yet";
+  grpc::Status refused = alice_->Write("psu-2", hex("LT 35\n"), v1::ENCODING_HEX);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(absl::StrContains(refused.error_message(), "'VOLT 35' on psu-2"))
+      << refused.error_message();
+  EXPECT_TRUE(absl::StrContains(refused.error_message(), "completes the line 'VO'"))
+      << refused.error_message();
+  // Within the limits too: no check saw the setting whole, so nobody could have been asked.
+  refused = alice_->Write("psu-2", hex("LT 0.3\n"), v1::ENCODING_HEX);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED) << refused.error_message();
+
+  // Ending the line, then whole commands, pass; a terminator alone adds nothing to judge.
+  ASSERT_TRUE(alice_->Write("psu-2", hex("\n"), v1::ENCODING_HEX).ok());
+  ASSERT_TRUE(alice_->Write("psu-2", hex("VOLT 0.5"), v1::ENCODING_HEX).ok());
+  ASSERT_TRUE(alice_->Write("psu-2", hex("\n"), v1::ENCODING_HEX).ok());
+  ASSERT_TRUE(alice_->Write("psu-2", "VOLT 1").ok());
+
+  // The policy's patterns read the joined line as well.
+  ASSERT_TRUE(alice_->Write("psu-2", hex("OUTP"), v1::ENCODING_HEX).ok());
+  refused = alice_->Write("psu-2", hex(" ON\n"), v1::ENCODING_HEX);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(absl::StrContains(refused.error_message(), "deny rule 'output-stays-off'"))
+      << refused.error_message();
+
+  // Closing does not finish the line: the device still holds "OUTP". Opened again, the probe ends
+  // that line first, so the supply reads the probe as itself and is identified.
+  ASSERT_TRUE(alice_->Close("psu-2").ok());
+  grpc::Status reopened = OpenInstrument("psu-2");
+  ASSERT_TRUE(reopened.ok()) << reopened.error_message();
+
+  // What reached the supply: the probes, the unfinished pieces, and the whole settings only.
+  EXPECT_EQ(supply_->Received(), "*IDN?\nVO\nVOLT 0.5\nVOLT 1\nOUTP\n*IDN?\n");
+  // (The simulated supply reads a bare OUTP as OUTP OFF.)
+  EXPECT_EQ(supply_->Applied(), (std::vector<std::string>{"VOLT 1 0.5", "VOLT 1 1", "OUTP OFF"}));
 }
 
 TEST_F(PtyInstrumentTest, AQuerysReplyCarriesTheReadingsTheProfileFindsInIt) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+
 namespace labgate::serial {
 namespace {
 
@@ -262,6 +264,26 @@ TEST(QuantityLimitsPatternTest, ADeviceWithoutScpiIsReadThroughItsPattern) {
       << "no SCPI declared: lines are only matched against the pattern";
 }
 
+// A device reads writes that carry no terminator as one line: "VO" then "LT 35" is VOLT 35.
+TEST_F(QuantityLimitsTest, AJoinThatMakesASettingNeitherPartMakesIsRefused) {
+  const absl::Status split = limits_->CheckJoin("VO", {0}, "LT 35", "psu-2");
+  EXPECT_EQ(split.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(absl::StrContains(split.message(), "'VOLT 35' on psu-2")) << split.message();
+  EXPECT_TRUE(absl::StrContains(split.message(), "completes the line 'VO'")) << split.message();
+  EXPECT_FALSE(limits_->CheckJoin("VO", {0}, "LT 0.5", "psu-2").ok())
+      << "within the limits too: no check saw it whole, and a step rule needs the last value";
+  EXPECT_FALSE(limits_->CheckJoin("VOLT 3", {0}, "5", "psu-2").ok()) << "3 V becomes 35 V";
+  // The device may have dropped the line's start ("X"): then it reads VOLT 3 alone, which the
+  // joined line XVOLT 3 does not show. Only a write that starts the line afresh is clear.
+  EXPECT_FALSE(limits_->CheckJoin("X", {0}, "VOLT 3", "psu-2").ok());
+  EXPECT_FALSE(limits_->CheckJoin("XVO", {0, 1}, "LT 3", "psu-2").ok())
+      << "from the second write's start, VOLT 3";
+  EXPECT_TRUE(limits_->CheckJoin("*CLS;", {0}, "OUTP ON", "psu-2").ok())
+      << "nothing limited is set by the join";
+  EXPECT_TRUE(limits_->CheckJoin("VOLT 3;", {0}, "CURR 0.2", "psu-2").ok())
+      << "each part sets what the joined line sets";
+}
+
 // A device without SCPI that takes several settings in one line: VSET1:1VSET1:30.
 class QuantityLimitsEveryMatchTest : public ::testing::Test {
  protected:
@@ -342,6 +364,14 @@ TEST(QuantityLimitsCreateTest, RulesAndListsMustNameDeclaredQuantities) {
   voltage.pattern = *CompilePattern("^SET (\\d+)$", PatternInput::kUtf8, "test");
   no_group.quantities.push_back(voltage);
   EXPECT_FALSE(QuantityLimits::Create(no_group).ok());
+}
+
+// A device that takes commands without a terminator joins them all: each stays itself.
+TEST_F(QuantityLimitsEveryMatchTest, CommandsSentOneAfterAnotherJoinAsThemselves) {
+  EXPECT_TRUE(limits_->CheckJoin("VSET1:3.0", {0}, "VSET1:3.5", "bench-psu").ok());
+  EXPECT_TRUE(limits_->CheckJoin("VSET1:3.0VSET1:3.5", {0, 9}, "VSET2:1", "bench-psu").ok());
+  EXPECT_FALSE(limits_->CheckJoin("VSET1:", {0}, "30", "bench-psu").ok());
+  EXPECT_FALSE(limits_->CheckJoin("VSET1:3", {0}, "0", "bench-psu").ok()) << "3 V becomes 30 V";
 }
 
 }  // namespace

@@ -328,5 +328,43 @@ TEST_F(PortRegistryTest, AStalledPortDoesNotDelayAnother) {
   EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1900));
 }
 
+// The write gate is asked about each write that joins the device's unfinished line, and only
+// then; the line outlives the port, since the device keeps it when the port closes.
+TEST_F(PortRegistryTest, TheWriteGateJudgesWritesJoiningAnUnfinishedLineKeptAcrossCloses) {
+  std::vector<std::pair<std::string, std::string>> asked;  // (the line so far, the write)
+  registry_.SetWriteGate([&asked](ManagedPort&, const WrittenLine& line, absl::string_view bytes) {
+    asked.emplace_back(line.text(), std::string(bytes));
+    return absl::StrContains(bytes, "35") ? absl::PermissionDeniedError("refused by the gate")
+                                          : absl::OkStatus();
+  });
+  PortSettings lines = DefaultSettings();
+  lines.terminator = "\n";
+  ASSERT_TRUE(Open("alice", "loop://psu", lines).ok());
+  std::shared_ptr<ManagedPort> port = Port("alice", "loop://psu");
+  ASSERT_NE(port, nullptr);
+  ASSERT_TRUE(Write(port, "VOLT 1").ok()) << "text: the terminator ends the line";
+  EXPECT_TRUE(asked.empty()) << "nothing was unfinished";
+  EXPECT_FALSE(port->HasUnfinishedLine());
+  ASSERT_TRUE(Write(port, "VO", /*text=*/false).ok());
+  EXPECT_TRUE(port->HasUnfinishedLine());
+  absl::StatusOr<WriteResult> refused = Write(port, "LT 35\n", /*text=*/false);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kPermissionDenied);
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0], (std::pair<std::string, std::string>{"VO", "LT 35\n"}));
+  absl::StatusOr<ReadResult> sent = Read(port, 100, /*text=*/false);
+  ASSERT_TRUE(sent.ok()) << sent.status();
+  EXPECT_EQ(sent->data, "VOLT 1\nVO") << "nothing refused was sent";
+
+  EXPECT_EQ(Close(port), "closed");
+  ASSERT_TRUE(Open("alice", "loop://psu", lines).ok());
+  port = Port("alice", "loop://psu");
+  ASSERT_NE(port, nullptr);
+  EXPECT_TRUE(port->HasUnfinishedLine()) << "the device still holds VO";
+  ASSERT_TRUE(Write(port, "LT 3\n", /*text=*/false).ok());
+  ASSERT_EQ(asked.size(), 2u);
+  EXPECT_EQ(asked[1].first, "VO");
+  EXPECT_FALSE(port->HasUnfinishedLine());
+}
+
 }  // namespace
 }  // namespace labgate::serial

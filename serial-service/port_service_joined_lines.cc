@@ -1,0 +1,44 @@
+// The write gate: a write that joins a device's unfinished line is judged on the line the device
+// will read, not only on its own bytes. CheckWrite has judged the write alone by then.
+#include "absl/strings/str_cat.h"
+#include "serial-service/port_service.h"
+#include "serial-service/ports/data_encoding.h"
+#include "serial-service/serial_metrics.h"
+
+namespace labgate::serial {
+absl::Status PortService::CheckJoinedLine(ManagedPort& port, const WrittenLine& line,
+                                          absl::string_view bytes) {
+  const absl::string_view head = WrittenLine::Head(bytes);
+  if (head.empty()) return absl::OkStatus();  // it ends the line as it was, judged when written
+  absl::Status joined = CheckJoinedLimits(port, line, bytes);
+  const char* refused_by = "limit";
+  if (joined.ok()) {
+    joined = policy_.CheckJoinedLine(port.owner(), PolicyName(port), line.text(), head);
+    refused_by = "write";
+  }
+  if (!joined.ok()) {
+    SerialMetrics::Get().policy_refusals.With({refused_by}).Increment();
+    port.RecordEvent(absl::StrCat("write refused: ", joined.message(), " (",
+                                  ShownData(std::string(bytes)), ")"));
+  }
+  return joined;
+}
+
+absl::Status PortService::CheckJoinedLimits(const ManagedPort& port, const WrittenLine& line,
+                                            absl::string_view bytes) {
+  InstrumentRegistry::Limits limits = instruments_.LimitsOf(port.instrument());
+  if (limits.limits == nullptr || limits.limits->spec().rules.empty()) return absl::OkStatus();
+  const QuantityLimits& rules = *limits.limits;
+  const std::string unfinished = ShownData(line.text());
+  // SCPI commands end at a terminator, so a whole line can be asked for. (A device that takes
+  // commands without one keeps its last pieces in view instead.)
+  if (rules.SpeaksScpi() && (line.truncated() || line.WouldOverflow(bytes))) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "cannot verify a line on ", port.instrument(), " written in more than ",
+        WrittenLine::kMaxPieces, " writes or ", WrittenLine::kMaxBytes,
+        " bytes; end the unfinished line '", unfinished, "' first (send a line terminator)"));
+  }
+  return rules.CheckJoin(line.text(), line.starts(), WrittenLine::Head(bytes), port.instrument());
+}
+
+}  // namespace labgate::serial
