@@ -678,17 +678,14 @@ void PortService::StartScript(const std::string& owner, ManagedPort& port,
       return done(allowed);
     }
   }
-  port.RunScript(std::move(params),
-                 [this, port = port.shared_from_this(), limits = std::move(limits),
-                  done = std::move(done)](absl::StatusOr<ScriptResult> result) {
-                   // What the sends that ran set becomes the instrument's last values.
-                   if (result.ok()) {
-                     for (size_t i = 0; i < result->steps.size() && i < limits.size(); ++i) {
-                       CommitLimits(*port, limits[i].settings);
-                     }
-                   }
-                   done(std::move(result));
-                 });
+  // What each send set becomes the instrument's last values once it went out, even when a
+  // later step fails or the script is cancelled.
+  params.sent = [this, port = port.shared_from_this(),
+                 limits =
+                     std::make_shared<std::vector<LimitVerdict>>(std::move(limits))](size_t index) {
+    if (index < limits->size()) CommitLimits(*port, (*limits)[index].settings);
+  };
+  port.RunScript(std::move(params), std::move(done));
 }
 
 void PortService::GetSignals(ManagedPort& port,

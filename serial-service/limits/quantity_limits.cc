@@ -55,6 +55,13 @@ class WriteReader {
             command.text, "it recalls a stored setup, whose values labgate cannot see");
         if (!refused.ok()) return refused;
       }
+      if (command.common && !command.query && !command.nodes.empty() &&
+          absl::EqualsIgnoreCase(command.nodes[0].mnemonic, "RST")) {
+        // A marker: Check turns it into the quantities it puts back.
+        QuantitySetting reset;
+        reset.kind = QuantitySetting::Kind::kReset;
+        settings->push_back(std::move(reset));
+      }
       if (command.common || command.query) continue;
       for (const ListSpec& list : spec_.lists) {
         if (!list.header.Matches(command.nodes).has_value()) continue;
@@ -262,7 +269,9 @@ absl::Status QuantityLimits::CheckJoin(absl::string_view earlier, const std::vec
     std::vector<QuantitySetting> read;
     absl::Status status = ReadSettings(text, &read);
     for (const QuantitySetting& setting : read) {
-      if (Limited(setting.quantity_index)) {
+      if (setting.kind != QuantitySetting::Kind::kSet) {
+        limited->emplace_back(SIZE_MAX, 0, 0);  // a reset changes what the steps compare with
+      } else if (Limited(setting.quantity_index)) {
         limited->emplace_back(setting.quantity_index, setting.channel, setting.value);
       }
     }
@@ -302,11 +311,19 @@ LimitVerdict QuantityLimits::Check(absl::string_view bytes, const LimitState& st
   verdict.settings.reserve(8);
   verdict.status = ReadSettings(bytes, &verdict.settings);
   if (!verdict.status.ok()) return verdict;
+  ExpandResets(state, &verdict.settings);
   // Values set earlier in the same write count as the last ones, at this very moment.
   // (A handful per write: a short list, searched in order, costs less than a map.)
   absl::InlinedVector<std::pair<std::pair<size_t, int>, double>, 8> earlier;
+  // After a reset in this write, a value not set since is the default, or unknown.
+  absl::InlinedVector<std::pair<size_t, int>, 8> forgotten;
   for (const QuantitySetting& setting : verdict.settings) {
     const std::pair<size_t, int> key{setting.quantity_index, setting.channel};
+    if (setting.kind != QuantitySetting::Kind::kSet) {
+      if (setting.kind == QuantitySetting::Kind::kReset) earlier.emplace_back(key, setting.value);
+      if (setting.kind == QuantitySetting::Kind::kForget) forgotten.push_back(key);
+      continue;
+    }
     LimitState::Last last;
     bool known = false;
     auto found = std::find_if(earlier.rbegin(), earlier.rend(),
@@ -314,6 +331,8 @@ LimitVerdict QuantityLimits::Check(absl::string_view bytes, const LimitState& st
     if (found != earlier.rend()) {
       last = {found->second, now};
       known = true;
+    } else if (std::find(forgotten.begin(), forgotten.end(), key) != forgotten.end()) {
+      known = false;
     } else if (auto stored = state.last.find({setting.quantity, setting.channel});
                stored != state.last.end()) {
       last = stored->second;
@@ -349,6 +368,7 @@ std::string QuantityLimits::Describe(const std::vector<QuantitySetting>& setting
                                      absl::string_view where) const {
   std::string described;
   for (const QuantitySetting& setting : settings) {
+    if (setting.kind != QuantitySetting::Kind::kSet) continue;
     absl::StrAppend(&described, described.empty() ? "" : "; ", setting.quantity, " ",
                     FormatQuantity(setting.value, spec_.quantities[setting.quantity_index].unit),
                     " on ", Where(where, setting.channel));
@@ -418,10 +438,53 @@ std::string QuantityLimits::Question(const LimitRule& rule, const QuantitySettin
                       Where(where, setting.channel));
 }
 
+void QuantityLimits::ExpandResets(const LimitState& state,
+                                  std::vector<QuantitySetting>* settings) const {
+  auto is_reset = [](const QuantitySetting& setting) {
+    return setting.kind == QuantitySetting::Kind::kReset && setting.quantity.empty();
+  };
+  if (std::none_of(settings->begin(), settings->end(), is_reset)) return;
+  // Every channel a value is known on, and each quantity's default channel.
+  std::vector<std::pair<size_t, int>> known;
+  for (const auto& [key, last] : state.last) {
+    const int index = QuantityIndex(key.first);
+    if (index >= 0) known.emplace_back(static_cast<size_t>(index), key.second);
+  }
+  for (size_t index = 0; index < spec_.quantities.size(); ++index) {
+    known.emplace_back(index, spec_.default_channel);
+  }
+  std::sort(known.begin(), known.end());
+  known.erase(std::unique(known.begin(), known.end()), known.end());
+  std::vector<QuantitySetting> expanded;
+  expanded.reserve(settings->size() + known.size());
+  for (QuantitySetting& setting : *settings) {
+    if (!is_reset(setting)) {
+      expanded.push_back(std::move(setting));
+      continue;
+    }
+    for (const auto& [index, channel] : known) {
+      const QuantitySpec& quantity = spec_.quantities[index];
+      QuantitySetting back;
+      back.quantity = quantity.name;
+      back.channel = channel;
+      back.quantity_index = index;
+      back.kind = quantity.range.def.has_value() ? QuantitySetting::Kind::kReset
+                                                 : QuantitySetting::Kind::kForget;
+      back.value = quantity.range.def.value_or(0);
+      expanded.push_back(std::move(back));
+    }
+  }
+  *settings = std::move(expanded);
+}
+
 void QuantityLimits::Commit(const std::vector<QuantitySetting>& settings, LimitState* state,
                             std::chrono::steady_clock::time_point now) {
   for (const QuantitySetting& setting : settings) {
-    state->last[{setting.quantity, setting.channel}] = {setting.value, now};
+    if (setting.kind == QuantitySetting::Kind::kForget) {
+      state->last.erase({setting.quantity, setting.channel});
+    } else {
+      state->last[{setting.quantity, setting.channel}] = {setting.value, now};
+    }
   }
 }
 

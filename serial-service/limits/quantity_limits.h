@@ -75,10 +75,15 @@ struct LimitState {
 
 // One value a write sets.
 struct QuantitySetting {
+  // kSet: the write sets it. *RST puts the instrument back to its defaults: a quantity with a
+  // declared `default` is then at it (kReset), and one without is unknown again (kForget), so
+  // max_step and ramp_per_s do not compare with a value the instrument no longer has.
+  enum class Kind { kSet, kReset, kForget };
   std::string quantity;
   int channel = 1;
   double value = 0;
   size_t quantity_index = 0;  // into spec().quantities
+  Kind kind = Kind::kSet;
 };
 
 struct LimitVerdict {
@@ -136,6 +141,10 @@ class QuantityLimits {
                       absl::string_view where) const;
   std::string Question(const LimitRule& rule, const QuantitySetting& setting,
                        absl::string_view where) const;
+
+  // Replaces each *RST marker ReadSettings left with what it puts back: every quantity on every
+  // channel a value is known on (and the default channel), at its default or unknown.
+  void ExpandResets(const LimitState& state, std::vector<QuantitySetting>* settings) const;
 
   LimitsSpec spec_;
   std::vector<std::vector<size_t>> rules_of_quantity_;  // indices into spec_.rules, by quantity

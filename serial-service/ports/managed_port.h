@@ -124,6 +124,9 @@ struct ScriptParams {
   bool stop_on_timeout = true;
   int64_t write_timeout_ms = 1000;
   std::function<bool()> abandoned;
+  // Called on the worker once send step `index` went out whole, before the next step runs:
+  // what it set is then the instrument's, whatever the rest of the script does.
+  std::function<void(size_t index)> sent;
 };
 
 struct StepOutcome {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <thread>
@@ -265,6 +266,41 @@ TEST_F(PtyInstrumentTest, AWriteCompletingALineBegunEarlierIsJudgedOnTheWholeLin
   EXPECT_EQ(supply_->Received(), "*IDN?\nVO\nVOLT 0.5\nVOLT 1\nOUTP\n*IDN?\n");
   // (The simulated supply reads a bare OUTP as OUTP OFF.)
   EXPECT_EQ(supply_->Applied(), (std::vector<std::string>{"VOLT 1 0.5", "VOLT 1 1", "OUTP OFF"}));
+}
+
+// A script's sends set the supply as they go out: what a cancelled script already sent is the
+// supply's, and the step rule counts from it.
+TEST_F(PtyInstrumentTest, WhatACancelledScriptAlreadySentCountsForTheNextStep) {
+  StartWithSupplyAtItsPath();
+  ASSERT_TRUE(OpenInstrument("psu-2").ok());
+  v1::SendExpectRequest script;
+  script.set_port_name("psu-2");
+  script.add_steps()->set_send("VOLT 0.9");
+  v1::ScriptStep* wait = script.add_steps();
+  wait->add_expect("never");
+  wait->set_timeout_ms(60000);
+  grpc::ClientContext context;
+  context.AddMetadata("labgate-owner", "alice");
+  v1::SendExpectResponse ran;
+  std::promise<grpc::Status> finished;
+  alice_->stub()->async()->SendExpect(
+      &context, &script, &ran, [&](const grpc::Status& status) { finished.set_value(status); });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (supply_->Applied().empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  ASSERT_EQ(supply_->Applied(), (std::vector<std::string>{"VOLT 1 0.9"}));
+  context.TryCancel();
+  auto done = finished.get_future();
+  ASSERT_EQ(done.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(done.get().error_code(), grpc::StatusCode::CANCELLED);
+
+  grpc::Status refused = alice_->Write("psu-2", "VOLT 2.5");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED)
+      << "a step of 1.6 V from the 0.9 V the script set";
+  EXPECT_TRUE(absl::StrContains(refused.error_message(), "from 0.9 V to 2.5 V"))
+      << refused.error_message();
+  EXPECT_TRUE(alice_->Write("psu-2", "VOLT 1.8").ok());
 }
 
 TEST_F(PtyInstrumentTest, AQuerysReplyCarriesTheReadingsTheProfileFindsInIt) {

@@ -160,8 +160,8 @@ TEST_F(QuantityLimitsTest, ACommandThatTouchesALimitButCannotBeReadIsRefused) {
             std::string::npos)
       << garbled.status;
   // Nothing limited is touched: queries, common commands, other headers.
-  for (const char* line : {"VOLT?", "MEAS:VOLT?", "*RST", "*IDN?", "OUTP ON", "SYST:BEEP",
-                           "VOLT:PROT 40", "DISP:TEXT 'VOLT 99'"}) {
+  for (const char* line : {"VOLT?", "MEAS:VOLT?", "*IDN?", "OUTP ON", "SYST:BEEP", "VOLT:PROT 40",
+                           "DISP:TEXT 'VOLT 99'"}) {
     LimitVerdict verdict = Check(line);
     EXPECT_TRUE(verdict.status.ok()) << line << ": " << verdict.status;
     EXPECT_TRUE(verdict.settings.empty()) << line;
@@ -262,6 +262,47 @@ TEST(QuantityLimitsPatternTest, ADeviceWithoutScpiIsReadThroughItsPattern) {
   EXPECT_TRUE(limits->Check("STATUS", state, Clock::now(), "bench-psu").status.ok());
   EXPECT_TRUE(limits->Check("VOLT 'x", state, Clock::now(), "bench-psu").status.ok())
       << "no SCPI declared: lines are only matched against the pattern";
+}
+
+// *RST puts the supply back to its defaults: steps count from there, not from the value it had.
+TEST_F(QuantityLimitsTest, AResetPutsTheLastValuesBackToTheDeclaredDefaults) {
+  ASSERT_TRUE(Write("VOLT 4.5").status.ok());
+  ASSERT_TRUE(Write("VOLT 4.9").status.ok());
+  LimitVerdict reset = Write("*RST");
+  ASSERT_TRUE(reset.status.ok()) << reset.status;
+  EXPECT_EQ(limits_->Describe(reset.settings, "psu-2"), "") << "a reset sets nothing to ask about";
+  auto last = [this](const char* quantity) { return state_.last[{quantity, 1}].value; };
+  EXPECT_EQ(last("voltage"), 0) << "the declared default";
+  EXPECT_EQ(last("current"), 0.1);
+  LimitVerdict jump = Check("VOLT 5");
+  EXPECT_EQ(jump.status.code(), absl::StatusCode::kPermissionDenied)
+      << "0 V to 5 V, not 4.9 V to 5 V";
+  EXPECT_TRUE(absl::StrContains(jump.status.message(), "from 0 V to 5 V")) << jump.status;
+  // Within one write, what follows the reset steps from the defaults too.
+  EXPECT_TRUE(Check("VOLT 0.8;*RST;VOLT 0.5").status.ok());
+  EXPECT_FALSE(Check("*RST;VOLT 1.5").status.ok());
+}
+
+TEST(QuantityLimitsResetTest, AQuantityWithoutADefaultIsUnknownAfterAReset) {
+  LimitsSpec spec = PowerSupply();
+  spec.quantities[0].range.def.reset();
+  absl::StatusOr<QuantityLimits> limits = QuantityLimits::Create(spec);
+  ASSERT_TRUE(limits.ok()) << limits.status();
+  LimitState state;
+  const Clock::time_point now = Clock::now();
+  LimitVerdict set = limits->Check("VOLT 4; SOUR2:VOLT 2", state, now, "psu-2");
+  ASSERT_TRUE(set.status.ok()) << set.status;
+  QuantityLimits::Commit(set.settings, &state, now);
+  LimitVerdict reset = limits->Check("*RST", state, now, "psu-2");
+  ASSERT_TRUE(reset.status.ok());
+  QuantityLimits::Commit(reset.settings, &state, now);
+  auto known = [&state](const char* quantity, int channel) {
+    return state.last.contains({quantity, channel});
+  };
+  EXPECT_FALSE(known("voltage", 1));
+  EXPECT_FALSE(known("voltage", 2)) << "every channel a value was known on";
+  ASSERT_TRUE(known("current", 1));
+  EXPECT_EQ(state.last.at({"current", 1}).value, 0.1);
 }
 
 // A device reads writes that carry no terminator as one line: "VO" then "LT 35" is VOLT 35.
