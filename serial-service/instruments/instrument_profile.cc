@@ -74,6 +74,7 @@ constexpr char kSchema[] = R"json({
       "properties": {
         "unit": {"type": "string", "pattern": "^[A-Za-z]{1,8}$"},
         "headers": {"type": "array", "items": {"type": "string", "minLength": 1}},
+        "other_headers": {"type": "array", "items": {"type": "string", "minLength": 1}},
         "parameter": {"type": "integer", "minimum": 0, "maximum": 15},
         "pattern": {"type": "string", "minLength": 1},
         "min": {"type": "number"}, "max": {"type": "number"}, "default": {"type": "number"}
@@ -162,13 +163,15 @@ absl::StatusOr<LimitsSpec> Limits(const json& document) {
       quantity.range = {OptionalNumber(entry, "min"), OptionalNumber(entry, "max"),
                         OptionalNumber(entry, "default")};
       quantity.parameter = static_cast<int>(entry.value("parameter", 0));
-      if (entry.contains("headers")) {
-        for (const json& header : entry["headers"]) {
+      for (const auto& [key, into] : {std::pair{"headers", &quantity.headers},
+                                      std::pair{"other_headers", &quantity.other_headers}}) {
+        if (!entry.contains(key)) continue;
+        for (const json& header : entry[key]) {
           absl::StatusOr<ScpiHeaderPattern> parsed =
               ScpiHeaderPattern::Parse(header.get<std::string>());
           if (!parsed.ok())
             return absl::InvalidArgumentError(absl::StrCat(where, ": ", parsed.status().message()));
-          quantity.headers.push_back(*std::move(parsed));
+          into->push_back(*std::move(parsed));
         }
       }
       if (entry.contains("pattern")) {

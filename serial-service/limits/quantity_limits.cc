@@ -63,8 +63,10 @@ class WriteReader {
         settings->push_back(std::move(reset));
       }
       if (command.common || command.query) continue;
+      bool declared = false;  // a list or a header of the profile's reads this command
       for (const ListSpec& list : spec_.lists) {
         if (!list.header.Matches(command.nodes).has_value()) continue;
+        declared = true;
         int channel = spec_.default_channel;
         if (list.channel_parameter.has_value()) {
           const size_t at = static_cast<size_t>(*list.channel_parameter);
@@ -107,6 +109,7 @@ class WriteReader {
         for (const ScpiHeaderPattern& header : quantity.headers) {
           std::optional<ScpiHeaderPattern::Match> match = header.Matches(command.nodes);
           if (!match.has_value()) continue;
+          declared = true;
           const size_t at = static_cast<size_t>(quantity.parameter);
           if (at >= command.parameters.size()) break;  // no value: nothing is set
           if (absl::Status read = ReadValue(index, match->channel.value_or(spec_.default_channel),
@@ -117,11 +120,49 @@ class WriteReader {
           break;
         }
       }
+      if (declared) continue;
+      if (absl::Status undeclared = CheckUndeclared(command); !undeclared.ok()) return undeclared;
     }
     return absl::OkStatus();
   }
 
  private:
+  // A command no header or list of the profile reads, with values, that names a limited
+  // quantity's keyword (VOLT:TRIG 35, LIST:VOLT 1,35) may well set it, unseen: refused unless
+  // the profile lists it among the quantity's other_headers. One that recalls a stored setup
+  // (MEM:RCL 1, like *RCL) is refused on any limited instrument.
+  absl::Status CheckUndeclared(const ScpiCommand& command) const {
+    for (const ScpiNode& node : command.nodes) {
+      if (SameMnemonic(node.mnemonic, "RCL") || SameMnemonic(node.mnemonic, "REC") ||
+          SameMnemonic(node.mnemonic, "RECALL")) {
+        return CannotVerifyAny(command.text,
+                               "it recalls a stored setup, whose values labgate cannot see");
+      }
+    }
+    if (command.parameters.empty()) return absl::OkStatus();
+    for (size_t index = 0; index < spec_.quantities.size(); ++index) {
+      if (!limits_.Limited(index)) continue;
+      const QuantitySpec& quantity = spec_.quantities[index];
+      const ScpiHeaderPattern* named = nullptr;
+      for (const ScpiHeaderPattern& header : quantity.headers) {
+        if (header.NamesKeyword(command.nodes)) named = &header;
+      }
+      if (named == nullptr) continue;
+      const bool other = std::any_of(quantity.other_headers.begin(), quantity.other_headers.end(),
+                                     [&](const ScpiHeaderPattern& header) {
+                                       return header.Matches(command.nodes).has_value();
+                                     });
+      if (other) continue;
+      return CannotVerify(
+          command.text, index,
+          absl::StrCat("it names ", named->keyword(),
+                       " but is not a header the profile declares as ", "setting ", quantity.name,
+                       " (list it in the quantity's headers, or in its other_headers if it sets "
+                       "something else)"));
+    }
+    return absl::OkStatus();
+  }
+
   // Refused when anything at all is limited; OK otherwise.
   absl::Status CannotVerifyAny(absl::string_view text, absl::string_view why) const {
     if (spec_.rules.empty()) return absl::OkStatus();

@@ -36,6 +36,9 @@ struct QuantitySpec {
   // holds the channel's digits.
   CompiledPattern pattern;
   std::string pattern_text;
+  // Commands that name the quantity's keyword but set something else (its protection level,
+  // its range): they pass unread. Any other such command with values is refused.
+  std::vector<ScpiHeaderPattern> other_headers;
 };
 
 // A command that sets several quantities at once: APPLy CH1,12,0.5.

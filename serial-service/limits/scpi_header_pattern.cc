@@ -1,5 +1,7 @@
 #include "serial-service/limits/scpi_header_pattern.h"
 
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -43,6 +45,7 @@ absl::StatusOr<ScpiHeaderPattern> ScpiHeaderPattern::Parse(absl::string_view pat
     }
     node.short_form = absl::AsciiStrToUpper(word.substr(0, capitals));
     node.long_form = absl::AsciiStrToUpper(word);
+    node.written = std::string(word);
     if (i < pattern.size() && pattern[i] == '#') {
       node.takes_suffix = true;
       ++i;
@@ -70,7 +73,19 @@ absl::StatusOr<ScpiHeaderPattern> ScpiHeaderPattern::Parse(absl::string_view pat
   bool required = false;
   for (const Node& node : parsed.nodes_) required = required || !node.optional;
   if (!required) return BadPattern(pattern, "every node is optional");
+  for (size_t at = 0; at < parsed.nodes_.size(); ++at) {
+    if (!parsed.nodes_[at].optional) parsed.keyword_at_ = at;
+  }
+  parsed.keyword_ = parsed.nodes_[parsed.keyword_at_].written;
   return parsed;
+}
+
+bool ScpiHeaderPattern::NamesKeyword(const ScpiNodes& nodes) const {
+  const Node& keyword = nodes_[keyword_at_];
+  return std::any_of(nodes.begin(), nodes.end(), [&keyword](const ScpiNode& node) {
+    return SameMnemonic(node.mnemonic, keyword.short_form) ||
+           SameMnemonic(node.mnemonic, keyword.long_form);
+  });
 }
 
 std::optional<ScpiHeaderPattern::Match> ScpiHeaderPattern::Matches(const ScpiNodes& nodes) const {

@@ -26,11 +26,18 @@ class ScpiHeaderPattern {
   // Whether the resolved header `nodes` is this header (a common command never is).
   std::optional<Match> Matches(const ScpiNodes& nodes) const;
 
+  // Whether any of `nodes` is this header's keyword: its last node that may not be left out
+  // (VOLTage in "[SOURce#:]VOLTage[:LEVel]"), in either form.
+  bool NamesKeyword(const ScpiNodes& nodes) const;
+  // The keyword's long form as the pattern writes it ("VOLTage").
+  const std::string& keyword() const { return keyword_; }
+
   const std::string& text() const { return text_; }
 
  private:
   struct Node {
     std::string short_form, long_form;  // upper case
+    std::string written;                // as the pattern has it: "VOLTage"
     bool optional = false;
     bool takes_suffix = false;
     bool channel = false;
@@ -39,6 +46,8 @@ class ScpiHeaderPattern {
 
   std::string text_;
   std::vector<Node> nodes_;
+  size_t keyword_at_ = 0;  // into nodes_
+  std::string keyword_;
 };
 
 }  // namespace labgate::serial

@@ -81,6 +81,20 @@ TEST(InstrumentProfileTest, AWholeProfileParsesIntoWorkingLimits) {
   EXPECT_EQ(profile->limits->Check("CURR 0.8", state, now, "psu-2").confirm_rule, "max-current");
 }
 
+TEST(InstrumentProfileTest, OtherHeadersNamingAQuantityPassAndTheRestAreRefused) {
+  nlohmann::json document = nlohmann::json::parse(kSupply);
+  document["quantities"]["voltage"]["other_headers"] = {"[SOURce#:]VOLTage:PROTection[:LEVel]"};
+  absl::StatusOr<InstrumentProfile> profile = ParseInstrumentProfile(document.dump(), "dp832.json");
+  ASSERT_TRUE(profile.ok()) << profile.status();
+  ASSERT_NE(profile->limits, nullptr);
+  LimitState state;
+  const auto now = std::chrono::steady_clock::now();
+  EXPECT_TRUE(profile->limits->Check("VOLT:PROT 33", state, now, "psu-2").status.ok());
+  EXPECT_THAT(
+      std::string(profile->limits->Check("VOLT:TRIG 33", state, now, "psu-2").status.message()),
+      HasSubstr("it names VOLTage but is not a header the profile declares"));
+}
+
 // The profile with `edit` applied to its JSON; the error it must give.
 std::string Refusal(const std::function<void(nlohmann::json&)>& edit) {
   nlohmann::json document = nlohmann::json::parse(kSupply);
@@ -133,6 +147,10 @@ TEST(InstrumentProfileTest, WhatIsWrongIsNamedWithTheFile) {
               HasSubstr("sequences.safe.steps[1] must be exactly one of"));
   EXPECT_THAT(Refusal([](nlohmann::json& d) { d["lists"][0].erase("channels"); }),
               HasSubstr("lists[0]: channel_parameter needs channels"));
+  EXPECT_THAT(Refusal([](nlohmann::json& d) {
+                d["quantities"]["voltage"]["other_headers"] = {"VOLTage:[PROT"};
+              }),
+              HasSubstr("quantities.voltage: header 'VOLTage:[PROT'"));
   EXPECT_THAT(Refusal([](nlohmann::json& d) { d["quantities"]["voltage"].erase("headers"); }),
               HasSubstr("quantities.voltage: say where it is set"));
   absl::StatusOr<InstrumentProfile> not_json = ParseInstrumentProfile("{", "broken.json");

@@ -159,8 +159,9 @@ TEST_F(QuantityLimitsTest, ACommandThatTouchesALimitButCannotBeReadIsRefused) {
   EXPECT_NE(garbled.status.message().find("cannot verify 'VOLT 'unclosed' against max-voltage"),
             std::string::npos)
       << garbled.status;
-  // Nothing limited is touched: queries, common commands, other headers.
-  for (const char* line : {"VOLT?", "MEAS:VOLT?", "*IDN?", "OUTP ON", "SYST:BEEP", "VOLT:PROT 40",
+  // Nothing limited is touched: queries, common commands, other headers, a command naming
+  // VOLTage with no value.
+  for (const char* line : {"VOLT?", "MEAS:VOLT?", "*IDN?", "OUTP ON", "SYST:BEEP", "VOLT:PROT:CLE",
                            "DISP:TEXT 'VOLT 99'"}) {
     LimitVerdict verdict = Check(line);
     EXPECT_TRUE(verdict.status.ok()) << line << ": " << verdict.status;
@@ -262,6 +263,37 @@ TEST(QuantityLimitsPatternTest, ADeviceWithoutScpiIsReadThroughItsPattern) {
   EXPECT_TRUE(limits->Check("STATUS", state, Clock::now(), "bench-psu").status.ok());
   EXPECT_TRUE(limits->Check("VOLT 'x", state, Clock::now(), "bench-psu").status.ok())
       << "no SCPI declared: lines are only matched against the pattern";
+}
+
+// A supply sets its voltage in more ways than the profile declares: a triggered level, a list,
+// a stored setup. Each names VOLTage (or recalls), so none passes unread.
+TEST_F(QuantityLimitsTest, UndeclaredCommandsNamingALimitedQuantityAreRefused) {
+  for (const char* line : {"VOLT:TRIG 35", "SOUR2:VOLT:LEV:TRIG:AMPL 35", "LIST:VOLT 1,35",
+                           "VOLT:PROT 40", "CURR:PROT 5", "volt:step 10"}) {
+    LimitVerdict verdict = Check(line);
+    EXPECT_EQ(verdict.status.code(), absl::StatusCode::kPermissionDenied) << line;
+    EXPECT_TRUE(absl::StrContains(verdict.status.message(), "is not a header the profile declares"))
+        << line << ": " << verdict.status;
+  }
+  EXPECT_TRUE(absl::StrContains(Check("VOLT:TRIG 35").status.message(),
+                                "cannot verify 'VOLT:TRIG 35' against max-voltage, step-voltage: "
+                                "it names VOLTage"))
+      << Check("VOLT:TRIG 35").status;
+  for (const char* line : {"MEM:RCL 1", "SYST:REC 2", "*RCL 3"}) {
+    LimitVerdict verdict = Check(line);
+    EXPECT_EQ(verdict.status.code(), absl::StatusCode::kPermissionDenied) << line;
+    EXPECT_TRUE(absl::StrContains(verdict.status.message(), "recalls a stored setup"))
+        << line << ": " << verdict.status;
+  }
+
+  // What the profile says sets something else passes; the rest is still refused.
+  LimitsSpec spec = PowerSupply();
+  spec.quantities[0].other_headers.push_back(Header("[SOURce#:]VOLTage:PROTection[:LEVel]"));
+  absl::StatusOr<QuantityLimits> declared = QuantityLimits::Create(spec);
+  ASSERT_TRUE(declared.ok()) << declared.status();
+  EXPECT_TRUE(declared->Check("VOLT:PROT 40", state_, now_, "psu-2").status.ok());
+  EXPECT_TRUE(declared->Check("SOUR1:VOLT:PROT:LEV 40", state_, now_, "psu-2").status.ok());
+  EXPECT_FALSE(declared->Check("VOLT:TRIG 35", state_, now_, "psu-2").status.ok());
 }
 
 // *RST puts the supply back to its defaults: steps count from there, not from the value it had.
