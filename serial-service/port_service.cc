@@ -94,10 +94,10 @@ PortService::PortService(const PortServiceOptions& options)
                                        : PortLister(&LibSerialPortBackend::ListPorts)),
       instrument_watch_period_(options.instrument_watch_period),
       misc_worker_(std::make_unique<PortWorker>("serial-misc", nullptr)) {
-  registry_.SetWriteGate(
-      [this](ManagedPort& port, const WrittenLine& line, absl::string_view bytes) {
-        return CheckJoinedLine(port, line, bytes);
-      });
+  registry_.SetWriteGate([this](ManagedPort& port, const WrittenLine& line, absl::string_view bytes,
+                                std::function<void()>* once_sent) {
+    return CheckAtWrite(port, line, bytes, once_sent);
+  });
 }
 
 PortService::~PortService() { StopPorts(); }
@@ -678,13 +678,8 @@ void PortService::StartScript(const std::string& owner, ManagedPort& port,
       return done(allowed);
     }
   }
-  // What each send set becomes the instrument's last values once it went out, even when a
+  // What each send sets becomes the instrument's as it goes out (CheckAtWrite), even when a
   // later step fails or the script is cancelled.
-  params.sent = [this, port = port.shared_from_this(),
-                 limits =
-                     std::make_shared<std::vector<LimitVerdict>>(std::move(limits))](size_t index) {
-    if (index < limits->size()) CommitLimits(*port, (*limits)[index].settings);
-  };
   port.RunScript(std::move(params), std::move(done));
 }
 
@@ -775,19 +770,10 @@ LimitState PortService::LimitStateOf(const ManagedPort& port) {
   return limits.state->state;
 }
 
-void PortService::CommitLimits(const ManagedPort& port,
-                               const std::vector<QuantitySetting>& accepted) {
-  if (accepted.empty()) return;
-  InstrumentRegistry::Limits limits = instruments_.LimitsOf(port.instrument());
-  absl::MutexLock lock(&limits.state->mu);
-  QuantityLimits::Commit(accepted, &limits.state->state, std::chrono::steady_clock::now());
-}
-
 absl::Status PortService::CheckWrite(const std::string& owner, ManagedPort& port,
                                      const std::string& bytes,
                                      const std::optional<Confirmation>& confirmation,
-                                     const char* what, const LimitVerdict* limits,
-                                     std::vector<QuantitySetting>* accepted) {
+                                     const char* what, const LimitVerdict* limits) {
   if (static_cast<int64_t>(bytes.size()) > kMaxTransferBytes) {
     return absl::InvalidArgumentError(absl::StrCat("data is ", bytes.size(), " bytes; ", what,
                                                    " takes at most ", kMaxTransferBytes,
@@ -827,7 +813,6 @@ absl::Status PortService::CheckWrite(const std::string& owner, ManagedPort& port
   absl::Status status = policy_.CheckWrite(owner, PolicyName(port), bytes, approval,
                                            question.has_value() ? &*question : nullptr);
   if (status.ok()) {
-    if (accepted != nullptr) *accepted = limits->settings;
     if (!approval.empty()) {
       SerialMetrics::Get().policy_confirmations.With({"approved"}).Increment();
       port.RecordEvent(absl::StrCat("write approved by ", ApprovedBy(*confirmation), ": ", shown));
@@ -853,9 +838,7 @@ absl::Status PortService::CheckWrite(const std::string& owner, ManagedPort& port
 void PortService::Write(const std::string& owner, ManagedPort& port, std::string bytes,
                         const TransferOptions& options,
                         std::function<void(absl::StatusOr<WriteResult>)> done) {
-  std::vector<QuantitySetting> accepted;
-  if (absl::Status allowed =
-          CheckWrite(owner, port, bytes, options.confirmation, "write", nullptr, &accepted);
+  if (absl::Status allowed = CheckWrite(owner, port, bytes, options.confirmation, "write");
       !allowed.ok()) {
     return done(allowed);
   }
@@ -865,14 +848,6 @@ void PortService::Write(const std::string& owner, ManagedPort& port, std::string
       return done(status);
     }
     timeout_ms = *options.timeout_ms;
-  }
-  if (!accepted.empty()) {
-    // The values become the instrument's last ones once they were sent.
-    done = [this, port = port.shared_from_this(), accepted = std::move(accepted),
-            done = std::move(done)](absl::StatusOr<WriteResult> wrote) {
-      if (wrote.ok()) CommitLimits(*port, accepted);
-      done(std::move(wrote));
-    };
   }
   port.Write(std::move(bytes), options.text_mode, timeout_ms, std::move(done));
 }
@@ -904,9 +879,7 @@ void PortService::Query(const std::string& owner, ManagedPort& port, std::string
   if (bytes.empty()) {
     return done(absl::InvalidArgumentError("data is required: the command to send"));
   }
-  std::vector<QuantitySetting> accepted;
-  if (absl::Status allowed =
-          CheckWrite(owner, port, bytes, options.confirmation, "query", nullptr, &accepted);
+  if (absl::Status allowed = CheckWrite(owner, port, bytes, options.confirmation, "query");
       !allowed.ok()) {
     return done(allowed);
   }
@@ -923,15 +896,6 @@ void PortService::Query(const std::string& owner, ManagedPort& port, std::string
           port->RecordEvent(absl::StrCat("reading ", reading.name, ": ",
                                          FormatQuantity(reading.value, reading.unit)));
         }
-      }
-      done(std::move(result));
-    };
-  }
-  if (!accepted.empty()) {
-    done = [this, port = port.shared_from_this(), accepted = std::move(accepted),
-            size = bytes.size(), done = std::move(done)](absl::StatusOr<QueryResult> result) {
-      if (result.ok() && result->wrote.bytes_written >= static_cast<int64_t>(size)) {
-        CommitLimits(*port, accepted);
       }
       done(std::move(result));
     };

@@ -310,15 +310,19 @@ class PortService {
   absl::Status CheckCanRecord(const std::string& session_id) const;
   // The size limit, the instrument's limits and the policy's verdict on a write or query of
   // `bytes`, recorded in the port's session. `limits` is the limits' verdict when the caller
-  // has it (a script's sends are judged in order); otherwise it is found here. What the write
-  // sets goes to `accepted`, for CommitLimits once it went through.
+  // has it (a script's sends are judged in order); otherwise it is found here. The port's
+  // worker judges the write again as it goes out, and commits what it sets (CheckAtWrite).
   absl::Status CheckWrite(const std::string& owner, ManagedPort& port, const std::string& bytes,
                           const std::optional<Confirmation>& confirmation, const char* what,
-                          const LimitVerdict* limits = nullptr,
-                          std::vector<QuantitySetting>* accepted = nullptr);
-  // The write gate (port_service_joined_lines.cc): may `bytes` join the device's unfinished
-  // `line`? Refused when the joined line sets a limited quantity that neither part sets alone,
-  // or matches a policy rule that neither part matches; recorded in the port's session.
+                          const LimitVerdict* limits = nullptr);
+  // The write gate (port_service_write_gate.cc), on the port's worker as each write starts:
+  // the instrument's limits again, against the values the writes before it set (two calls
+  // judged at once cannot both step from one value), with what it sets committed in
+  // `once_sent`; and, after an unfinished `line`, the line it completes (CheckJoinedLine).
+  absl::Status CheckAtWrite(ManagedPort& port, const WrittenLine& line, absl::string_view bytes,
+                            std::function<void()>* once_sent);
+  // May `bytes` join the device's unfinished `line`? Refused when the joined line sets a limited
+  // quantity otherwise than the parts do alone, or matches a policy rule neither part matches.
   absl::Status CheckJoinedLine(ManagedPort& port, const WrittenLine& line, absl::string_view bytes);
   absl::Status CheckJoinedLimits(const ManagedPort& port, const WrittenLine& line,
                                  absl::string_view bytes);
@@ -326,7 +330,6 @@ class PortService {
   // With `scratch`, judged against it, and what passes is committed there.
   LimitVerdict CheckLimits(const ManagedPort& port, const std::string& bytes,
                            LimitState* scratch = nullptr);
-  void CommitLimits(const ManagedPort& port, const std::vector<QuantitySetting>& accepted);
   // What `settings` set on the port's instrument, for the person asked about them.
   std::string DescribeSettings(const ManagedPort& port,
                                const std::vector<QuantitySetting>& settings);

@@ -384,10 +384,12 @@ absl::StatusOr<WriteResult> ManagedPort::DoWrite(const std::string& bytes, int64
                                                  bool starts_write) {
   if (absl::Status usable = CheckUsable(); !usable.ok()) return usable;
   SharedWrittenLine* const line = env_.written_line.get();
+  std::function<void()> once_sent;
   if (starts_write && line != nullptr && env_.write_gate) {
     absl::MutexLock lock(&line->mu);
-    if (!line->line.empty()) {
-      if (absl::Status joins = env_.write_gate(*this, line->line, bytes); !joins.ok()) return joins;
+    if (absl::Status allowed = env_.write_gate(*this, line->line, bytes, &once_sent);
+        !allowed.ok()) {
+      return allowed;
     }
   }
   absl::StatusOr<size_t> wrote = backend_->Write(bytes, timeout_ms);
@@ -395,6 +397,7 @@ absl::StatusOr<WriteResult> ManagedPort::DoWrite(const std::string& bytes, int64
     absl::MutexLock lock(&line->mu);
     line->line.Append(absl::string_view(bytes).substr(0, *wrote), starts_write);
   }
+  if (once_sent && wrote.ok() && *wrote > 0) once_sent();
   if (!wrote.ok()) {
     if (absl::IsUnavailable(wrote.status())) EnterError(wrote.status());
     return wrote.status();

@@ -124,9 +124,6 @@ struct ScriptParams {
   bool stop_on_timeout = true;
   int64_t write_timeout_ms = 1000;
   std::function<bool()> abandoned;
-  // Called on the worker once send step `index` went out whole, before the next step runs:
-  // what it set is then the instrument's, whatever the rest of the script does.
-  std::function<void(size_t index)> sent;
 };
 
 struct StepOutcome {
@@ -179,9 +176,12 @@ struct PortEnvironment {
   std::chrono::microseconds query_reply_spin{0};
   // What the device was sent since its last line terminator; null: not followed.
   std::shared_ptr<SharedWrittenLine> written_line;
-  // Asked, in the worker's place, before a write starts while the device has an unfinished
-  // line: whether `bytes` may join it. A refusal fails the write with nothing sent. Null: any may.
-  std::function<absl::Status(ManagedPort& port, const WrittenLine& line, absl::string_view bytes)>
+  // Asked in the worker's place before each write starts, so writes are judged in the order
+  // the device gets them: whether `bytes` may go, after what `line` holds. A refusal fails the
+  // write with nothing sent. What it leaves in `once_sent` runs once the write's first bytes
+  // went out (the instrument's values are then the ones it set). Null: any write may go.
+  std::function<absl::Status(ManagedPort& port, const WrittenLine& line, absl::string_view bytes,
+                             std::function<void()>* once_sent)>
       write_gate;
 };
 

@@ -42,7 +42,6 @@ absl::StatusOr<ScriptResult> ManagedPort::DoRunScript(const ScriptParams& params
         if (!wrote.ok()) return wrote.status();
         outcome.bytes_written = wrote->bytes_written;
         failed = wrote->bytes_written < static_cast<int64_t>(bytes.size());
-        if (!failed && params.sent) params.sent(i);
         break;
       }
       case ScriptStep::Kind::kExpect: {

@@ -303,6 +303,42 @@ TEST_F(PtyInstrumentTest, WhatACancelledScriptAlreadySentCountsForTheNextStep) {
   EXPECT_TRUE(alice_->Write("psu-2", "VOLT 1.8").ok());
 }
 
+// Two writes called at once were each judged against the same last value, so both passed the
+// step rule and the supply took 0.5 V to 1.4 V to 0 V. The port's worker judges them again in
+// the order they go out: the second is a step from the first.
+TEST_F(PtyInstrumentTest, TwoWritesCalledAtOnceCannotBothStepFromOneValue) {
+  StartWithSupplyAtItsPath();
+  ASSERT_TRUE(OpenInstrument("psu-2").ok());
+  // A script that sets 0.5 V and then holds the port, so that both writes wait behind it.
+  v1::SendExpectRequest script;
+  script.set_port_name("psu-2");
+  script.add_steps()->set_send("VOLT 0.5");
+  v1::ScriptStep* hold = script.add_steps();
+  hold->add_expect("never");
+  hold->set_timeout_ms(1500);
+  auto held = std::async(std::launch::async, [&] {
+    v1::SendExpectResponse ran;
+    return alice_->stub()->SendExpect(alice_->Context().get(), script, &ran);
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (supply_->Applied().empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  ASSERT_EQ(supply_->Applied(), (std::vector<std::string>{"VOLT 1 0.5"}));
+  auto up = std::async(std::launch::async, [&] { return alice_->Write("psu-2", "VOLT 1.4"); });
+  auto down = std::async(std::launch::async, [&] { return alice_->Write("psu-2", "VOLT 0"); });
+  const grpc::Status wrote_up = up.get();
+  const grpc::Status wrote_down = down.get();
+  EXPECT_TRUE(held.get().ok());
+  EXPECT_NE(wrote_up.ok(), wrote_down.ok())
+      << "exactly one may go: " << wrote_up.error_message() << " / " << wrote_down.error_message();
+  const grpc::Status& refused = wrote_up.ok() ? wrote_down : wrote_up;
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(absl::StrContains(refused.error_message(), "a step of 1.4 V"))
+      << refused.error_message();
+  EXPECT_EQ(supply_->Applied().size(), 2u) << "nothing refused reached the supply";
+}
+
 TEST_F(PtyInstrumentTest, AQuerysReplyCarriesTheReadingsTheProfileFindsInIt) {
   StartWithSupplyAtItsPath();
   ASSERT_TRUE(OpenInstrument("psu-2").ok());

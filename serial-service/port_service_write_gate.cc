@@ -1,11 +1,43 @@
-// The write gate: a write that joins a device's unfinished line is judged on the line the device
-// will read, not only on its own bytes. CheckWrite has judged the write alone by then.
+// The write gate, on each port's worker as a write starts, in the order the device gets the
+// writes. CheckWrite has judged the write when it was called; here the instrument's limits
+// judge it again against the values the writes before it set, and a write that joins the
+// device's unfinished line is judged on the line the device will read.
 #include "absl/strings/str_cat.h"
 #include "serial-service/port_service.h"
 #include "serial-service/ports/data_encoding.h"
 #include "serial-service/serial_metrics.h"
 
 namespace labgate::serial {
+absl::Status PortService::CheckAtWrite(ManagedPort& port, const WrittenLine& line,
+                                       absl::string_view bytes, std::function<void()>* once_sent) {
+  if (!line.empty()) {
+    if (absl::Status joined = CheckJoinedLine(port, line, bytes); !joined.ok()) return joined;
+  }
+  if (port.instrument().empty()) return absl::OkStatus();
+  InstrumentRegistry::Limits limits = instruments_.LimitsOf(port.instrument());
+  if (limits.limits == nullptr) return absl::OkStatus();
+  LimitVerdict verdict;
+  {
+    absl::MutexLock lock(&limits.state->mu);
+    verdict = limits.limits->Check(bytes, limits.state->state, std::chrono::steady_clock::now(),
+                                   port.instrument());
+  }
+  if (!verdict.status.ok()) {
+    SerialMetrics::Get().policy_refusals.With({"limit"}).Increment();
+    port.RecordEvent(
+        absl::StrCat("write refused by the instrument's limits: ", verdict.status.message(), " (",
+                     ShownData(std::string(bytes)), ")"));
+    return verdict.status;
+  }
+  if (!verdict.settings.empty()) {
+    *once_sent = [state = std::move(limits.state), settings = std::move(verdict.settings)] {
+      absl::MutexLock lock(&state->mu);
+      QuantityLimits::Commit(settings, &state->state, std::chrono::steady_clock::now());
+    };
+  }
+  return absl::OkStatus();
+}
+
 absl::Status PortService::CheckJoinedLine(ManagedPort& port, const WrittenLine& line,
                                           absl::string_view bytes) {
   const absl::string_view head = WrittenLine::Head(bytes);
