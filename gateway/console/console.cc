@@ -188,7 +188,34 @@ void Console::CloseOrEnd(const std::shared_ptr<http::HttpConnection>& connection
     RespondJson(connection, 200, *done);
   };
   if (port) return ports_.ForceClose(target, actor, *reason, std::move(answer));
-  reservations_.End(target, actor, *reason, std::move(answer));
+  if (options_.access == nullptr)
+    return reservations_.End(target, actor, *reason, std::move(answer));
+  // As with a port: an operator ends only a reservation of what it may change itself.
+  reservations_.List([this, connection, actor, target, why = *reason,
+                      answer = std::move(answer)](absl::StatusOr<json> listed) mutable {
+    if (!listed.ok()) return RespondStatus(connection, listed.status());
+    const json* found = nullptr;
+    for (const json& reservation : (*listed)["reservations"]) {
+      if (reservation.value("id", "") == target) found = &reservation;
+    }
+    if (found == nullptr) {
+      return RespondError(connection, 404,
+                          "reservation " + target + " is neither waiting nor granted");
+    }
+    for (const char* field : {"targets", "granted"}) {
+      for (const json& name : found->value(field, json::array())) {
+        if (!name.is_string()) continue;
+        const std::string held = name.get<std::string>();
+        absl::Status may =
+            MayChangePort(options_.access.get(), options_.serial_benches.get(), actor, held);
+        // A name no bench routes (an instrument's, reported by its labgate-serial) is checked
+        // as the access file names it.
+        if (absl::IsNotFound(may)) may = options_.access->MayChangePort(actor, held);
+        if (!may.ok()) return RespondError(connection, 403, std::string(may.message()));
+      }
+    }
+    reservations_.End(target, actor, why, std::move(answer));
+  });
 }
 
 json Console::Whoami(const std::string& principal, bool tokens) const {

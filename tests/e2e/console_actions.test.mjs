@@ -1,8 +1,9 @@
 // The console's actions on ports and reservations, over its JSON API with an access file: an
 // operator force-closes a port another principal holds (the close is recorded in the port's
 // session with who and why, and the holder's next call finds it closed) and ends another's
-// reservation (the next in line is granted; the end names the operator and the reason); a viewer
-// gets 403, a POST without a reason 400, and an unknown port or reservation 404.
+// reservation (the next in line is granted; the end names the operator and the reason); a viewer,
+// or an operator outside the port's or reservation's globs or read-only, gets 403, a POST without
+// a reason 400, and an unknown port or reservation 404.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, mkdirSync } from 'node:fs';
@@ -125,6 +126,13 @@ test('an operator ends another principal\'s reservation from the console; the ne
     const path = `/console/api/reservations/${encodeURIComponent(held.id)}/end`;
 
     assert.equal((await act(base, 'vera-token', path, { reason: 'lunch' })).status, 403);
+    // As with ports: an operator ends only a reservation of what it may change itself.
+    const byStudent = await act(base, 'student-token', path, { reason: 'lunch' });
+    assert.equal(byStudent.status, 403);
+    assert.match(byStudent.json.error, /student may not use port psu-1: it is not among its ports/);
+    const byReader = await act(base, 'reader-token', path, { reason: 'lunch' });
+    assert.equal(byReader.status, 403);
+    assert.match(byReader.json.error, /reader may not change port psu-1: reader \(operator\) is read-only/);
     assert.equal((await act(base, 'alice-token', path, { reason: '' })).status, 400);
     assert.equal((await act(base, 'alice-token', '/console/api/reservations/no-such-id/end', { reason: 'x' })).status, 404);
 
