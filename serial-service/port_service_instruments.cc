@@ -1,7 +1,5 @@
 // PortService's named instruments: listing them, opening one wherever it is with its identity
 // checked, and reopening a lost one when its device comes back (re-enumeration).
-#include <sys/stat.h>
-
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -39,17 +37,6 @@ bool SameInstrument(const InstrumentProfile& profile, const std::optional<std::s
 
 std::string MatchText(const NamedInstrument& named) {
   return absl::StrCat(MatchKindName(named.match.kind), " ", named.match.value);
-}
-
-// Whether two names reach one device: the same name, or two device nodes (a udev link, a
-// second spelling of the path, another node made for it) of one character device.
-bool SameDevice(const std::string& a, const std::string& b) {
-  if (a == b) return true;
-  if (a.empty() || b.empty() || a.front() != '/' || b.front() != '/') return false;
-  struct stat first {};
-  struct stat second {};
-  return stat(a.c_str(), &first) == 0 && stat(b.c_str(), &second) == 0 && S_ISCHR(first.st_mode) &&
-         S_ISCHR(second.st_mode) && first.st_rdev == second.st_rdev;
 }
 
 }  // namespace

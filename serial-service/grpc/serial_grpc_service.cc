@@ -2,6 +2,7 @@
 // a relayed confirmation) and served both over gRPC and in process: each hands the request to
 // PortService and writes what it answers into the response. Handlers never block: PortService
 // finishes each call from its completion.
+#include <algorithm>
 #include <atomic>
 #include <future>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "serial-service/grpc/instrument_messages.h"
 #include "serial-service/grpc/replay_messages.h"
 #include "serial-service/grpc/stream_reactors.h"
+#include "serial-service/instruments/instrument_locator.h"
 #include "serial-service/policy/port_policy_proto.h"
 #include "serial-service/port_service.h"
 #include "serial-service/ports/data_encoding.h"
@@ -957,9 +959,11 @@ class SerialServiceImpl final : public SerialGrpcService {
       listed.set_value(std::move(got));
     });
     std::vector<reservations::v1::Reservable> reservables;
+    std::vector<std::string> instrument_paths;  // where named instruments are now, open or not
     if (absl::StatusOr<std::vector<InstrumentListing>> all = instruments.get_future().get();
         all.ok()) {
       for (const InstrumentListing& instrument : *all) {
+        if (instrument.path.has_value()) instrument_paths.push_back(*instrument.path);
         reservations::v1::Reservable& reservable = reservables.emplace_back();
         reservable.set_name(instrument.named.name);
         for (const std::string& tag : instrument.named.tags) reservable.add_tags(tag);
@@ -971,7 +975,12 @@ class SerialServiceImpl final : public SerialGrpcService {
     }
     if (absl::StatusOr<std::vector<ListedPort>> ports = listed.get_future().get(); ports.ok()) {
       for (const ListedPort& port : *ports) {
-        if (port.instrument.has_value()) continue;
+        if (port.instrument.has_value() ||
+            std::any_of(
+                instrument_paths.begin(), instrument_paths.end(),
+                [&port](const std::string& path) { return SameDevice(path, port.port_name); })) {
+          continue;
+        }
         reservations::v1::Reservable& reservable = reservables.emplace_back();
         reservable.set_name(port.port_name);
         reservable.set_present(true);

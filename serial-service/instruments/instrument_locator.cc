@@ -1,6 +1,7 @@
 #include "serial-service/instruments/instrument_locator.h"
 
 #include <re2/re2.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <string>
@@ -169,6 +170,15 @@ std::optional<std::string> SerialInProbeReply(const InstrumentProfile& profile,
   const re2::StringPiece serial = submatches.back();
   if (serial.data() == nullptr) return std::nullopt;  // the group took no part in the match
   return std::string(serial.data(), serial.size());
+}
+
+bool SameDevice(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  if (a.empty() || b.empty() || a.front() != '/' || b.front() != '/') return false;
+  struct stat first {};
+  struct stat second {};
+  return stat(a.c_str(), &first) == 0 && stat(b.c_str(), &second) == 0 && S_ISCHR(first.st_mode) &&
+         S_ISCHR(second.st_mode) && first.st_rdev == second.st_rdev;
 }
 
 }  // namespace labgate::serial

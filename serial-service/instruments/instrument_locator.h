@@ -34,6 +34,10 @@ InstrumentLocation LocateInstrument(const NamedInstrument& instrument,
 // manufacturer and product exactly. True when the profile has no USB match.
 bool FitsUsbMatch(const InstrumentProfile& profile, const PortDetails& port);
 
+// Whether two names reach one device: the same name, or two device nodes (a udev link, a
+// second spelling of the path, another node made for it) of one character device.
+bool SameDevice(const std::string& a, const std::string& b);
+
 // Whether `reply` matches the profile's probe reply pattern; false when it has no probe.
 bool ProbeReplyMatches(const InstrumentProfile& profile, absl::string_view reply);
 

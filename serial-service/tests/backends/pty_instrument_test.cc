@@ -336,7 +336,16 @@ TEST_F(PtyInstrumentTest, TwoWritesCalledAtOnceCannotBothStepFromOneValue) {
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_TRUE(absl::StrContains(refused.error_message(), "a step of 1.4 V"))
       << refused.error_message();
-  EXPECT_EQ(supply_->Applied().size(), 2u) << "nothing refused reached the supply";
+  // The supply reads in its own time: wait for the write that went, then look for the other.
+  const auto read_by = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (supply_->Applied().size() < 2 && std::chrono::steady_clock::now() < read_by) {
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  const std::vector<std::string> applied = supply_->Applied();
+  ASSERT_EQ(applied.size(), 2u);
+  EXPECT_EQ(applied[1], wrote_up.ok() ? "VOLT 1 1.4" : "VOLT 1 0");
+  EXPECT_FALSE(absl::StrContains(supply_->Received(), wrote_up.ok() ? "VOLT 0\n" : "VOLT 1.4"))
+      << "nothing refused reached the supply: " << supply_->Received();
 }
 
 TEST_F(PtyInstrumentTest, AQuerysReplyCarriesTheReadingsTheProfileFindsInIt) {

@@ -6,6 +6,7 @@
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -76,7 +77,7 @@ class ReservationEnforcementTest : public ::testing::Test {
     options.session_token = kGatewayToken;
     options.profiles_dir = dir_ + "/profiles";
     options.instruments_file = dir_ + "/instruments.json";
-    options.port_lister = [] { return absl::StatusOr<std::vector<PortDetails>>(); };
+    options.port_lister = [this] { return absl::StatusOr<std::vector<PortDetails>>(listed_); };
     options.caller_auth = CallerAuthOptions();
     options.caller_auth.gateway_token = kGatewayToken;
     options.caller_auth.client_tokens = {{"ci", "ci-token-1"}, {"alice", "alice-token-2"}};
@@ -141,6 +142,7 @@ class ReservationEnforcementTest : public ::testing::Test {
     })) << "the inventory never arrived";
   }
 
+  std::vector<PortDetails> listed_;  // what the host lists, in place of libserialport
   std::string dir_;
   std::unique_ptr<SessionChild> session_;
   std::shared_ptr<grpc::Channel> session_channel_;
@@ -150,6 +152,28 @@ class ReservationEnforcementTest : public ::testing::Test {
   std::unique_ptr<SerialClient> ci_;
   std::unique_ptr<SerialClient> alice_;
 };
+
+// A named instrument is reserved by its name only: its device's path, listed by the host while
+// the instrument is closed, is not a second reservable that someone else could hold.
+TEST_F(ReservationEnforcementTest, AnInstrumentsDeviceIsOneReservableUnderItsName) {
+  StopSerial();
+  PortDetails instrument_port, free_port;
+  instrument_port.port_name = "loop://psu-1";
+  free_port.port_name = "loop://spare";
+  listed_ = {instrument_port, free_port};
+  StartSerial();
+  std::vector<std::string> names;
+  ASSERT_TRUE(Eventually([&] {
+    pb::ListReservationsResponse listed;
+    if (!reservations_->List(As("alice-token-2").get(), {}, &listed).ok()) return false;
+    names.clear();
+    for (const pb::Reservable& reservable : listed.reservables())
+      names.push_back(reservable.name());
+    return std::find(names.begin(), names.end(), "loop://spare") != names.end();
+  })) << "the inventory never listed the spare port";
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"loop://spare", "psu-1"}));
+}
 
 TEST_F(ReservationEnforcementTest, OnlyTheHolderUsesAReservedPortAndItsUsesRenewTheLease) {
   AwaitInventory();
