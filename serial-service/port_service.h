@@ -342,13 +342,19 @@ class PortService {
   static std::string PolicyName(const ManagedPort& port) {
     return port.instrument().empty() ? port.name() : port.device_path();
   }
+  // The reply of `candidate` (not open) to the profile's probe; nullopt when it cannot be opened.
+  std::optional<absl::StatusOr<std::string>> Probe(const NamedInstrument& named,
+                                                   const InstrumentProfile& profile,
+                                                   const std::string& candidate,
+                                                   const PortSettings& settings);
   // Where a named instrument is now; idn_serial ones are probed (ports not open only).
   absl::StatusOr<std::string> LocateForOpen(const NamedInstrument& named,
                                             const InstrumentProfile& profile,
                                             const PortSettings& settings);
   // The named instrument that is at `path` now (under any name of its device), as its match
-  // finds it without writing to any port (an idn_serial one: where a probe last found it); ""
-  // when none is. UNAVAILABLE when the ports cannot be listed to tell.
+  // finds it (an idn_serial one: where a probe last found it; one never found yet is probed at
+  // `path` when `path` is among its candidates); "" when none is. UNAVAILABLE when the ports
+  // cannot be listed, or a candidate cannot be probed, to tell.
   absl::StatusOr<std::string> InstrumentAt(const std::string& path);
   // OpenPort once `name` is resolved to `device` (its path with links resolved; the name itself
   // when it is no path).

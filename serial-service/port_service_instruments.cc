@@ -39,6 +39,26 @@ std::string MatchText(const NamedInstrument& named) {
   return absl::StrCat(MatchKindName(named.match.kind), " ", named.match.value);
 }
 
+// The settings a probe of `profile`'s instrument uses: the profile's, over the defaults.
+PortSettings ProbeSettings(const InstrumentProfile& profile) {
+  const InstrumentProfile::Settings& given = profile.settings;
+  PortSettings settings;
+  settings.baud_rate = given.baud_rate.value_or(9600);
+  settings.timeout_ms = given.timeout_ms.value_or(kProbeWaitMs);
+  settings.data_bits = static_cast<int>(given.data_bits.value_or(8));
+  settings.stop_bits = static_cast<int>(given.stop_bits.value_or(1));
+  const std::string parity = given.parity.value_or("none");
+  settings.parity = parity == "odd"    ? Parity::kOdd
+                    : parity == "even" ? Parity::kEven
+                                       : Parity::kNone;
+  const std::string flow = given.flow_control.value_or("none");
+  settings.flow_control = flow == "hardware"   ? FlowControl::kHardware
+                          : flow == "software" ? FlowControl::kSoftware
+                                               : FlowControl::kNone;
+  settings.terminator = given.terminator.value_or("\n");
+  return settings;
+}
+
 }  // namespace
 
 absl::Status PortService::ReloadInstruments() { return instruments_.Load(); }
@@ -104,8 +124,10 @@ absl::StatusOr<std::string> PortService::InstrumentAt(const std::string& path) {
     if (profile == nullptr) continue;
     if (named.match.kind == InstrumentMatch::Kind::kIdnSerial) {
       const std::optional<std::string> found = instruments_.LastFoundAt(named.name);
-      if (found.has_value() && SameDevice(*found, path)) return named.name;
-      continue;
+      if (found.has_value()) {
+        if (SameDevice(*found, path)) return named.name;
+        continue;
+      }
     }
     if (NeedsListing(named) && !listing) {
       listing = true;
@@ -118,10 +140,46 @@ absl::StatusOr<std::string> PortService::InstrumentAt(const std::string& path) {
       }
       listed = *std::move(ports);
     }
-    const std::optional<std::string> located = LocateInstrument(named, *profile, listed).path;
-    if (located.has_value() && SameDevice(*located, path)) return named.name;
+    const InstrumentLocation location = LocateInstrument(named, *profile, listed);
+    if (location.path.has_value() && SameDevice(*location.path, path)) return named.name;
+    // Never found yet, it may be this port: probed as open_port {instrument} would probe it,
+    // rather than opened without the instrument's limits.
+    // (A port someone has open is not probed: the open is refused anyway, as the port is in use.)
+    if (named.match.kind == InstrumentMatch::Kind::kIdnSerial && profile->probe.has_value() &&
+        registry_.FindByDevice(path) == nullptr &&
+        std::any_of(
+            location.probe_candidates.begin(), location.probe_candidates.end(),
+            [&path](const std::string& candidate) { return SameDevice(candidate, path); })) {
+      std::optional<absl::StatusOr<std::string>> reply =
+          Probe(named, *profile, path, ProbeSettings(*profile));
+      if (!reply.has_value()) {
+        return absl::UnavailableError(absl::StrCat("cannot tell whether ", path, " is ", named.name,
+                                                   ": it could not be opened to probe"));
+      }
+      if (reply->ok() && CheckIdentity(named, *profile, **reply, path).ok()) {
+        instruments_.NoteFoundAt(named.name, path);
+        return named.name;
+      }
+    }
   }
   return std::string();
+}
+
+std::optional<absl::StatusOr<std::string>> PortService::Probe(const NamedInstrument& named,
+                                                              const InstrumentProfile& profile,
+                                                              const std::string& candidate,
+                                                              const PortSettings& settings) {
+  std::unique_ptr<SerialPort> backend = registry_.MakeBackend(candidate);
+  if (backend == nullptr || !backend->Open().ok()) return std::nullopt;
+  absl::StatusOr<std::string> reply = absl::UnknownError("not probed");
+  if (absl::Status configured = backend->Configure(settings); configured.ok()) {
+    reply = ProbeBackend(*backend, profile.probe->command, settings.terminator,
+                         std::min(settings.timeout_ms, kProbeWaitMs), [&](const std::string& line) {
+                           return CheckIdentity(named, profile, line, candidate).ok();
+                         });
+  }
+  backend->Close();
+  return reply;
 }
 
 absl::StatusOr<std::string> PortService::LocateForOpen(const NamedInstrument& named,
@@ -146,23 +204,14 @@ absl::StatusOr<std::string> PortService::LocateForOpen(const NamedInstrument& na
         holder != nullptr && holder->state() != PortState::kError) {
       continue;
     }
-    std::unique_ptr<SerialPort> backend = registry_.MakeBackend(candidate);
-    if (backend == nullptr || !backend->Open().ok()) continue;
-    absl::StatusOr<std::string> reply = absl::UnknownError("not probed");
-    if (absl::Status configured = backend->Configure(settings); configured.ok()) {
-      reply =
-          ProbeBackend(*backend, profile.probe->command, settings.terminator,
-                       std::min(settings.timeout_ms, kProbeWaitMs), [&](const std::string& line) {
-                         return CheckIdentity(named, profile, line, candidate).ok();
-                       });
-    }
-    backend->Close();
-    if (reply.ok() && CheckIdentity(named, profile, *reply, candidate).ok()) {
+    std::optional<absl::StatusOr<std::string>> reply = Probe(named, profile, candidate, settings);
+    if (!reply.has_value()) continue;
+    if (reply->ok() && CheckIdentity(named, profile, **reply, candidate).ok()) {
       instruments_.NoteFoundAt(named.name, candidate);
       return candidate;
     }
     tried.push_back(
-        absl::StrCat(candidate, " (", reply.ok() ? "'" + *reply + "'" : "no answer", ")"));
+        absl::StrCat(candidate, " (", reply->ok() ? "'" + **reply + "'" : "no answer", ")"));
   }
   return absl::NotFoundError(
       absl::StrCat("instrument ", named.name, " (", MatchText(named), ") is not present: ",

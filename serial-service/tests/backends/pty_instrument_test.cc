@@ -567,6 +567,38 @@ TEST_F(PtyInstrumentTest, AnInstrumentIsFoundByItsProbeReplyAmongTheListedPorts)
       << "the answers are named: " << absent.error_message();
 }
 
+// An instrument found by its probe reply and never probed yet may be on any candidate port:
+// opening one by its path probes it first, so its limits bind the port if it is the instrument.
+TEST_F(PtyInstrumentTest, APathOpenedBeforeAnyProbeIsProbedAndBoundToTheInstrumentItIs) {
+  std::unique_ptr<PtyDevice> meter = Device(InstrumentMode::kScpi);
+  ASSERT_NE(meter, nullptr);
+  PortDetails first;
+  first.port_name = meter->path();
+  PortDetails second;
+  second.port_name = supply_->path();
+  Start(R"({"instruments": [
+      {"name": "psu-2", "profile": "SIM-PSU", "match": {"idn_serial": "PSU0042"}}]})",
+        {first, second});
+  v1::OpenPortRequest by_path;
+  by_path.set_port_name(supply_->path());
+  by_path.set_baud_rate(115200);
+  v1::OpenPortResponse opened;
+  grpc::Status open = alice_->Open(by_path, &opened);
+  ASSERT_TRUE(open.ok()) << open.error_message();
+  grpc::Status refused = alice_->Write(supply_->path(), "VOLT 12");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(refused.error_message(), "12 V exceeds max-voltage (5 V) on psu-2 channel 1");
+  EXPECT_EQ(Instruments().instruments(0).port(), supply_->path()) << "found where it was probed";
+
+  // Once the instrument is found, another candidate opens as a plain port, unprobed.
+  v1::OpenPortRequest other;
+  other.set_port_name(meter->path());
+  other.set_baud_rate(115200);
+  ASSERT_TRUE(alice_->Open(other).ok());
+  EXPECT_TRUE(alice_->Write(meter->path(), "VOLT 12").ok()) << "not the supply: no limits";
+  EXPECT_EQ(supply_->Applied(), std::vector<std::string>{}) << "nothing refused reached it";
+}
+
 TEST_F(PtyInstrumentTest, ADeviceBackUnderANewNameIsReopenedWithItsOwnerSettingsAndCapture) {
   const std::string link = dir_ + "/by-id-psu";
   std::filesystem::create_symlink(supply_->path(), link);
