@@ -121,6 +121,36 @@ class PtyInstrumentTest : public ::testing::Test {
     host_ = std::move(*host);
     alice_ = std::make_unique<SerialClient>(host_->InProcessChannel(), "alice");
   }
+  // Waits (up to 10 s) until the supply has applied `count` settings: it reads in its own time.
+  void AwaitApplied(size_t count) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (supply_->Applied().size() < count && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+  }
+  // A send_expect on psu-2 that sends `command`, then holds the port for `hold_ms`, waiting for
+  // what never comes.
+  static v1::SendExpectRequest SendThenHold(const std::string& command, int64_t hold_ms) {
+    v1::SendExpectRequest script;
+    script.set_port_name("psu-2");
+    script.add_steps()->set_send(command);
+    v1::ScriptStep* hold = script.add_steps();
+    hold->add_expect("never");
+    hold->set_timeout_ms(hold_ms);
+    return script;
+  }
+  // A meter (the harness's plain SCPI instrument) and the supply, both listed by the host, with
+  // `instruments`; the meter, or null when the harness could not make it.
+  std::unique_ptr<PtyDevice> StartWithAMeterAndTheSupplyListed(const std::string& instruments) {
+    std::unique_ptr<PtyDevice> meter = Device(InstrumentMode::kScpi);
+    if (meter == nullptr) return nullptr;
+    PortDetails first;
+    first.port_name = meter->path();
+    PortDetails second;
+    second.port_name = supply_->path();
+    Start(instruments, {first, second});
+    return meter;
+  }
   // The supply as psu-2, found at its path.
   void StartWithSupplyAtItsPath() {
     Start(absl::StrCat(R"({"instruments": [{"name": "psu-2", "profile": "SIM-PSU",
@@ -273,22 +303,14 @@ TEST_F(PtyInstrumentTest, AWriteCompletingALineBegunEarlierIsJudgedOnTheWholeLin
 TEST_F(PtyInstrumentTest, WhatACancelledScriptAlreadySentCountsForTheNextStep) {
   StartWithSupplyAtItsPath();
   ASSERT_TRUE(OpenInstrument("psu-2").ok());
-  v1::SendExpectRequest script;
-  script.set_port_name("psu-2");
-  script.add_steps()->set_send("VOLT 0.9");
-  v1::ScriptStep* wait = script.add_steps();
-  wait->add_expect("never");
-  wait->set_timeout_ms(60000);
+  const v1::SendExpectRequest script = SendThenHold("VOLT 0.9", 60000);
   grpc::ClientContext context;
   context.AddMetadata("labgate-owner", "alice");
   v1::SendExpectResponse ran;
   std::promise<grpc::Status> finished;
   alice_->stub()->async()->SendExpect(
       &context, &script, &ran, [&](const grpc::Status& status) { finished.set_value(status); });
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (supply_->Applied().empty() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(milliseconds(5));
-  }
+  AwaitApplied(1);
   ASSERT_EQ(supply_->Applied(), (std::vector<std::string>{"VOLT 1 0.9"}));
   context.TryCancel();
   auto done = finished.get_future();
@@ -310,20 +332,12 @@ TEST_F(PtyInstrumentTest, TwoWritesCalledAtOnceCannotBothStepFromOneValue) {
   StartWithSupplyAtItsPath();
   ASSERT_TRUE(OpenInstrument("psu-2").ok());
   // A script that sets 0.5 V and then holds the port, so that both writes wait behind it.
-  v1::SendExpectRequest script;
-  script.set_port_name("psu-2");
-  script.add_steps()->set_send("VOLT 0.5");
-  v1::ScriptStep* hold = script.add_steps();
-  hold->add_expect("never");
-  hold->set_timeout_ms(1500);
+  const v1::SendExpectRequest script = SendThenHold("VOLT 0.5", 1500);
   auto held = std::async(std::launch::async, [&] {
     v1::SendExpectResponse ran;
     return alice_->stub()->SendExpect(alice_->Context().get(), script, &ran);
   });
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (supply_->Applied().empty() && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(milliseconds(5));
-  }
+  AwaitApplied(1);
   ASSERT_EQ(supply_->Applied(), (std::vector<std::string>{"VOLT 1 0.5"}));
   auto up = std::async(std::launch::async, [&] { return alice_->Write("psu-2", "VOLT 1.4"); });
   auto down = std::async(std::launch::async, [&] { return alice_->Write("psu-2", "VOLT 0"); });
@@ -337,10 +351,7 @@ TEST_F(PtyInstrumentTest, TwoWritesCalledAtOnceCannotBothStepFromOneValue) {
   EXPECT_TRUE(absl::StrContains(refused.error_message(), "a step of 1.4 V"))
       << refused.error_message();
   // The supply reads in its own time: wait for the write that went, then look for the other.
-  const auto read_by = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (supply_->Applied().size() < 2 && std::chrono::steady_clock::now() < read_by) {
-    std::this_thread::sleep_for(milliseconds(5));
-  }
+  AwaitApplied(2);
   const std::vector<std::string> applied = supply_->Applied();
   ASSERT_EQ(applied.size(), 2u);
   EXPECT_EQ(applied[1], wrote_up.ok() ? "VOLT 1 1.4" : "VOLT 1 0");
@@ -544,16 +555,10 @@ TEST_F(PtyInstrumentTest, AUsbSerialNumberFindsTheInstrumentWhereverTheListingPu
 }
 
 TEST_F(PtyInstrumentTest, AnInstrumentIsFoundByItsProbeReplyAmongTheListedPorts) {
-  std::unique_ptr<PtyDevice> meter = Device(InstrumentMode::kScpi);
-  ASSERT_NE(meter, nullptr);
-  PortDetails first;
-  first.port_name = meter->path();
-  PortDetails second;
-  second.port_name = supply_->path();
-  Start(R"({"instruments": [
+  std::unique_ptr<PtyDevice> meter = StartWithAMeterAndTheSupplyListed(R"({"instruments": [
       {"name": "psu-2", "profile": "SIM-PSU", "match": {"idn_serial": "PSU0042"}},
-      {"name": "psu-7", "profile": "SIM-PSU", "match": {"idn_serial": "PSU0007"}}]})",
-        {first, second});
+      {"name": "psu-7", "profile": "SIM-PSU", "match": {"idn_serial": "PSU0007"}}]})");
+  ASSERT_NE(meter, nullptr);
   EXPECT_FALSE(Instruments().instruments(0).present()) << "listing probes nothing";
   v1::OpenPortResponse opened;
   grpc::Status open = OpenInstrument("psu-2", &opened);
@@ -570,15 +575,9 @@ TEST_F(PtyInstrumentTest, AnInstrumentIsFoundByItsProbeReplyAmongTheListedPorts)
 // An instrument found by its probe reply and never probed yet may be on any candidate port:
 // opening one by its path probes it first, so its limits bind the port if it is the instrument.
 TEST_F(PtyInstrumentTest, APathOpenedBeforeAnyProbeIsProbedAndBoundToTheInstrumentItIs) {
-  std::unique_ptr<PtyDevice> meter = Device(InstrumentMode::kScpi);
+  std::unique_ptr<PtyDevice> meter = StartWithAMeterAndTheSupplyListed(R"({"instruments": [
+      {"name": "psu-2", "profile": "SIM-PSU", "match": {"idn_serial": "PSU0042"}}]})");
   ASSERT_NE(meter, nullptr);
-  PortDetails first;
-  first.port_name = meter->path();
-  PortDetails second;
-  second.port_name = supply_->path();
-  Start(R"({"instruments": [
-      {"name": "psu-2", "profile": "SIM-PSU", "match": {"idn_serial": "PSU0042"}}]})",
-        {first, second});
   v1::OpenPortRequest by_path;
   by_path.set_port_name(supply_->path());
   by_path.set_baud_rate(115200);
