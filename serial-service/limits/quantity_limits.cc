@@ -63,6 +63,7 @@ class WriteReader {
         settings->push_back(std::move(reset));
       }
       if (command.common || command.query) continue;
+      if (absl::Status channels = CheckChannelChoice(command); !channels.ok()) return channels;
       bool declared = false;  // a list or a header of the profile's reads this command
       for (const ListSpec& list : spec_.lists) {
         if (!list.header.Matches(command.nodes).has_value()) continue;
@@ -127,6 +128,29 @@ class WriteReader {
   }
 
  private:
+  // A setting applies to the channel its header names (SOURce2:VOLTage), the list's channel
+  // word, or the default channel. INSTrument CH2 (or :NSELect 2) would move later settings to
+  // another channel than labgate reads, and a channel list (VOLT 12,(@2)) names channels labgate
+  // does not read: both are refused on a limited instrument.
+  absl::Status CheckChannelChoice(const ScpiCommand& command) const {
+    if (command.parameters.empty()) return absl::OkStatus();
+    if (!command.nodes.empty() && (SameMnemonic(command.nodes[0].mnemonic, "INST") ||
+                                   SameMnemonic(command.nodes[0].mnemonic, "INSTRUMENT"))) {
+      return CannotVerifyAny(command.text,
+                             "it selects a channel, after which labgate could not tell which "
+                             "channel a setting is for; name the channel in each command instead "
+                             "(SOURce2:VOLTage 3, or a list such as APPLy CH2,3,0.5)");
+    }
+    for (absl::string_view parameter : command.parameters) {
+      if (absl::StartsWith(parameter, "(@")) {
+        return CannotVerifyAny(command.text,
+                               "its channel list is not read; name the channel in the header "
+                               "instead (SOURce2:VOLTage 3)");
+      }
+    }
+    return absl::OkStatus();
+  }
+
   // A command no header or list of the profile reads, with values, that names a limited
   // quantity's keyword (VOLT:TRIG 35, LIST:VOLT 1,35) may well set it, unseen: refused unless
   // the profile lists it among the quantity's other_headers. One that recalls a stored setup

@@ -296,6 +296,23 @@ TEST_F(QuantityLimitsTest, UndeclaredCommandsNamingALimitedQuantityAreRefused) {
   EXPECT_FALSE(declared->Check("VOLT:TRIG 35", state_, now_, "psu-2").status.ok());
 }
 
+// A per-channel limit holds only if labgate knows the channel: INST CH2 would send a later
+// VOLT 12 to channel 2 while labgate reads it as channel 1's.
+TEST_F(QuantityLimitsTest, ChoosingAChannelOutsideTheCommandThatSetsItIsRefused) {
+  for (const char* line :
+       {"INST CH2", "INST:SEL CH2", "instrument:nselect 2", "VOLT 3,(@2)", "APPL CH1,3,0.5,(@2)"}) {
+    LimitVerdict verdict = Check(line);
+    EXPECT_EQ(verdict.status.code(), absl::StatusCode::kPermissionDenied) << line;
+    EXPECT_TRUE(absl::StrContains(verdict.status.message(), "name the channel"))
+        << line << ": " << verdict.status;
+  }
+  EXPECT_TRUE(Check("INST?").status.ok()) << "asking which is selected changes nothing";
+  LimitVerdict named = Check("SOUR2:VOLT 3");
+  ASSERT_TRUE(named.status.ok()) << named.status;
+  ASSERT_EQ(named.settings.size(), 1u);
+  EXPECT_EQ(named.settings[0].channel, 2);
+}
+
 // *RST puts the supply back to its defaults: steps count from there, not from the value it had.
 TEST_F(QuantityLimitsTest, AResetPutsTheLastValuesBackToTheDeclaredDefaults) {
   ASSERT_TRUE(Write("VOLT 4.5").status.ok());
