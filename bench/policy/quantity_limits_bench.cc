@@ -24,10 +24,10 @@ using Clock = std::chrono::steady_clock;
 
 LimitsSpec PowerSupply() {
   LimitsSpec spec;
-  QuantitySpec voltage{"voltage", "V", {0, 30, 0}, {}, 0, nullptr, ""};
+  QuantitySpec voltage{"voltage", "V", {0, 30, 0}, {}, 0, nullptr, "", {}};
   voltage.headers.push_back(
       *ScpiHeaderPattern::Parse("[SOURce#:]VOLTage[:LEVel][:IMMediate][:AMPLitude]"));
-  QuantitySpec current{"current", "A", {0, 3, 0.1}, {}, 0, nullptr, ""};
+  QuantitySpec current{"current", "A", {0, 3, 0.1}, {}, 0, nullptr, "", {}};
   current.headers.push_back(
       *ScpiHeaderPattern::Parse("[SOURce#:]CURRent[:LEVel][:IMMediate][:AMPLitude]"));
   spec.quantities = {voltage, current};

@@ -35,7 +35,7 @@ namespace {
 const QuantityLimits& PowerSupplyLimits() {
   static const QuantityLimits* limits = [] {
     LimitsSpec spec;
-    QuantitySpec voltage{"voltage", "V", {0, 30, 0}, {}, 0, nullptr, ""};
+    QuantitySpec voltage{"voltage", "V", {0, 30, 0}, {}, 0, nullptr, "", {}};
     voltage.headers.push_back(
         *ScpiHeaderPattern::Parse("[SOURce#:]VOLTage[:LEVel][:IMMediate][:AMPLitude]"));
     spec.quantities.push_back(voltage);
