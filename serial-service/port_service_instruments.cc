@@ -169,6 +169,9 @@ std::optional<absl::StatusOr<std::string>> PortService::Probe(const NamedInstrum
                                                               const InstrumentProfile& profile,
                                                               const std::string& candidate,
                                                               const PortSettings& settings) {
+  if (!profile.probe.has_value())
+    return absl::StatusOr<std::string>(absl::FailedPreconditionError(
+        absl::StrCat("the profile of ", named.name, " has no probe")));
   std::unique_ptr<SerialPort> backend = registry_.MakeBackend(candidate);
   if (backend == nullptr || !backend->Open().ok()) return std::nullopt;
   absl::StatusOr<std::string> reply = absl::UnknownError("not probed");
