@@ -316,7 +316,8 @@ class PortService {
                           const std::optional<Confirmation>& confirmation, const char* what,
                           const LimitVerdict* limits = nullptr);
   // The write gate (port_service_write_gate.cc), on the port's worker as each write starts:
-  // the instrument's limits again, against the values the writes before it set (two calls
+  // the reservations again (a grant may have gone to another since the call began), the
+  // instrument's limits again, against the values the writes before it set (two calls
   // judged at once cannot both step from one value), with what it sets committed in
   // `once_sent`; and, after an unfinished `line`, the line it completes (CheckJoinedLine).
   absl::Status CheckAtWrite(ManagedPort& port, const WrittenLine& line, absl::string_view bytes,

@@ -1,7 +1,7 @@
 // The write gate, on each port's worker as a write starts, in the order the device gets the
-// writes. CheckWrite has judged the write when it was called; here the instrument's limits
-// judge it again against the values the writes before it set, and a write that joins the
-// device's unfinished line is judged on the line the device will read.
+// writes. CheckWrite has judged the write when it was called; here the reservations are asked
+// again, the instrument's limits judge it against the values the writes before it set, and a
+// write that joins the device's unfinished line is judged on the line the device will read.
 #include "absl/strings/str_cat.h"
 #include "serial-service/port_service.h"
 #include "serial-service/ports/data_encoding.h"
@@ -10,6 +10,12 @@
 namespace labgate::serial {
 absl::Status PortService::CheckAtWrite(ManagedPort& port, const WrittenLine& line,
                                        absl::string_view bytes, std::function<void()>* once_sent) {
+  // A reservation granted to someone else since the call began (a long send_expect's later
+  // sends) stops what is still to go out.
+  if (absl::Status reserved = CheckReserved(port.owner(), port); !reserved.ok()) {
+    port.RecordEvent(absl::StrCat("write refused: ", reserved.message()));
+    return reserved;
+  }
   if (!line.empty()) {
     if (absl::Status joined = CheckJoinedLine(port, line, bytes); !joined.ok()) return joined;
   }

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
 #include <memory>
 #include <string>
 #include <thread>
@@ -224,6 +225,30 @@ TEST_F(ReservationEnforcementTest, OnlyTheHolderUsesAReservedPortAndItsUsesRenew
   EXPECT_TRUE(alice_->Write("psu-1", "VOLT 1").ok());
   grpc::Status ci_refused = ci_->Write("psu-1", "VOLT 9");
   EXPECT_FALSE(ci_refused.ok()) << "ci's port was taken by the holder";
+}
+
+// A script checked when it began must not keep writing once the port is reserved by another:
+// each send is checked as it goes out.
+TEST_F(ReservationEnforcementTest, AScriptStopsWritingWhenThePortIsReservedByAnotherMidway) {
+  AwaitInventory();
+  ASSERT_TRUE(OpenInstrument(*alice_).ok()) << "free: alice opens it";
+  v1::SendExpectRequest script;
+  script.set_port_name("psu-1");
+  script.add_steps()->set_send("VOLT 1");
+  script.add_steps()->set_delay_ms(5000);
+  script.add_steps()->set_send("VOLT 2");
+  auto ran = std::async(std::launch::async, [&] {
+    v1::SendExpectResponse response;
+    return alice_->stub()->SendExpect(alice_->Context().get(), script, &response);
+  });
+  ASSERT_EQ(Reserve("ci-token-1", /*lease_s=*/60).state(), "granted");
+  ASSERT_TRUE(Eventually([&] {
+    return serial_->ReservationState().value_or(GrantTable::State{}).grants == 1;
+  })) << "labgate-serial never heard of the grant";
+  const grpc::Status stopped = ran.get();
+  EXPECT_EQ(stopped.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(stopped.error_message().find("psu-1 is reserved by ci until "), std::string::npos)
+      << stopped.error_message();
 }
 
 TEST_F(ReservationEnforcementTest, RestartsResyncAndTheLastGrantsHoldWhileTheServiceIsAway) {
