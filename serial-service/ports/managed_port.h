@@ -250,6 +250,7 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   void SendBreak(int64_t ms, std::function<void(absl::StatusOr<ModemSignals>)> done);
   // Whether the device was sent part of a line and not yet its terminator (see WrittenLine).
   bool HasUnfinishedLine() const;
+  const std::shared_ptr<SharedWrittenLine>& written_line() const { return env_.written_line; }
   // A subscriber arrived: a backend without a descriptor is polled for it from now on.
   void WakeForSubscribers() { worker_.Wake(); }
   // `done` gets "closed" or "already closed". A read in progress on the port ends

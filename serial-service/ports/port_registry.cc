@@ -261,7 +261,26 @@ int64_t PortRegistry::IdleCloseCount(const std::string& name) const {
 void PortRegistry::OnPortClosed(const std::string& name, const void* port) {
   absl::MutexLock lock(&mu_);
   auto it = ports_.find(name);
-  if (it != ports_.end() && it->second.get() == port) ports_.erase(it);
+  if (it == ports_.end() || it->second.get() != port) return;
+  const std::shared_ptr<SharedWrittenLine> line = it->second->written_line();
+  ports_.erase(it);
+  if (line == nullptr) return;
+  {
+    absl::MutexLock line_lock(&line->mu);
+    if (!line->line.empty()) return;  // the device still holds half a line: kept for the next open
+  }
+  // A finished line needs no keeping: names such as replay://ID would otherwise pile up.
+  for (auto kept = written_lines_.begin(); kept != written_lines_.end(); ++kept) {
+    if (kept->second == line) {
+      written_lines_.erase(kept);
+      break;
+    }
+  }
+}
+
+size_t PortRegistry::WrittenLinesKept() const {
+  absl::MutexLock lock(&mu_);
+  return written_lines_.size();
 }
 
 int64_t PortRegistry::CountIdleClose(const std::string& name) {

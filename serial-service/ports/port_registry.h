@@ -78,6 +78,9 @@ class PortRegistry {
   // Asked before each write that joins a device's unfinished line (PortEnvironment::write_gate).
   // Set once, before any port opens.
   void SetWriteGate(decltype(PortEnvironment::write_gate) gate) { write_gate_ = std::move(gate); }
+  // How many devices' unfinished lines are kept (those of open ports, and of closed ones whose
+  // device holds half a line).
+  size_t WrittenLinesKept() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   // By name, or an instrument's port by its device path or its instrument's name.

@@ -365,6 +365,9 @@ TEST_F(PortRegistryTest, TheWriteGateJudgesWritesJoiningAnUnfinishedLineKeptAcro
   ASSERT_NE(port, nullptr);
   EXPECT_TRUE(port->HasUnfinishedLine()) << "the device still holds VO";
   ASSERT_TRUE(Write(port, "LT 3\n", /*text=*/false).ok());
+  EXPECT_EQ(registry_.WrittenLinesKept(), 1u);
+  EXPECT_EQ(Close(port), "closed");
+  EXPECT_EQ(registry_.WrittenLinesKept(), 0u) << "a finished line is not kept after its port";
   EXPECT_EQ(asked, (std::vector<std::pair<std::string, std::string>>{{"VO", "LT 3\n"}}));
   EXPECT_FALSE(port->HasUnfinishedLine());
 }
