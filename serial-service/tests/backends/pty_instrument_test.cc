@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "common/service_host.h"
+#include "serial-service/ports/written_line.h"
 #include "serial-service/serial_service.h"
 #include "serial-service/tests/serial_test_client.h"
 #include "tests/serial_harness/pty_device.h"
@@ -273,6 +274,17 @@ TEST_F(PtyInstrumentTest, AWriteCompletingALineBegunEarlierIsJudgedOnTheWholeLin
   refused = alice_->Write("psu-2", hex("LT 0.3\n"), v1::ENCODING_HEX);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED) << refused.error_message();
 
+  // A line kept in more pieces than can be read whole is refused until it is ended.
+  ASSERT_TRUE(alice_->Write("psu-2", hex("\n"), v1::ENCODING_HEX).ok());
+  for (size_t piece = 0; piece < WrittenLine::kMaxPieces; ++piece) {
+    ASSERT_TRUE(alice_->Write("psu-2", hex("X"), v1::ENCODING_HEX).ok()) << "piece " << piece;
+  }
+  refused = alice_->Write("psu-2", hex("X"), v1::ENCODING_HEX);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(absl::StrContains(refused.error_message(),
+                                "cannot verify a line on psu-2 written in more than 16 writes"))
+      << refused.error_message();
+
   // Ending the line, then whole commands, pass; a terminator alone adds nothing to judge.
   ASSERT_TRUE(alice_->Write("psu-2", hex("\n"), v1::ENCODING_HEX).ok());
   ASSERT_TRUE(alice_->Write("psu-2", hex("VOLT 0.5"), v1::ENCODING_HEX).ok());
@@ -293,7 +305,8 @@ TEST_F(PtyInstrumentTest, AWriteCompletingALineBegunEarlierIsJudgedOnTheWholeLin
   ASSERT_TRUE(reopened.ok()) << reopened.error_message();
 
   // What reached the supply: the probes, the unfinished pieces, and the whole settings only.
-  EXPECT_EQ(supply_->Received(), "*IDN?\nVO\nVOLT 0.5\nVOLT 1\nOUTP\n*IDN?\n");
+  EXPECT_EQ(supply_->Received(), "*IDN?\nVO\n" + std::string(WrittenLine::kMaxPieces, 'X') +
+                                     "\nVOLT 0.5\nVOLT 1\nOUTP\n*IDN?\n");
   // (The simulated supply reads a bare OUTP as OUTP OFF.)
   EXPECT_EQ(supply_->Applied(), (std::vector<std::string>{"VOLT 1 0.5", "VOLT 1 1", "OUTP OFF"}));
 }
@@ -596,6 +609,20 @@ TEST_F(PtyInstrumentTest, APathOpenedBeforeAnyProbeIsProbedAndBoundToTheInstrume
   ASSERT_TRUE(alice_->Open(other).ok());
   EXPECT_TRUE(alice_->Write(meter->path(), "VOLT 12").ok()) << "not the supply: no limits";
   EXPECT_EQ(supply_->Applied(), std::vector<std::string>{}) << "nothing refused reached it";
+}
+
+// A candidate port that cannot even be opened to probe might still be the supply: refused, not
+// opened without its limits.
+TEST_F(PtyInstrumentTest, ACandidatePathThatCannotBeProbedIsRefusedAsUndecidable) {
+  PortDetails gone;
+  gone.port_name = dir_ + "/no-such-tty";
+  Start(R"({"instruments": [
+      {"name": "psu-2", "profile": "SIM-PSU", "match": {"idn_serial": "PSU0042"}}]})",
+        {gone});
+  grpc::Status refused = alice_->Open(gone.port_name, 115200);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::UNAVAILABLE) << refused.error_message();
+  EXPECT_EQ(refused.error_message(), absl::StrCat("cannot tell whether ", gone.port_name,
+                                                  " is psu-2: it could not be opened to probe"));
 }
 
 TEST_F(PtyInstrumentTest, ADeviceBackUnderANewNameIsReopenedWithItsOwnerSettingsAndCapture) {

@@ -160,6 +160,32 @@ TEST(PolicyEngineTest, ReadOnlyDenyAndConfirm) {
   EXPECT_TRUE(engine.CheckWrite("robot", "loop://other", "OUTP ON", "").ok());
 }
 
+// A write completing a line begun earlier is matched as the line the device reads.
+TEST(PolicyEngineTest, AJoinedLineMeetsTheDenyAndConfirmRulesAsAWhole) {
+  PolicyEngine engine;
+  engine.Replace(Parse(kPolicy));
+  absl::Status denied = engine.CheckJoinedLine("alice", "loop://psu", "*", "RST");
+  EXPECT_EQ(denied.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(absl::StrContains(denied.message(), "deny rule 'no-reset'")) << denied;
+  EXPECT_TRUE(absl::StrContains(denied.message(), "completes a line begun in an earlier write"))
+      << denied;
+  EXPECT_FALSE(engine.CheckJoinedLine("robot", "loop://psu", "*", "RST").ok())
+      << "exempt owners skip confirm rules, not deny rules";
+
+  // Nobody was asked about the joined OUTP ON: refused, with how to be asked.
+  absl::Status unasked = engine.CheckJoinedLine("alice", "loop://psu", "OUTP", " ON");
+  EXPECT_EQ(unasked.code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(absl::StrContains(unasked.message(), "the confirm rule 'output-on'")) << unasked;
+  EXPECT_TRUE(absl::StrContains(unasked.message(), "send the line in one write")) << unasked;
+  EXPECT_TRUE(engine.CheckJoinedLine("robot", "loop://psu", "OUTP", " ON").ok())
+      << "an exempt owner is never asked";
+  // A confirm rule one part already matched alone was asked about when that part was written.
+  EXPECT_TRUE(engine.CheckJoinedLine("alice", "loop://psu", "OUTP ON", ";VOLT 1").ok());
+  EXPECT_TRUE(engine.CheckJoinedLine("alice", "loop://psu", "VOLT", " 1").ok());
+  EXPECT_TRUE(engine.CheckJoinedLine("alice", "loop://nowhere-ruled", "*", "RST").ok())
+      << "a port without a rule of these is CheckWrite's to judge";
+}
+
 TEST(PolicyEngineTest, RateLimitCountsAllowedWritesPerPort) {
   PolicyEngine engine;
   engine.Replace(Parse(kPolicy));
