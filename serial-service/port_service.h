@@ -300,7 +300,7 @@ class PortService {
   }
   absl::Status CheckReserved(const std::string& owner, const ManagedPort& port) const {
     // Most I/O happens with nothing reserved: no names built, no port lock taken.
-    if (grants_ == nullptr || !grants_->HasGrants()) return absl::OkStatus();
+    if (grants_ == nullptr || !grants_->MayHoldGrants()) return absl::OkStatus();
     return grants_->Check(owner, {port.name(), port.instrument(), port.device_path()});
   }
   // A grant outranks an open port: before `owner`, holding the grant on `name`, opens it,

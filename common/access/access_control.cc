@@ -75,9 +75,10 @@ absl::Status AccessControl::MayApprove(std::string_view principal, std::string_v
   return policy ? policy->MayApprove(principal, rule) : absl::OkStatus();
 }
 
-bool AccessControl::SomeoneMayApprove(std::string_view rule) const {
+bool AccessControl::SomeoneMayApprove(std::string_view rule, std::string_view bench,
+                                      std::string_view port) const {
   auto policy = Current();
-  return policy == nullptr || policy->SomeoneMayApprove(rule);
+  return policy == nullptr || policy->SomeoneMayApprove(rule, bench, port);
 }
 
 absl::Status AccessControl::MayAct(std::string_view principal) const {

@@ -40,7 +40,8 @@ class AccessControl {
   absl::Status MayUsePort(std::string_view principal, std::string_view port) const;
   absl::Status MayChangePort(std::string_view principal, std::string_view port) const;
   absl::Status MayApprove(std::string_view principal, std::string_view rule) const;
-  bool SomeoneMayApprove(std::string_view rule) const;
+  bool SomeoneMayApprove(std::string_view rule, std::string_view bench = "",
+                         std::string_view port = "") const;
   absl::Status MayAct(std::string_view principal) const;
   // "viewer", "operator", "admin", "none"; "unrestricted" without an access file.
   std::string RoleOf(std::string_view principal) const;

@@ -225,9 +225,13 @@ absl::Status AccessPolicy::MayChangePort(std::string_view principal, std::string
   return absl::OkStatus();
 }
 
-bool AccessPolicy::SomeoneMayApprove(std::string_view rule) const {
-  auto may = [rule](const Grant& grant) {
-    return grant.role != Role::kViewer && MatchesAny(grant.may_approve, rule);
+bool AccessPolicy::SomeoneMayApprove(std::string_view rule, std::string_view bench,
+                                     std::string_view port) const {
+  auto may = [&](const Grant& grant) {
+    if (grant.role == Role::kViewer || !MatchesAny(grant.may_approve, rule)) return false;
+    if (port.empty()) return true;
+    return !grant.read_only && MatchesAny(grant.ports, port) &&
+           (bench.empty() || MatchesAny(grant.benches, bench));
   };
   if (default_ && may(*default_)) return true;
   for (const auto& [name, grant] : principals_) {

@@ -65,8 +65,11 @@ class AccessPolicy {
   // Changing what a port does (writing, opening, line changes), as opposed to reading it.
   absl::Status MayChangePort(std::string_view principal, std::string_view port) const;
   absl::Status MayApprove(std::string_view principal, std::string_view rule) const;
-  // Whether any principal (the default included) may approve `rule`.
-  bool SomeoneMayApprove(std::string_view rule) const;
+  // Whether any principal (the default included) may answer a write held by `rule`: may act,
+  // may approve the rule and, when `port` is given, may change that port (on `bench`, when
+  // named), as the console asks of whoever answers.
+  bool SomeoneMayApprove(std::string_view rule, std::string_view bench = "",
+                         std::string_view port = "") const;
   // Console actions (force-close a port, end a reservation, revoke sessions).
   absl::Status MayAct(std::string_view principal) const;
 

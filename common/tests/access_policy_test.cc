@@ -67,6 +67,18 @@ TEST(AccessPolicyTest, PortsBenchesAndApprovalsFollowTheirGlobs) {
     "default": {"role": "viewer"}})"));
   EXPECT_TRUE(strict.SomeoneMayApprove("psu-limit"));
   EXPECT_FALSE(strict.SomeoneMayApprove("output-on"));
+  // At a port, the approver must also be one who may change it: its ports, its bench, and not
+  // read-only (carol approves every rule but changes nothing).
+  AccessPolicy scoped = Parsed(json::parse(R"({"principals": {
+    "alice": {"role": "operator", "benches": ["lab-a"], "ports": ["psu-*"],
+              "may_approve": ["output-*"]},
+    "carol": {"role": "operator", "read_only": true}}})"));
+  EXPECT_TRUE(scoped.SomeoneMayApprove("output-on", "lab-a", "psu-1"));
+  EXPECT_TRUE(scoped.SomeoneMayApprove("output-on", "", "psu-1"));
+  EXPECT_FALSE(scoped.SomeoneMayApprove("output-on", "lab-b", "psu-1")) << "not alice's bench";
+  EXPECT_FALSE(scoped.SomeoneMayApprove("output-on", "lab-a", "dmm-1")) << "not alice's port";
+  EXPECT_TRUE(scoped.SomeoneMayApprove("other-rule")) << "carol, with no port named";
+  EXPECT_FALSE(scoped.SomeoneMayApprove("other-rule", "", "psu-1")) << "carol is read-only";
   // An operator limited to reading, and an admin limited by nothing.
   EXPECT_EQ(policy.MayCallTool("carol", "write", false).code(),
             absl::StatusCode::kPermissionDenied);

@@ -17,7 +17,10 @@ std::string ShortName(const std::string& service_name) {
   return name;
 }
 
-constexpr auto kCheckDeadline = std::chrono::seconds(1);
+// A dead backend fails its check at once (its connection is refused or reset); the deadline
+// is for one that hangs, and is loose so that a loaded machine is not mistaken for an outage
+// (and its answer for a reconnect).
+constexpr auto kCheckDeadline = std::chrono::seconds(3);
 
 }  // namespace
 

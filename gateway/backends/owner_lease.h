@@ -1,6 +1,7 @@
 // Serial ports belong to the MCP connection that opened them. A connection holds one
 // Lease stream on the serial service for as long as it lives; when the stream ends
 // (the connection closed, or the gateway died) the service closes that owner's ports.
+// A stream the service ended on its own (it restarted, or the link broke) is begun again.
 #pragma once
 
 #include <grpcpp/channel.h>
@@ -9,25 +10,31 @@
 #include <string>
 #include <vector>
 
+#include "gateway/backends/resuming_watch.h"
+#include "labgate/serial/v1/serial.pb.h"
+
 namespace labgate::gateway {
 
 class OwnerLease {
  public:
-  // Opens the Lease stream for `owner` (asynchronously; never blocks).
+  // Opens the Lease stream for `owner` (asynchronously; never blocks) and keeps it open.
   static std::shared_ptr<OwnerLease> Start(const std::shared_ptr<grpc::Channel>& channel,
                                            const std::string& owner);
   ~OwnerLease();
 
   // Ends the lease now: the service closes every port of the owner.
   void Release();
-  // True once the service has confirmed the lease.
+  // True while the service confirms the lease: false before, and while it is asked again.
   bool active() const;
 
   struct State;
 
  private:
-  explicit OwnerLease(std::shared_ptr<State> state) : state_(std::move(state)) {}
+  using Stream = ResumingWatch<labgate::serial::v1::LeaseEvent>;
+  OwnerLease(std::shared_ptr<State> state, std::shared_ptr<Stream> watch)
+      : state_(std::move(state)), watch_(std::move(watch)) {}
   std::shared_ptr<State> state_;
+  std::shared_ptr<Stream> watch_;
 };
 
 // Hands out leases on the serial service for the sessions that use its tools.

@@ -124,7 +124,7 @@ std::string WhyNot(const ApprovalAnswer& answer, const absl::Status& client, boo
                                    : "the person dismissed the request";
   }
   if (client_unasked) {
-    if (console) return "nobody may approve it in the labgate console under the access file";
+    if (console) return "nobody may approve it for this port in the labgate console under the access file";
     return limit ? "this MCP client does not support elicitation, so labgate cannot ask a "
                    "person; use a client that does, or approve it in the labgate console "
                    "(--metrics-listen or --http serves one)"
@@ -251,6 +251,21 @@ void WaitForConsole(HeldCall& call, const ApprovalBoard::Hold& hold, const absl:
   call.context()->Progress(0, 1, "waiting for approval in the labgate console");
 }
 
+// Whether anyone may answer a hold of `rule` on `port` in the console: as the console checks
+// each answer, one who may approve the rule and change that port on its bench.
+bool SomeoneMayAnswer(const ApprovalDesk& desk, const std::string& rule, const std::string& port) {
+  if (desk.access == nullptr) return true;
+  std::string bench;
+  std::string local_port = port;
+  if (desk.benches != nullptr && !port.empty()) {
+    if (absl::StatusOr<SerialBenches::Route> route = desk.benches->Resolve(port); route.ok()) {
+      if (route->bench != nullptr) bench = route->bench->name;
+      local_port = route->local_port;
+    }
+  }
+  return desk.access->SomeoneMayApprove(rule, bench, local_port);
+}
+
 }  // namespace
 
 bool NeedsConfirmation(const absl::Status& status) {
@@ -269,13 +284,11 @@ void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool, const
   held.limit = Payload(refusal, kSourceKey) == "limit";
   held.lines = !held.what.empty() && !held.limit;
   held.quantity = Payload(refusal, kQuantityKey);
-  // The console takes part where one is served and someone may approve this rule there.
-  ApprovalBoard* board = desk.board;
-  if (board != nullptr && desk.access != nullptr && !desk.access->SomeoneMayApprove(held.rule)) {
-    board = nullptr;
-  }
   const json question = ElicitationParams(tool.name, held.rule, held.what, held.limit, arguments);
   const HeldWrite described = Described(tool, arguments, held, *context);
+  // The console takes part where one is served and someone there may answer for this port.
+  ApprovalBoard* board = desk.board;
+  if (board != nullptr && !SomeoneMayAnswer(desk, held.rule, described.port)) board = nullptr;
   auto call = std::make_shared<HeldCall>(&tool, arguments, invoker, std::move(options), context,
                                          std::move(held), desk.board != nullptr,
                                          board != nullptr ? board->lifetime() : absl::Duration(),

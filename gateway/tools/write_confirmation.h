@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "common/access/access_control.h"
 #include "gateway/approvals/approval_board.h"
+#include "gateway/backends/serial_benches.h"
 #include "gateway/backends/tool_invoker.h"
 #include "gateway/catalog/tool_catalog.h"
 #include "gateway/mcp/providers.h"
@@ -33,6 +34,8 @@ struct ApprovalDesk {
   ApprovalBoard* board = nullptr;
   // Whether anyone may approve a rule there (the access file); null: anyone.
   std::shared_ptr<const access::AccessControl> access;
+  // The benches a held port is resolved on, to ask who may change it; null: unbenched.
+  std::shared_ptr<const SerialBenches> benches;
 };
 
 // Asks the person about `arguments` and finishes the call through `done`: the retried

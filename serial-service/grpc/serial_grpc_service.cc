@@ -29,6 +29,11 @@
 namespace labgate::serial {
 namespace {
 
+// How long a started labgate-serial's checks wait for the reservation service's first snapshot:
+// long enough for a slow link, short enough that a lab whose reservation service is down still
+// works (without grants) once the wait ends.
+constexpr absl::Duration kFirstReservationWordHold = absl::Seconds(5);
+
 using SignalsDone = std::function<void(absl::StatusOr<ModemSignals>)>;
 
 void Reply(CallContext* call, const absl::Status& status) { FinishNow(call, status); }
@@ -165,7 +170,7 @@ class SerialServiceImpl final : public SerialGrpcService {
   // and enforces the grants it hears of.
   void JoinReservations(const std::shared_ptr<grpc::Channel>& channel,
                         InventoryPublisherOptions options) {
-    grants_ = std::make_shared<GrantTable>(options.bench);
+    grants_ = std::make_shared<GrantTable>(options.bench, kFirstReservationWordHold);
     ports_->SetGrants(grants_);
     GrantWatcherOptions watching;
     watching.token = options.token;

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "common/log.h"
 #include "common/ordinal.h"
 
 namespace labgate::serial {
@@ -26,6 +27,25 @@ GrantTable::Clock::time_point ParseTime(const std::string& text) {
 }
 
 }  // namespace
+
+GrantTable::GrantTable(std::string bench, absl::Duration first_word_hold)
+    : bench_(std::move(bench)), hold_until_(absl::Now() + first_word_hold) {
+  if (first_word_hold <= absl::ZeroDuration()) HeardLocked();
+}
+
+void GrantTable::HeardLocked() {
+  heard_locked_ = true;
+  heard_.store(true, std::memory_order_release);
+}
+
+void GrantTable::AwaitFirstWordLocked() {
+  if (heard_locked_) return;
+  if (!mu_.AwaitWithDeadline(absl::Condition(&heard_locked_), hold_until_)) {
+    LG_LOG(kWarning) << "reservations: no word from the reservation service "
+                     << "yet; enforcing no grant until it comes";
+    HeardLocked();
+  }
+}
 
 GrantTable::Known GrantTable::FromProto(const reservations::v1::Reservation& reservation) {
   Known known;
@@ -49,6 +69,7 @@ void GrantTable::Replace(const std::vector<reservations::v1::Reservation>& activ
   CountGrantsLocked();
   if (!reachable_) since_ = Clock::now();
   reachable_ = true;
+  HeardLocked();
 }
 
 void GrantTable::Apply(const std::vector<reservations::v1::Reservation>& changed) {
@@ -74,6 +95,7 @@ void GrantTable::SetUnreachable(const std::string& why) {
   if (reachable_ || unreachable_why_.empty()) since_ = Clock::now();
   reachable_ = false;
   unreachable_why_ = why;
+  HeardLocked();
 }
 
 const GrantTable::Known* GrantTable::GrantOnLocked(const std::string& target,
@@ -100,6 +122,7 @@ bool GrantTable::InForceLocked(const Known& grant, Clock::time_point now) const 
 absl::Status GrantTable::Check(const std::string& principal,
                                const std::vector<std::string>& names) {
   absl::MutexLock lock(&mu_);
+  AwaitFirstWordLocked();
   const Clock::time_point now = Clock::now();
   for (const std::string& name : names) {
     if (name.empty()) continue;

@@ -7,7 +7,9 @@
 // A grant is enforced until its lease ends (plus a short skew for a renewal in flight while the
 // service is reachable), even when its end was never streamed. While the service is unreachable
 // the grants last known stay enforced until their leases end; nothing newer is known, so nothing
-// new is enforced. Thread-safe.
+// new is enforced. A table that has heard nothing yet holds each check (for a bounded time) until
+// the first snapshot or the watcher's word that the service is unreachable, so a restarted
+// labgate-serial does not let anyone onto a reserved port in its first moments. Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -20,6 +22,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "labgate/reservations/v1/reservations.pb.h"
 
 namespace labgate::serial {
@@ -29,8 +32,9 @@ class GrantTable {
   using Clock = std::chrono::system_clock;
 
   // `bench`: the name the reservation service knows this labgate-serial by (its reservables are
-  // "BENCH:NAME"); empty for the only one.
-  explicit GrantTable(std::string bench) : bench_(std::move(bench)) {}
+  // "BENCH:NAME"); empty for the only one. `first_word_hold`: how long after construction a check
+  // may wait for the first snapshot (or unreachable); zero for a table filled by hand.
+  explicit GrantTable(std::string bench, absl::Duration first_word_hold = absl::ZeroDuration());
 
   // A Watch stream's snapshot: replaces everything known, and the service is reachable.
   void Replace(const std::vector<reservations::v1::Reservation>& active) ABSL_LOCKS_EXCLUDED(mu_);
@@ -46,8 +50,12 @@ class GrantTable {
   // reserve with targets [\"psu-2\"] and wait_s".
   absl::Status Check(const std::string& principal, const std::vector<std::string>& names)
       ABSL_LOCKS_EXCLUDED(mu_);
-  // Whether any grant is known: while none is, a port needs no check (the per-I/O fast path).
-  bool HasGrants() const { return grants_known_.load(std::memory_order_relaxed) > 0; }
+  // Whether a check may find a grant: one is known, or the first word is still awaited. While
+  // not, a port needs no check (the per-I/O fast path).
+  bool MayHoldGrants() const {
+    return grants_known_.load(std::memory_order_relaxed) > 0 ||
+           !heard_.load(std::memory_order_acquire);
+  }
   // The holder of the grant on any of `names`, "" when none holds one.
   std::string HolderOf(const std::vector<std::string>& names) ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -75,6 +83,10 @@ class GrantTable {
     Clock::time_point expires_at;   // of a grant; max() when unknown
   };
   void CountGrantsLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The first snapshot or unreachable arrived, or the hold ran out: checks stop waiting.
+  void HeardLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Waits, up to the hold's end, for the first word.
+  void AwaitFirstWordLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   static Known FromProto(const reservations::v1::Reservation& reservation);
   // The service's name for a local one on this bench.
   std::string Qualified(const std::string& name) const {
@@ -95,6 +107,9 @@ class GrantTable {
   std::string unreachable_why_ ABSL_GUARDED_BY(mu_);
   Clock::time_point since_ ABSL_GUARDED_BY(mu_) = Clock::now();
   std::set<std::pair<std::string, std::string>> uses_ ABSL_GUARDED_BY(mu_);
+  const absl::Time hold_until_;
+  bool heard_locked_ ABSL_GUARDED_BY(mu_) = false;
+  std::atomic<bool> heard_{false};    // heard_locked_, for the fast path
   std::atomic<int> grants_known_{0};  // granted entries of known_, kept by CountGrantsLocked
 };
 

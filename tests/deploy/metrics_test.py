@@ -82,7 +82,7 @@ def main():
     for service in services.values():
         service.start()
     gateway = StdioGateway(
-        [os.path.join(BIN, "labgate"), *gateway_token_args(work), "--call-timeout-ms", "3000",
+        [os.path.join(BIN, "labgate"), *gateway_token_args(work),
          "--session-addr", services["session"].address,
          "--serial-addr", services["serial"].address,
          "--actions-addr", services["actions"].address] + metrics_flags("gateway"),

@@ -3,7 +3,8 @@
 // approve answers it with a POST, and the held call completes or is refused; the first answer
 // wins (the client's open question is withdrawn, a late console answer to a hold it has listed
 // gets 409); a viewer and an operator without that rule in may_approve get 403; an unanswered
-// hold expires; and the port's session records each decision with the approver's name.
+// hold expires; a write nobody may answer at its port is refused at once instead of held; and
+// the port's session records each decision with the approver's name.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync, readFileSync, mkdirSync } from 'node:fs';
@@ -63,10 +64,10 @@ async function waitingFor(console_, predicate, what) {
   return found;
 }
 
-async function withGateway(extraArgs, body) {
+async function withGateway(extraArgs, body, access = ACCESS) {
   const dir = tempDir();
   writeFileSync(join(dir, 'tokens'), TOKENS);
-  writeFileSync(join(dir, 'access.json'), JSON.stringify(ACCESS));
+  writeFileSync(join(dir, 'access.json'), JSON.stringify(access));
   writeFileSync(join(dir, 'policy.json'), JSON.stringify(POLICY));
   const gateway = await startHttpGateway(['--auth-token-file', join(dir, 'tokens'), '--access-file',
     join(dir, 'access.json'), '--policy', join(dir, 'policy.json'), ...extraArgs]);
@@ -251,6 +252,37 @@ test('an unanswered hold expires and the write is refused and recorded; the long
     // The port still serves.
     assert.equal((await callOk(bob.client, 'write', { port_name: 'loop://late', data: 'VOLT?' })).bytes_written, 6);
   });
+});
+
+test('a write nobody may answer at its port is refused at once instead of held', async () => {
+  // alice approves output-* on loop://bench-* only; olga approves everything but is read-only.
+  const scoped = {
+    principals: {
+      ...ACCESS.principals,
+      alice: { role: 'operator', may_approve: ['output-*'], ports: ['loop://bench-*'] },
+      olga: { role: 'operator', may_approve: ['*'], read_only: true },
+    },
+  };
+  // Held, the write would wait out these 20 s and be refused as unanswered instead.
+  await withGateway(['--approval-timeout-ms', '20000'], async (gateway, base) => {
+    const alice = consoleAs(base, 'alice-token');
+    const bob = await connectHttp(gateway.url, bearer('bob-token'));
+    for (const port of ['loop://psu', 'loop://bench-1']) {
+      await callOk(bob.client, 'open_port', { port_name: port, ...open });
+    }
+    const refused = await bob.client.callTool({ name: 'write', arguments: { port_name: 'loop://psu', data: 'OUTP ON' } });
+    assert.equal(refused.isError, true);
+    assert.match(refused.content[0].text,
+      /rule 'output-on' needs a person's approval, and nobody may approve it for this port in the labgate console under the access file/);
+    assert.deepEqual((await alice.list()).approvals, []);
+
+    // Where alice may change the port, the same write is held for her.
+    const call = bob.client.callTool({ name: 'write', arguments: { port_name: 'loop://bench-1', data: 'OUTP ON' } });
+    const held = await waitingFor(alice, (a) => a.port === 'loop://bench-1', 'the write held for alice');
+    assert.equal(held.may_answer, true);
+    assert.equal((await alice.answer(held.id, 'approve')).status, 200);
+    assert.equal((await call).structuredContent.bytes_written, 8);
+  }, scoped);
 });
 
 test('the 2026 era and stdio hold their writes on the same board', async () => {

@@ -1,6 +1,6 @@
 // OwnerLease against a real labgate serial service on 127.0.0.1: while the lease stream
 // lives the owner's ports stay open; when it is released (or dropped) the service closes
-// them, and another owner's ports are left alone.
+// them, and another owner's ports are left alone. A service that restarts is leased again.
 #include "gateway/backends/owner_lease.h"
 
 #include <gtest/gtest.h>
@@ -77,6 +77,23 @@ TEST_F(OwnerLeaseTest, DroppingTheLeaseReleasesIt) {
     ASSERT_TRUE(Eventually([&] { return lease->active(); }));
   }
   EXPECT_TRUE(Eventually([&] { return OpenPorts().empty(); }));
+}
+
+TEST_F(OwnerLeaseTest, ARestartedServiceIsLeasedAgainSoItsPortsStillCloseWithTheOwner) {
+  std::shared_ptr<OwnerLease> lease = OwnerLease::Start(channel_, "erin");
+  ASSERT_TRUE(Eventually([&] { return lease->active(); }));
+  const int port = bench_.port();
+  bench_.Stop();
+  EXPECT_TRUE(Eventually([&] { return !lease->active(); })) << "a lost lease still shows held";
+  ASSERT_NO_FATAL_FAILURE(bench_.Start(port));
+  ASSERT_TRUE(Eventually([&] { return lease->active(); }, kWait))
+      << "the lease was never asked for again";
+  ASSERT_NO_FATAL_FAILURE(Open("erin", "loop://after-restart"));
+  ASSERT_NO_FATAL_FAILURE(Open("frank", "loop://frank"));
+
+  lease->Release();
+  EXPECT_TRUE(
+      Eventually([&] { return OpenPorts() == std::vector<std::string>{"loop://frank"}; }));
 }
 
 TEST_F(OwnerLeaseTest, OwnerLeasesHoldOneLeasePerBench) {

@@ -2,12 +2,14 @@
 // port, by its name, its instrument or its device path, refuses everyone but the holder, saying
 // who holds it, until when and how to queue; the holder's uses are recorded to renew it; cut off
 // from the service, the last grants hold until their leases end; and no grant outlives its lease
-// (beyond a short skew) however alive the watch looks.
+// (beyond a short skew) however alive the watch looks; and a table that has heard nothing yet
+// holds its checks for the first word, for a bounded time.
 #include "serial-service/reservations/grant_table.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <future>
 #include <string>
 #include <vector>
 
@@ -45,13 +47,38 @@ pb::Reservation Waiting(const std::string& id, const std::string& holder, const 
   return reservation;
 }
 
+TEST(GrantTableTest, ACheckBeforeTheFirstSnapshotWaitsForItAndSeesItsGrants) {
+  GrantTable table("", absl::Seconds(60));
+  EXPECT_TRUE(table.MayHoldGrants()) << "nothing heard yet: every I/O must be checked";
+  std::future<absl::Status> check =
+      std::async(std::launch::async, [&] { return table.Check("http:bob", {"psu-1"}); });
+  EXPECT_EQ(check.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout)
+      << "a check before the first snapshot passed: " << check.get();
+  table.Replace({Granted("r1", "ci:nightly", {"psu-1"}, seconds(90))});
+  absl::Status refused = check.get();
+  EXPECT_TRUE(absl::IsFailedPrecondition(refused)) << refused;
+}
+
+TEST(GrantTableTest, AnUnreachableServiceEndsTheWaitWithNothingEnforced) {
+  GrantTable table("", absl::Seconds(60));
+  table.SetUnreachable("connection refused");
+  EXPECT_FALSE(table.MayHoldGrants());
+  EXPECT_TRUE(table.Check("http:bob", {"psu-1"}).ok()) << "nothing is known to enforce";
+}
+
+TEST(GrantTableTest, TheWaitForTheFirstWordIsBounded) {
+  GrantTable table("", absl::Milliseconds(50));
+  EXPECT_TRUE(table.Check("http:bob", {"psu-1"}).ok());
+  EXPECT_FALSE(table.MayHoldGrants()) << "once the wait ran out, I/O goes unchecked";
+}
+
 TEST(GrantTableTest, OnlyTheHolderMayUseAReservedPortAndTheRefusalSaysWhoUntilWhenAndHowToQueue) {
   GrantTable table("lab-a");
-  EXPECT_FALSE(table.HasGrants()) << "nothing known: I/O is not checked";
+  EXPECT_FALSE(table.MayHoldGrants()) << "nothing known: I/O is not checked";
   table.Replace({Granted("r1", "ci:nightly", {"lab-a:psu-2"}, seconds(90)),
                  Granted("r9", "http:bob", {"lab-b:psu-2"}, seconds(90))});
   EXPECT_TRUE(table.Check("ci:nightly", {"psu-2", "psu-2", "/dev/ttyUSB0"}).ok());
-  EXPECT_TRUE(table.HasGrants());
+  EXPECT_TRUE(table.MayHoldGrants());
   EXPECT_TRUE(table.Check("http:alice", {"psu-1", "", "/dev/ttyUSB1"}).ok()) << "not reserved";
 
   absl::Status refused = table.Check("http:alice", {"psu-2", "psu-2", "/dev/ttyUSB0"});
@@ -86,10 +113,10 @@ TEST(GrantTableTest, OnlyTheHolderMayUseAReservedPortAndTheRefusalSaysWhoUntilWh
   released.set_state("released");
   table.Apply({released});
   EXPECT_TRUE(table.Check("http:alice", {"psu-2"}).ok());
-  EXPECT_TRUE(table.HasGrants()) << "lab-b's grant is still known";
+  EXPECT_TRUE(table.MayHoldGrants()) << "lab-b's grant is still known";
   released.set_id("r9");
   table.Apply({released});
-  EXPECT_FALSE(table.HasGrants());
+  EXPECT_FALSE(table.MayHoldGrants());
   GrantTable::State state = table.state();
   EXPECT_TRUE(state.reachable);
   EXPECT_EQ(state.grants, 0);

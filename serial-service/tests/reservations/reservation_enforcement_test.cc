@@ -271,11 +271,13 @@ TEST_F(ReservationEnforcementTest, RestartsResyncAndTheLastGrantsHoldWhileTheSer
   EXPECT_EQ(OpenInstrument(*alice_).error_code(), grpc::StatusCode::FAILED_PRECONDITION)
       << "the grant was kept through the restart";
 
-  // A restarted labgate-serial knows the grant from its first snapshot.
+  // A restarted labgate-serial knows the grant from its first snapshot, and its first calls
+  // wait for that snapshot instead of passing unchecked.
   StopSerial();
   StartSerial();
-  ASSERT_TRUE(Eventually([&] { return Reachable(); }));
-  EXPECT_EQ(OpenInstrument(*alice_).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(OpenInstrument(*alice_).error_code(), grpc::StatusCode::FAILED_PRECONDITION)
+      << "a call right after the restart passed before the grants were known";
+  ASSERT_TRUE(Reachable());
   ASSERT_TRUE(OpenInstrument(*ci_).ok());
 
   pb::ReleaseRequest release;
