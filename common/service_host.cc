@@ -14,7 +14,7 @@ namespace labgate {
 
 absl::StatusOr<std::unique_ptr<ServiceHost>> ServiceHost::Start(
     const std::string& listen_address, const std::vector<grpc::Service*>& services,
-    std::shared_ptr<grpc::ServerCredentials> credentials) {
+    std::shared_ptr<grpc::ServerCredentials> credentials, const GrpcKeepalive& keepalive) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 
@@ -27,6 +27,7 @@ absl::StatusOr<std::unique_ptr<ServiceHost>> ServiceHost::Start(
   builder.SetOption(ReflectionV1Option());
   builder.SetMaxReceiveMessageSize(16 * 1024 * 1024);
   builder.SetMaxSendMessageSize(64 * 1024 * 1024);
+  SetServerKeepalive(builder, keepalive);
   for (grpc::Service* service : services) builder.RegisterService(service);
   host->server_ = builder.BuildAndStart();
   if (host->server_ == nullptr || (!listen_address.empty() && host->port_ == 0)) {

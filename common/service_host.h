@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "common/grpc_keepalive.h"
 
 namespace labgate {
 
@@ -17,10 +18,12 @@ class ServiceHost {
  public:
   // Starts a server for `services` (not owned; they must outlive the host). An empty
   // `listen_address` serves in-process only. "127.0.0.1:0" picks a free port.
-  // `credentials` secure the listening port (common/tls.h); null means plaintext.
+  // `credentials` secure the listening port (common/tls.h); null means plaintext. Callers are
+  // pinged per `keepalive` (common/grpc_keepalive.h).
   static absl::StatusOr<std::unique_ptr<ServiceHost>> Start(
       const std::string& listen_address, const std::vector<grpc::Service*>& services,
-      std::shared_ptr<grpc::ServerCredentials> credentials = nullptr);
+      std::shared_ptr<grpc::ServerCredentials> credentials = nullptr,
+      const GrpcKeepalive& keepalive = {});
 
   ~ServiceHost();
 

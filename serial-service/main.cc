@@ -15,6 +15,7 @@
 #include "common/caller_auth_flags.h"
 #include "common/cli.h"
 #include "common/confirmation_secret.h"
+#include "common/grpc_keepalive.h"
 #include "common/log.h"
 #include "common/metrics/metrics_flags.h"
 #include "common/reload_signal.h"
@@ -166,6 +167,7 @@ int main(int argc, char** argv) {
     grpc::ChannelArguments args;
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 200);
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
+    labgate::SetClientKeepalive(args);
     // --tls-ca [--tls-cert --tls-key] secure the calls to the session service.
     auto credentials = labgate::MakeChannelCredentials(labgate::ClientTlsFromFlags());
     if (!credentials.ok()) {

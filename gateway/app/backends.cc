@@ -5,6 +5,7 @@
 
 #include "actions-service/actions_service.h"
 #include "common/grpc_callback_threads.h"
+#include "common/grpc_keepalive.h"
 #include "common/local_call.h"
 #include "common/log.h"
 #include "gateway/backends/open_streams.h"
@@ -98,6 +99,7 @@ std::shared_ptr<grpc::Channel> RemoteChannel(const std::string& address,
   // machine was cut off every time (tests/deploy/tls_test.sh, the slow link).
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  SetClientKeepalive(args);
   if (credentials == nullptr) credentials = grpc::InsecureChannelCredentials();
   if (gateway_token.empty()) return grpc::CreateCustomChannel(address, credentials, args);
   std::vector<std::unique_ptr<grpc::experimental::ClientInterceptorFactoryInterface>> interceptors;

@@ -8,11 +8,13 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
 #include "absl/status/statusor.h"
 #include "common/grpc_callback_threads.h"
+#include "common/grpc_keepalive.h"
 #include "common/service_host.h"
 
 namespace labgate::gateway::testing {
@@ -37,7 +39,8 @@ class LoopbackServer {
     auto service = create_();
     ASSERT_TRUE(service.ok()) << service.status();
     service_ = std::move(*service);
-    auto host = ServiceHost::Start("127.0.0.1:" + std::to_string(port), {service_.get()});
+    auto host = ServiceHost::Start("127.0.0.1:" + std::to_string(port), {service_.get()},
+                                   nullptr, keepalive_);
     ASSERT_TRUE(host.ok()) << host.status();
     host_ = std::move(*host);
   }
@@ -49,6 +52,8 @@ class LoopbackServer {
     host_.reset();
     service_.reset();
   }
+  // Before Start: how often the server pings its callers, and how long it waits for an answer.
+  void SetKeepalive(const GrpcKeepalive& keepalive) { keepalive_ = keepalive; }
   int port() const { return host_->port(); }
   std::string address() const { return "127.0.0.1:" + std::to_string(port()); }
 
@@ -58,15 +63,18 @@ class LoopbackServer {
   Hook after_stop_;
   std::unique_ptr<Service> service_;
   std::unique_ptr<ServiceHost> host_;
+  GrpcKeepalive keepalive_;
 };
 
 // Reconnect backoff capped near 1 s, as gateway/app/backends.cc sets it, so that a service
-// that comes back is used again soon.
-inline std::shared_ptr<grpc::Channel> ChannelTo(const std::string& address) {
+// that comes back is used again soon; pinging per `keepalive` when one is given.
+inline std::shared_ptr<grpc::Channel> ChannelTo(
+    const std::string& address, const std::optional<GrpcKeepalive>& keepalive = std::nullopt) {
   KeepGrpcCallbackThreads();
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+  if (keepalive.has_value()) SetClientKeepalive(args, *keepalive);
   return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
 }
 

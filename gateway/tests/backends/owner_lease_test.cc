@@ -1,6 +1,7 @@
 // OwnerLease against a real labgate serial service on 127.0.0.1: while the lease stream
 // lives the owner's ports stay open; when it is released (or dropped) the service closes
-// them, and another owner's ports are left alone. A service that restarts is leased again.
+// them, and another owner's ports are left alone. A service that restarts is leased again, and
+// a link that goes silent is found out by both ends' pings.
 #include "gateway/backends/owner_lease.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 
 #include "gateway/tests/eventually.h"
 #include "gateway/tests/serial_bench.h"
+#include "gateway/tests/tcp_relay.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 
 namespace labgate::gateway {
@@ -21,7 +23,10 @@ namespace pb = labgate::serial::v1;
 using testing::ChannelTo;
 using testing::Eventually;
 using testing::SerialBench;
+using testing::TcpRelay;
 constexpr auto kWait = std::chrono::seconds(30);
+// Pings every 300 ms, so that a silent link is found out within a second or two.
+constexpr GrpcKeepalive kQuickPings{std::chrono::milliseconds(300), std::chrono::milliseconds(300)};
 
 std::unique_ptr<grpc::ClientContext> As(const std::string& owner) {
   auto context = std::make_unique<grpc::ClientContext>();
@@ -33,6 +38,7 @@ std::unique_ptr<grpc::ClientContext> As(const std::string& owner) {
 class OwnerLeaseTest : public ::testing::Test {
  protected:
   void SetUp() override {
+    bench_.SetKeepalive(kQuickPings);
     ASSERT_NO_FATAL_FAILURE(bench_.Start());
     channel_ = ChannelTo(bench_.address());
     stub_ = pb::SerialService::NewStub(channel_);
@@ -94,6 +100,28 @@ TEST_F(OwnerLeaseTest, ARestartedServiceIsLeasedAgainSoItsPortsStillCloseWithThe
   lease->Release();
   EXPECT_TRUE(
       Eventually([&] { return OpenPorts() == std::vector<std::string>{"loop://frank"}; }));
+}
+
+// The gateway's host lost power, or a cable was pulled: the link neither carries bytes nor
+// closes. The service's unanswered pings end the Lease, so the owner's ports close; the
+// gateway's own pings drop the link, and it leases again over a new one.
+TEST_F(OwnerLeaseTest, ASilentLinkEndsTheLeaseAndTheLeaseIsTakenAgainOverANewLink) {
+  TcpRelay relay(bench_.port());
+  auto linked = ChannelTo("127.0.0.1:" + std::to_string(relay.port()), kQuickPings);
+  std::shared_ptr<OwnerLease> lease = OwnerLease::Start(linked, "gina");
+  ASSERT_TRUE(Eventually([&] { return lease->active(); }));
+  ASSERT_NO_FATAL_FAILURE(Open("gina", "loop://gina"));
+
+  relay.Freeze();
+  EXPECT_TRUE(Eventually([&] { return OpenPorts().empty(); }))
+      << "the service kept the ports of an owner whose link went silent";
+  EXPECT_TRUE(Eventually([&] { return !lease->active(); }));
+  ASSERT_TRUE(Eventually([&] { return lease->active(); }))
+      << "the gateway never dropped the silent link and leased again";
+  ASSERT_NO_FATAL_FAILURE(Open("gina", "loop://gina-again"));
+  lease->Release();
+  EXPECT_TRUE(Eventually([&] { return OpenPorts().empty(); }))
+      << "the lease taken again over the new link does not hold the owner's ports";
 }
 
 TEST_F(OwnerLeaseTest, OwnerLeasesHoldOneLeasePerBench) {
