@@ -303,6 +303,7 @@ void PortService::OpenPort(const std::string& owner, const std::string& name,
                            std::function<void(absl::StatusOr<PortSettings>)> done) {
   if (absl::Status can = CheckCanRecord(settings.session_id); !can.ok()) return done(can);
   if (absl::Status scripted = CheckScriptedName(name); !scripted.ok()) return done(scripted);
+  done = UnlessOwnerGone(owner, std::move(done));
   if (name.empty() || name.front() != '/') {
     return OpenDevice(owner, name, name, settings, /*on_misc_worker=*/false, std::move(done));
   }

@@ -306,6 +306,22 @@ class PortService {
   // A grant outranks an open port: before `owner`, holding the grant on `name`, opens it,
   // another principal's port open there is closed, which its session records. Then `next`.
   void YieldToHolder(const std::string& owner, const std::string& name, std::function<void()> next);
+  // An open that finishes after its owner's last Lease ended (the owner went while the port was
+  // found, probed or waited for) would leave a port that nobody holds and nothing closes: the
+  // owner's ports are closed again and the open fails.
+  template <typename Result>
+  std::function<void(absl::StatusOr<Result>)> UnlessOwnerGone(
+      const std::string& owner, std::function<void(absl::StatusOr<Result>)> done) {
+    PortRegistry::LeaseMark mark = registry_.MarkLease(owner);
+    if (mark == nullptr) return done;  // no Lease to outlive
+    return [this, owner, mark, done = std::move(done)](absl::StatusOr<Result> result) {
+      if (!result.ok() || !registry_.GoneSince(owner, mark)) return done(std::move(result));
+      registry_.CloseAllOf(owner, "owner disconnected", [done](std::vector<std::string>) {
+        done(absl::AbortedError(
+            "the caller's Lease ended while the port was opening, so it was closed again"));
+      });
+    };
+  }
   // A port may be bound to a session only when there is a session service to record to.
   absl::Status CheckCanRecord(const std::string& session_id) const;
   // The size limit, the instrument's limits and the policy's verdict on a write or query of

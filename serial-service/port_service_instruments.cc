@@ -225,6 +225,7 @@ void PortService::OpenInstrument(const std::string& owner, const std::string& in
                                  const PortSettings& settings,
                                  std::function<void(absl::StatusOr<OpenedInstrument>)> done) {
   if (absl::Status can = CheckCanRecord(settings.session_id); !can.ok()) return done(can);
+  done = UnlessOwnerGone(owner, std::move(done));
   OnMiscWorker([this, owner, instrument, settings, done = std::move(done)]() mutable {
     std::shared_ptr<const InstrumentCatalog> catalog = instruments_.catalog();
     const NamedInstrument* named = catalog->Find(instrument);

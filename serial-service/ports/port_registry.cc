@@ -232,7 +232,7 @@ void PortRegistry::CloseAll(const std::string& reason, absl::Duration wait) {
 
 void PortRegistry::AcquireLease(const std::string& owner) {
   absl::MutexLock lock(&mu_);
-  ++leases_[owner];
+  ++leases_[owner].count;
 }
 
 void PortRegistry::ReleaseLease(const std::string& owner) {
@@ -240,7 +240,8 @@ void PortRegistry::ReleaseLease(const std::string& owner) {
     absl::MutexLock lock(&mu_);
     auto it = leases_.find(owner);
     if (it == leases_.end()) return;
-    if (--it->second > 0) return;
+    if (--it->second.count > 0) return;
+    it->second.ended->store(true);
     leases_.erase(it);
   }
   CloseAllOf(owner, "owner disconnected", nullptr);
@@ -249,7 +250,17 @@ void PortRegistry::ReleaseLease(const std::string& owner) {
 int PortRegistry::LeaseCount(const std::string& owner) const {
   absl::MutexLock lock(&mu_);
   auto it = leases_.find(owner);
-  return it == leases_.end() ? 0 : it->second;
+  return it == leases_.end() ? 0 : it->second.count;
+}
+
+PortRegistry::LeaseMark PortRegistry::MarkLease(const std::string& owner) const {
+  absl::MutexLock lock(&mu_);
+  auto it = leases_.find(owner);
+  return it == leases_.end() ? nullptr : it->second.ended;
+}
+
+bool PortRegistry::GoneSince(const std::string& owner, const LeaseMark& mark) const {
+  return mark != nullptr && mark->load() && LeaseCount(owner) == 0;
 }
 
 int64_t PortRegistry::IdleCloseCount(const std::string& name) const {

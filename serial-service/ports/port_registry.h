@@ -2,6 +2,7 @@
 // it only hands work to the ports' workers.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -72,6 +73,12 @@ class PortRegistry {
   void AcquireLease(const std::string& owner);
   void ReleaseLease(const std::string& owner);
   int LeaseCount(const std::string& owner) const;
+  // The owner's presence as a call begins: null when it holds no lease; otherwise a flag that
+  // turns true once those leases have all ended.
+  using LeaseMark = std::shared_ptr<const std::atomic<bool>>;
+  LeaseMark MarkLease(const std::string& owner) const;
+  // Whether the owner held a lease at `mark` and holds none now: it has gone since.
+  bool GoneSince(const std::string& owner, const LeaseMark& mark) const;
 
   int64_t IdleCloseCount(const std::string& name) const;
 
@@ -100,7 +107,11 @@ class PortRegistry {
   mutable absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<ManagedPort>> ports_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, int64_t> idle_close_counts_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, int> leases_ ABSL_GUARDED_BY(mu_);
+  struct Leases {
+    int count = 0;
+    std::shared_ptr<std::atomic<bool>> ended = std::make_shared<std::atomic<bool>>(false);
+  };
+  std::map<std::string, Leases> leases_ ABSL_GUARDED_BY(mu_);
   // By device path, kept after its port closes: the device still holds its half line.
   std::map<std::string, std::shared_ptr<SharedWrittenLine>> written_lines_ ABSL_GUARDED_BY(mu_);
   decltype(PortEnvironment::write_gate) write_gate_;

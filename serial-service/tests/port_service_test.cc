@@ -1,16 +1,20 @@
 // PortService on its own, without gRPC: ownership, closing, the transfer limits and the
-// parameters of a read, on loop:// ports.
+// parameters of a read, on loop:// ports; and an open that outlives its owner's Lease.
 #include "serial-service/port_service.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <future>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "absl/synchronization/notification.h"
 #include "serial-service/ports/port_settings.h"
 #include "serial-service/tests/test_util.h"
 
@@ -251,6 +255,68 @@ TEST(PortServicePolicyTest, ReadOnlyPortsAndSignalsDenyKeepCallersOffTheLines) {
   }
   (*service)->StopPorts();
   std::remove(path.c_str());
+}
+
+// The owner went (its last Lease ended) while its open was still finding the instrument, so
+// the Lease's end closed nothing. The port that open then makes would be held by nobody and
+// closed by nothing: it is closed again, and the open fails saying why.
+TEST(PortServiceLeaseTest, AnOpenThatFinishesAfterItsOwnerWentLeavesNoPortBehind) {
+  const std::string dir = ::testing::TempDir() + "labgate-lease-open";
+  std::filesystem::create_directories(dir + "/profiles");
+  std::ofstream(dir + "/profiles/psu.json")
+      << R"({"model": "LOOP-PSU", "settings": {"baud_rate": 9600}})";
+  std::ofstream(dir + "/instruments.json") << R"({"instruments": [
+      {"name": "psu-2", "profile": "LOOP-PSU", "match": {"usb_serial": "X1"}}]})";
+  std::atomic<bool> hold{false};
+  absl::Notification listing;
+  absl::Notification go_on;
+  PortServiceOptions options;
+  options.profiles_dir = dir + "/profiles";
+  options.instruments_file = dir + "/instruments.json";
+  options.port_lister = [&]() -> absl::StatusOr<std::vector<PortDetails>> {
+    if (hold) {
+      if (!listing.HasBeenNotified()) listing.Notify();
+      go_on.WaitForNotification();
+    }
+    PortDetails psu;
+    psu.port_name = "loop://psu";
+    psu.serial_number = "X1";
+    return std::vector<PortDetails>{psu};
+  };
+  auto service = PortService::Create(options);
+  ASSERT_TRUE(service.ok()) << service.status();
+
+  (*service)->AcquireLease("alice");
+  hold = true;
+  PortSettings settings;
+  settings.baud_rate = 9600;
+  std::promise<absl::StatusOr<OpenedInstrument>> opened;
+  (*service)->OpenInstrument("alice", "psu-2", settings,
+                             [&](absl::StatusOr<OpenedInstrument> result) {
+                               opened.set_value(std::move(result));
+                             });
+  listing.WaitForNotification();  // the open is finding the instrument
+  (*service)->ReleaseLease("alice");
+  go_on.Notify();
+
+  absl::StatusOr<OpenedInstrument> result = opened.get_future().get();
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kAborted) << result.status();
+  EXPECT_TRUE(absl::StrContains(result.status().message(), "Lease ended while the port was opening"))
+      << result.status();
+  EXPECT_EQ((*service)->FindPort("psu-2"), nullptr) << "a port nobody holds was left open";
+
+  // An owner that never held a Lease keeps what it opens, as before.
+  hold = false;
+  std::promise<absl::StatusOr<OpenedInstrument>> unleased;
+  (*service)->OpenInstrument("bob", "psu-2", settings,
+                             [&](absl::StatusOr<OpenedInstrument> result) {
+                               unleased.set_value(std::move(result));
+                             });
+  EXPECT_TRUE(unleased.get_future().get().ok());
+  std::shared_ptr<ManagedPort> kept = (*service)->FindPort("psu-2");
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->owner(), "bob");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
