@@ -262,8 +262,7 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
     p.approvals =
         std::make_unique<ApprovalBoard>(absl::Milliseconds(options.approval_timeout.count()));
     console::ConsoleOptions console_options = ConsoleOptionsFor(*p.backends, call_deadline);
-    p.catalog_tools->SetApprovalDesk(
-        {p.approvals.get(), p.access, console_options.serial_benches});
+    p.catalog_tools->SetApprovalDesk({p.approvals.get(), p.access, console_options.serial_benches});
     console_options.access = p.access;
     console_options.approvals = p.approvals.get();
     p.console = std::make_unique<console::Console>(std::move(console_options));

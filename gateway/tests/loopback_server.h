@@ -39,8 +39,8 @@ class LoopbackServer {
     auto service = create_();
     ASSERT_TRUE(service.ok()) << service.status();
     service_ = std::move(*service);
-    auto host = ServiceHost::Start("127.0.0.1:" + std::to_string(port), {service_.get()},
-                                   nullptr, keepalive_);
+    auto host = ServiceHost::Start("127.0.0.1:" + std::to_string(port), {service_.get()}, nullptr,
+                                   keepalive_);
     ASSERT_TRUE(host.ok()) << host.status();
     host_ = std::move(*host);
   }

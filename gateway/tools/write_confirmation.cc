@@ -124,7 +124,8 @@ std::string WhyNot(const ApprovalAnswer& answer, const absl::Status& client, boo
                                    : "the person dismissed the request";
   }
   if (client_unasked) {
-    if (console) return "nobody may approve it for this port in the labgate console under the access file";
+    if (console)
+      return "nobody may approve it for this port in the labgate console under the access file";
     return limit ? "this MCP client does not support elicitation, so labgate cannot ask a "
                    "person; use a client that does, or approve it in the labgate console "
                    "(--metrics-listen or --http serves one)"

@@ -291,27 +291,26 @@ TEST(PortServiceLeaseTest, AnOpenThatFinishesAfterItsOwnerWentLeavesNoPortBehind
   PortSettings settings;
   settings.baud_rate = 9600;
   std::promise<absl::StatusOr<OpenedInstrument>> opened;
-  (*service)->OpenInstrument("alice", "psu-2", settings,
-                             [&](absl::StatusOr<OpenedInstrument> result) {
-                               opened.set_value(std::move(result));
-                             });
+  (*service)->OpenInstrument(
+      "alice", "psu-2", settings,
+      [&](absl::StatusOr<OpenedInstrument> result) { opened.set_value(std::move(result)); });
   listing.WaitForNotification();  // the open is finding the instrument
   (*service)->ReleaseLease("alice");
   go_on.Notify();
 
   absl::StatusOr<OpenedInstrument> result = opened.get_future().get();
   EXPECT_EQ(result.status().code(), absl::StatusCode::kAborted) << result.status();
-  EXPECT_TRUE(absl::StrContains(result.status().message(), "Lease ended while the port was opening"))
+  EXPECT_TRUE(
+      absl::StrContains(result.status().message(), "Lease ended while the port was opening"))
       << result.status();
   EXPECT_EQ((*service)->FindPort("psu-2"), nullptr) << "a port nobody holds was left open";
 
   // An owner that never held a Lease keeps what it opens, as before.
   hold = false;
   std::promise<absl::StatusOr<OpenedInstrument>> unleased;
-  (*service)->OpenInstrument("bob", "psu-2", settings,
-                             [&](absl::StatusOr<OpenedInstrument> result) {
-                               unleased.set_value(std::move(result));
-                             });
+  (*service)->OpenInstrument(
+      "bob", "psu-2", settings,
+      [&](absl::StatusOr<OpenedInstrument> result) { unleased.set_value(std::move(result)); });
   EXPECT_TRUE(unleased.get_future().get().ok());
   std::shared_ptr<ManagedPort> kept = (*service)->FindPort("psu-2");
   ASSERT_NE(kept, nullptr);

@@ -98,8 +98,7 @@ TEST_F(OwnerLeaseTest, ARestartedServiceIsLeasedAgainSoItsPortsStillCloseWithThe
   ASSERT_NO_FATAL_FAILURE(Open("frank", "loop://frank"));
 
   lease->Release();
-  EXPECT_TRUE(
-      Eventually([&] { return OpenPorts() == std::vector<std::string>{"loop://frank"}; }));
+  EXPECT_TRUE(Eventually([&] { return OpenPorts() == std::vector<std::string>{"loop://frank"}; }));
 }
 
 // The gateway's host lost power, or a cable was pulled: the link neither carries bytes nor
