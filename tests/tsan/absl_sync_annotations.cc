@@ -55,6 +55,7 @@ using CondVarWaitFn = void (*)(absl::CondVar*, absl::Mutex*);
 using CondVarDeadlineFn = bool (*)(absl::CondVar*, absl::Mutex*, absl::Time);
 using CondVarTimeoutFn = bool (*)(absl::CondVar*, absl::Mutex*, absl::Duration);
 using AwaitTimeoutFn = bool (*)(absl::Mutex*, const absl::Condition&, absl::Duration);
+using AwaitDeadlineFn = bool (*)(absl::Mutex*, const absl::Condition&, absl::Time);
 using AwaitFn = void (*)(absl::Mutex*, const absl::Condition&);
 using NotifyFn = void (*)(absl::Notification*);
 using WaitNotificationFn = void (*)(const absl::Notification*);
@@ -127,6 +128,13 @@ bool Mutex::AwaitWithTimeout(const Condition& cond, Duration timeout) {
                "_ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE", this,
                cond, timeout);
   return AroundWait(this, 0, [&] { return real(this, cond, timeout); });
+}
+
+bool Mutex::AwaitWithDeadline(const Condition& cond, Time deadline) {
+  LABGATE_REAL(AwaitDeadlineFn,
+               "_ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE", this,
+               cond, deadline);
+  return AroundWait(this, 0, [&] { return real(this, cond, deadline); });
 }
 
 void CondVar::Wait(Mutex* mutex) {
