@@ -4,6 +4,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/beast/http/field.hpp>
 #include <boost/beast/http/verb.hpp>
+#include <chrono>
 #include <future>
 #include <vector>
 
@@ -182,9 +183,19 @@ void HttpServer::Stop() {
     absl::MutexLock lock(&mutex_);
     sessions.swap(sessions_);
   }
+  // Each session closes on its strand, ending its streams, which breaks the references between
+  // it and their connections; waited for, so that an io_context stopped next leaves no cycle.
+  std::vector<std::future<void>> closes;
   for (auto& [id, session] : sessions) {
-    asio::post(session->strand(), [session] { session->Close(); });
+    auto session_closed = std::make_shared<std::promise<void>>();
+    closes.push_back(session_closed->get_future());
+    asio::post(session->strand(), [session, session_closed] {
+      session->Close();
+      session_closed->set_value();
+    });
   }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (std::future<void>& close : closes) close.wait_until(deadline);
 }
 
 void HttpServer::Accept() {
