@@ -24,6 +24,7 @@
 #include "common/metrics/metrics.h"
 #include "gateway/http/http_server.h"
 #include "gateway/mcp/mcp_server.h"
+#include "gateway/tests/drain_io.h"
 
 namespace labgate::gateway::http {
 namespace {
@@ -132,7 +133,7 @@ class HttpEdgesTest : public ::testing::Test {
     if (http_) http_->Stop();
     http_.reset();
     work_.reset();
-    io_.stop();
+    gateway::testing::DrainThenStop(io_);
     for (auto& thread : threads_) thread.join();
   }
   void StartServer(HttpOptions options = {}) {

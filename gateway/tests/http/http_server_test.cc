@@ -24,6 +24,7 @@
 
 #include "gateway/mcp/mcp_server.h"
 #include "gateway/mcp/providers.h"
+#include "gateway/tests/drain_io.h"
 
 namespace labgate::gateway::http {
 namespace {
@@ -307,14 +308,7 @@ class HttpServerTest : public ::testing::Test {
     if (http_) http_->Stop();
     http_.reset();
     work_.reset();
-    // Connections finish what they were doing (their clients are gone) before the rest is
-    // dropped: a handler destroyed unrun can leave a connection and its session holding each
-    // other.
-    const auto drained = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-    while (!io_.stopped() && std::chrono::steady_clock::now() < drained) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    io_.stop();
+    gateway::testing::DrainThenStop(io_);
     for (auto& thread : threads_) thread.join();
     // After the server, whose connections may live on them (an assertion may end a test early).
     for (auto& context : extra_contexts_) context->Stop();
