@@ -52,6 +52,20 @@ RecorderOptions RecorderOptionsFor(const PortServiceOptions& options) {
 // The device node a port name reaches, with links and spellings (`//`, `.`, `..`) resolved, so
 // that reservations, instruments and the registry see one device under every name. Names that
 // are not paths (loop://, sim://), and paths that do not exist, stay as they are.
+// A port is a device path or one of labgate's own schemes. A relative path would be opened
+// from labgate-serial's working directory, and would escape every check that knows a device
+// by its path: an instrument's binding and limits, reservations, the same-device check.
+absl::Status CheckNameForm(const std::string& name) {
+  if (name.empty() || name.front() == '/' || IsLoopbackName(name) || IsSimName(name) ||
+      IsReplayName(name)) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "port_name \"", name,
+      "\" is neither a device path (such as /dev/ttyUSB0) nor loop://NAME, sim://MODEL or "
+      "replay://SESSION_ID; relative paths are not opened"));
+}
+
 std::string DevicePathOf(const std::string& name) {
   if (name.empty() || name.front() != '/') return name;
   std::error_code error;
@@ -301,6 +315,7 @@ absl::Status PortService::CheckCanRecord(const std::string& session_id) const {
 void PortService::OpenPort(const std::string& owner, const std::string& name,
                            const PortSettings& settings,
                            std::function<void(absl::StatusOr<PortSettings>)> done) {
+  if (absl::Status form = CheckNameForm(name); !form.ok()) return done(form);
   if (absl::Status can = CheckCanRecord(settings.session_id); !can.ok()) return done(can);
   if (absl::Status scripted = CheckScriptedName(name); !scripted.ok()) return done(scripted);
   done = UnlessOwnerGone(owner, std::move(done));
@@ -333,7 +348,7 @@ void PortService::OpenDevice(const std::string& owner, const std::string& name,
     if (absl::Status reserved = CheckReserved(owner, {name, instrument, device}); !reserved.ok()) {
       return done(reserved);
     }
-    YieldToHolder(owner, name, [this, owner, name, device, settings, done, instrument] {
+    YieldToHolder(owner, name, device, [this, owner, name, device, settings, done, instrument] {
       registry_.Open(
           owner, name, settings,
           [done, settings](const absl::Status& status) {
@@ -380,8 +395,11 @@ absl::StatusOr<std::shared_ptr<ManagedPort>> PortService::CallersPort(
 }
 
 void PortService::YieldToHolder(const std::string& owner, const std::string& name,
-                                std::function<void()> next) {
+                                const std::string& device, std::function<void()> next) {
   std::shared_ptr<ManagedPort> open = registry_.Find(name);
+  if (open == nullptr && !device.empty() && device.front() == '/') {
+    open = registry_.FindByDevice(device);
+  }
   if (grants_ == nullptr || open == nullptr || open->owner() == owner ||
       grants_->HolderOf({name, open->instrument(), open->device_path()}) != owner) {
     return next();
@@ -736,6 +754,11 @@ LimitVerdict PortService::CheckLimits(const ManagedPort& port, const std::string
   if (port.instrument().empty()) return {};
   InstrumentRegistry::Limits limits = instruments_.LimitsOf(port.instrument());
   if (limits.limits == nullptr) return {};
+  if (absl::Status ends = CheckLineEnds(port, bytes); !ends.ok()) {
+    LimitVerdict refused;
+    refused.status = std::move(ends);
+    return refused;
+  }
   const auto now = std::chrono::steady_clock::now();
   if (scratch != nullptr) {
     LimitVerdict verdict = limits.limits->Check(bytes, *scratch, now, port.instrument());

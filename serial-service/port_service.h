@@ -305,7 +305,9 @@ class PortService {
   }
   // A grant outranks an open port: before `owner`, holding the grant on `name`, opens it,
   // another principal's port open there is closed, which its session records. Then `next`.
-  void YieldToHolder(const std::string& owner, const std::string& name, std::function<void()> next);
+  // The other's port is found by `name`, else by `device` (opened under another name for it).
+  void YieldToHolder(const std::string& owner, const std::string& name, const std::string& device,
+                     std::function<void()> next);
   // An open that finishes after its owner's last Lease ended (the owner went while the port was
   // found, probed or waited for) would leave a port that nobody holds and nothing closes: the
   // owner's ports are closed again and the open fails.
@@ -343,6 +345,11 @@ class PortService {
   absl::Status CheckJoinedLine(ManagedPort& port, const WrittenLine& line, absl::string_view bytes);
   absl::Status CheckJoinedLimits(const ManagedPort& port, const WrittenLine& line,
                                  absl::string_view bytes);
+  // On an instrument with limits: whether every CR and LF of `bytes` is part of its line end
+  // (limits/line_ends.h), read at the moment it is asked (a reconfigure may change it).
+  absl::Status CheckLineEnds(const ManagedPort& port, absl::string_view bytes);
+  // The port's terminator; without one, the profile's; empty when neither has one.
+  std::string LineEndOf(const ManagedPort& port) const;
   // The instrument's limits on `bytes` (OK, setting nothing, for a port without limits).
   // With `scratch`, judged against it, and what passes is committed there.
   LimitVerdict CheckLimits(const ManagedPort& port, const std::string& bytes,

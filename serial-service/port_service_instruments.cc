@@ -246,15 +246,16 @@ void PortService::OpenInstrument(const std::string& owner, const std::string& in
     }
     if (std::shared_ptr<ManagedPort> open = registry_.Find(instrument);
         open != nullptr && open->owner() != owner && grants_ != nullptr &&
-        grants_->HolderOf({instrument}) == owner) {
+        grants_->HolderOf({instrument, open->device_path()}) == owner) {
       // The holder of the grant takes it: the other's port closes, then this open goes on.
-      return YieldToHolder(owner, instrument, [this, owner, instrument, settings, done] {
-        if (std::shared_ptr<ManagedPort> still = registry_.Find(instrument);
-            still != nullptr && still->owner() != owner) {
-          return done(PortInUseError(instrument, still->owner()));  // not given up: no loop
-        }
-        OpenInstrument(owner, instrument, settings, done);
-      });
+      return YieldToHolder(
+          owner, instrument, open->device_path(), [this, owner, instrument, settings, done] {
+            if (std::shared_ptr<ManagedPort> still = registry_.Find(instrument);
+                still != nullptr && still->owner() != owner) {
+              return done(PortInUseError(instrument, still->owner()));  // not given up: no loop
+            }
+            OpenInstrument(owner, instrument, settings, done);
+          });
     }
     // An instrument already open (by its name or its path) is refused before anything is probed.
     if (std::shared_ptr<ManagedPort> open = registry_.Find(instrument);
@@ -370,13 +371,20 @@ void PortService::ReattachLost(const std::shared_ptr<ManagedPort>& port) {
   if (!path.ok()) return;
   std::unique_ptr<SerialPort> backend = registry_.MakeBackend(*path);
   if (backend == nullptr || !backend->Open().ok()) return;
+  bool line_ended = false;
   if (profile->probe.has_value()) {
-    // Only the instrument it was may take its place.
+    // Only the instrument it was may take its place. A device still holding half a line (it
+    // kept power while its link was lost) would read the probe as that line's end.
+    std::string command = profile->probe->command;
+    if (port->HasUnfinishedLine()) {
+      command.insert(0, settings.terminator);
+      line_ended = !settings.terminator.empty();
+    }
     absl::StatusOr<std::string> reply = absl::UnknownError("not probed");
     if (backend->Configure(settings).ok()) {
       reply = ProbeBackend(
-          *backend, profile->probe->command, settings.terminator,
-          std::min(settings.timeout_ms, kProbeWaitMs), [&](const std::string& line) {
+          *backend, command, settings.terminator, std::min(settings.timeout_ms, kProbeWaitMs),
+          [&](const std::string& line) {
             return CheckIdentity(*named, *profile, line, *path).ok() &&
                    SameInstrument(*profile, instruments_.IdentityOf(named->name), line);
           });
@@ -388,11 +396,30 @@ void PortService::ReattachLost(const std::shared_ptr<ManagedPort>& port) {
     }
   }
   absl::Notification reattached;
-  port->Reattach(std::move(backend), *path, [&reattached](const absl::Status& status) {
+  bool back = false;
+  port->Reattach(std::move(backend), *path, [&reattached, &back](const absl::Status& status) {
     if (!status.ok()) LG_LOG(kWarning) << "reattach: " << std::string(status.message());
+    back = status.ok();
     reattached.Notify();
   });
   reattached.WaitForNotification();
+  if (!back) return;
+  // The device's half line is its own, wherever it is now; the probe may have ended it.
+  registry_.MoveWrittenLine(*port, *path);
+  if (line_ended && port->written_line() != nullptr) {
+    absl::MutexLock lock(&port->written_line()->mu);
+    port->written_line()->line.Clear();
+  }
+  // It may have been power-cycled: the values remembered before are not to be stepped from.
+  InstrumentRegistry::Limits limits = instruments_.LimitsOf(port->instrument());
+  if (limits.limits != nullptr) {
+    {
+      absl::MutexLock lock(&limits.state->mu);
+      limits.limits->Reset(&limits.state->state, std::chrono::steady_clock::now());
+    }
+    port->RecordEvent(
+        "device back: its limits take it as reset (declared defaults; other values unknown)");
+  }
 }
 
 }  // namespace labgate::serial

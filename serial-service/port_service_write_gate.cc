@@ -3,6 +3,7 @@
 // again, the instrument's limits judge it against the values the writes before it set, and a
 // write that joins the device's unfinished line is judged on the line the device will read.
 #include "absl/strings/str_cat.h"
+#include "serial-service/limits/line_ends.h"
 #include "serial-service/port_service.h"
 #include "serial-service/ports/data_encoding.h"
 #include "serial-service/serial_metrics.h"
@@ -15,6 +16,12 @@ absl::Status PortService::CheckAtWrite(ManagedPort& port, const WrittenLine& lin
   if (absl::Status reserved = CheckReserved(port.owner(), port); !reserved.ok()) {
     port.RecordEvent(absl::StrCat("write refused: ", reserved.message()));
     return reserved;
+  }
+  if (absl::Status ends = CheckLineEnds(port, bytes); !ends.ok()) {
+    SerialMetrics::Get().policy_refusals.With({"limit"}).Increment();
+    port.RecordEvent(absl::StrCat("write refused by the instrument's limits: ", ends.message(),
+                                  " (", ShownData(std::string(bytes)), ")"));
+    return ends;
   }
   if (!line.empty()) {
     if (absl::Status joined = CheckJoinedLine(port, line, bytes); !joined.ok()) return joined;
@@ -77,6 +84,22 @@ absl::Status PortService::CheckJoinedLimits(const ManagedPort& port, const Writt
         " bytes; end the unfinished line '", unfinished, "' first (send a line terminator)"));
   }
   return rules.CheckJoin(line.text(), line.starts(), WrittenLine::Head(bytes), port.instrument());
+}
+
+absl::Status PortService::CheckLineEnds(const ManagedPort& port, absl::string_view bytes) {
+  if (port.instrument().empty()) return absl::OkStatus();
+  if (instruments_.LimitsOf(port.instrument()).limits == nullptr) return absl::OkStatus();
+  return serial::CheckLineEnds(bytes, LineEndOf(port), port.instrument());
+}
+
+std::string PortService::LineEndOf(const ManagedPort& port) const {
+  std::string terminator = port.terminator();
+  if (!terminator.empty()) return terminator;
+  std::shared_ptr<const InstrumentProfile> profile = ProfileOf(port);
+  if (profile != nullptr && profile->settings.terminator.has_value()) {
+    return *profile->settings.terminator;
+  }
+  return {};
 }
 
 }  // namespace labgate::serial

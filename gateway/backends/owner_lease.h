@@ -2,10 +2,14 @@
 // Lease stream on the serial service for as long as it lives; when the stream ends
 // (the connection closed, or the gateway died) the service closes that owner's ports.
 // A stream the service ended on its own (it restarted, or the link broke) is begun again.
+// A connection's first serial call waits for its Lease's first answer (bounded): a call that
+// reached the service before the Lease did would leave its port to an owner the service
+// cannot see go.
 #pragma once
 
 #include <grpcpp/channel.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +30,14 @@ class OwnerLease {
   void Release();
   // True while the service confirms the lease: false before, and while it is asked again.
   bool active() const;
+  // Whether the service has answered the first request for the lease: granted it, failed it,
+  // or kept silent for kFirstAnswerBound.
+  bool first_answered() const;
+  // Runs `then` once first_answered(): at once, or on the thread that settles it.
+  void WhenFirstAnswered(std::function<void()> then);
+
+  // How long a first call waits for a silent service before it goes ahead.
+  static constexpr std::chrono::seconds kFirstAnswerBound{3};
 
   struct State;
 
@@ -46,8 +58,9 @@ class OwnerLeases {
   OwnerLeases(std::vector<std::shared_ptr<grpc::Channel>> channels, std::string service_name)
       : channels_(std::move(channels)), service_name_(std::move(service_name)) {}
   bool Covers(const std::string& service_name) const { return service_name == service_name_; }
+  // Runs `then` once every lease in `held` (what Acquire made) has had its first answer.
+  static void WhenFirstAnswered(const std::shared_ptr<void>& held, std::function<void()> then);
   std::shared_ptr<void> Acquire(const std::string& owner) const {
-    if (channels_.size() == 1) return OwnerLease::Start(channels_.front(), owner);
     auto leases = std::make_shared<std::vector<std::shared_ptr<OwnerLease>>>();
     for (const auto& channel : channels_) leases->push_back(OwnerLease::Start(channel, owner));
     return leases;

@@ -31,7 +31,11 @@ std::string PathOf(const std::string& target) { return target.substr(0, target.f
 
 // POST /console/api/replays {"session_id", "mode"?, "speed"?, "bench"?} -> the port to open:
 // [bench:]replay://SESSION_ID[?mode=...&speed=...]. labgate-serial judges mode and speed.
-absl::StatusOr<std::string> ReplayPortName(const std::string& body) {
+struct ReplayTarget {
+  std::string port;
+  std::string bench;  // as asked for; empty: none
+};
+absl::StatusOr<ReplayTarget> ReplayPortName(const std::string& body) {
   const json request = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (!request.is_object()) {
     return absl::InvalidArgumentError(
@@ -56,11 +60,13 @@ absl::StatusOr<std::string> ReplayPortName(const std::string& body) {
     options += std::string(options.empty() ? "" : "&") + "speed=" + speed->dump();
   }
   if (!options.empty()) port += "?" + options;
+  std::string bench_name;
   if (const auto bench = request.find("bench"); bench != request.end()) {
     if (!bench->is_string()) return absl::InvalidArgumentError("bench must be a string");
-    if (!bench->get<std::string>().empty()) port = bench->get<std::string>() + ":" + port;
+    bench_name = bench->get<std::string>();
+    if (!bench_name.empty()) port = bench_name + ":" + port;
   }
-  return port;
+  return ReplayTarget{port, bench_name};
 }
 
 // A console action's body: {"reason": "..."} (required: the record keeps it).
@@ -303,8 +309,18 @@ void Console::ServeApi(const std::shared_ptr<http::HttpConnection>& connection,
             RespondJson(connection, 200, {{"backends", std::move(backends)}, {"ready", ready}});
           });
     case Endpoint::kReplays: {
-      absl::StatusOr<std::string> port = ReplayPortName(request.body());
-      if (!port.ok()) return RespondStatus(connection, port.status());
+      absl::StatusOr<ReplayTarget> target = ReplayPortName(request.body());
+      if (!target.ok()) return RespondStatus(connection, target.status());
+      if (!target->bench.empty() && options_.serial_benches != nullptr) {
+        // Without a bench of that name the unnamed bench would take "lab-z:replay://..." as
+        // its own port's name.
+        absl::StatusOr<SerialBenches::Route> route = options_.serial_benches->Resolve(target->port);
+        if (!route.ok()) return RespondStatus(connection, route.status());
+        if (route->bench->name != target->bench) {
+          return RespondError(connection, 404, "no bench named '" + target->bench + "'");
+        }
+      }
+      const std::string* port = &target->port;
       // As open_port would be: the bench and the port must be the operator's to change.
       if (absl::Status may =
               MayChangePort(options_.access.get(), options_.serial_benches.get(), principal, *port);

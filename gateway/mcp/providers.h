@@ -113,8 +113,12 @@ class RequestContext {
 
   // Keeps `make()`'s result alive as long as the principal keeps what it owns (a stdio
   // connection's life; over HTTP until the principal idles out), created once per `key`.
-  virtual void HoldForPrincipal(const std::string& key,
-                                const std::function<std::shared_ptr<void>()>& make) = 0;
+  // Returns what is held under `key`.
+  virtual std::shared_ptr<void> HoldForPrincipal(
+      const std::string& key, const std::function<std::shared_ptr<void>()>& make) = 0;
+  // Marks the principal busy (never idle-released) until the handle goes: a task's work
+  // outlives the request that started it. Null where nothing idles out.
+  virtual std::shared_ptr<void> KeepPrincipalBusy() { return nullptr; }
 };
 
 // Whether a tool may run as an MCP task (tools/list's execution.taskSupport).

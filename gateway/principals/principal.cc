@@ -15,9 +15,12 @@ Principal::Principal(std::string name, std::string owner_id, const char* transpo
 
 Principal::~Principal() { GatewayMetrics::Get().principals.With({transport_}).Decrement(); }
 
-void Principal::Hold(const std::string& key, const std::function<std::shared_ptr<void>()>& make) {
+std::shared_ptr<void> Principal::Hold(const std::string& key,
+                                      const std::function<std::shared_ptr<void>()>& make) {
   absl::MutexLock lock(&mutex_);
-  if (held_.count(key) == 0) held_[key] = make();
+  std::shared_ptr<void>& held = held_[key];
+  if (held == nullptr) held = make();
+  return held;
 }
 
 void Principal::Release() {
@@ -36,6 +39,16 @@ bool Principal::holds_anything() const {
 
 void Principal::Touch() {
   last_active_.store(clock_().time_since_epoch().count(), std::memory_order_relaxed);
+}
+
+std::shared_ptr<void> Principal::Busy() {
+  busy_.fetch_add(1, std::memory_order_acq_rel);
+  Touch();
+  // The handle keeps the principal: it may outlive the connection that asked.
+  return std::shared_ptr<void>(nullptr, [self = shared_from_this()](void*) {
+    self->Touch();
+    self->busy_.fetch_sub(1, std::memory_order_acq_rel);
+  });
 }
 
 std::chrono::steady_clock::time_point Principal::last_active() const {

@@ -16,7 +16,7 @@
 
 namespace labgate::gateway {
 
-class Principal {
+class Principal : public std::enable_shared_from_this<Principal> {
  public:
   // What Touch() reads; tests move one of their own instead of waiting.
   using Clock = std::function<std::chrono::steady_clock::time_point()>;
@@ -34,7 +34,9 @@ class Principal {
   const char* transport() const { return transport_; }
 
   // Keeps `make()`'s result (e.g. the serial Lease) until Release(); made once per key.
-  void Hold(const std::string& key, const std::function<std::shared_ptr<void>()>& make);
+  // Returns what is held under `key`.
+  std::shared_ptr<void> Hold(const std::string& key,
+                             const std::function<std::shared_ptr<void>()>& make);
   // Drops everything held: the services then release what the principal had.
   void Release();
   bool holds_anything() const;
@@ -42,6 +44,11 @@ class Principal {
   // Records a request now; idle release counts from the last one.
   void Touch();
   std::chrono::steady_clock::time_point last_active() const;
+  // Marks a request (or task) under way until the handle goes: a busy principal is never
+  // idle, and its idle time counts from when its last request ended. A `send_expect` that
+  // outlasts the idle-release time keeps its port to its last send.
+  std::shared_ptr<void> Busy();
+  bool busy() const { return busy_.load(std::memory_order_acquire) > 0; }
 
  private:
   const std::string name_;
@@ -51,6 +58,7 @@ class Principal {
   mutable absl::Mutex mutex_;
   std::map<std::string, std::shared_ptr<void>> held_ ABSL_GUARDED_BY(mutex_);
   std::atomic<std::chrono::steady_clock::rep> last_active_;
+  std::atomic<int> busy_{0};
 };
 
 }  // namespace labgate::gateway

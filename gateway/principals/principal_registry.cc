@@ -18,7 +18,7 @@ size_t PrincipalRegistry::ReleaseIdle(std::chrono::steady_clock::time_point cuto
   {
     absl::MutexLock lock(&mutex_);
     for (auto& [name, principal] : principals_) {
-      if (principal->last_active() < cutoff && principal->holds_anything()) {
+      if (!principal->busy() && principal->last_active() < cutoff && principal->holds_anything()) {
         idle.push_back(principal);
       }
     }

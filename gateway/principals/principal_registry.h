@@ -24,7 +24,8 @@ class PrincipalRegistry {
       : prefix_(std::move(prefix)), transport_(transport), clock_(std::move(clock)) {}
 
   std::shared_ptr<Principal> Get(const std::string& name);
-  // Releases what principals idle since before `cutoff` hold; returns how many released.
+  // Releases what principals idle since before `cutoff` hold, none with a request or task
+  // under way (Principal::Busy); returns how many released.
   size_t ReleaseIdle(std::chrono::steady_clock::time_point cutoff);
   size_t size() const;
 

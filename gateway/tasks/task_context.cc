@@ -14,7 +14,16 @@ TaskContext::TaskContext(std::string id, std::shared_ptr<RequestContext> asker, 
       owner_(asker_->owner()),
       principal_name_(asker_->principal_name()),
       capabilities_(asker_->client_capabilities()),
-      client_(client) {}
+      client_(client),
+      busy_(asker_->KeepPrincipalBusy()) {}
+
+void TaskContext::WorkEnded() {
+  std::shared_ptr<void> busy;
+  {
+    absl::MutexLock lock(&mu_);
+    busy.swap(busy_);
+  }
+}
 
 bool TaskContext::cancelled() const {
   absl::MutexLock lock(&mu_);

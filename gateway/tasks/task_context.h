@@ -50,10 +50,13 @@ class TaskContext final : public RequestContext, public std::enable_shared_from_
   // Questions someone else answered: the task's work stops waiting for them (the client's
   // late answers are ignored).
   void WithdrawQuestions(const std::string& reason) override ABSL_LOCKS_EXCLUDED(mu_);
-  void HoldForPrincipal(const std::string& key,
-                        const std::function<std::shared_ptr<void>()>& make) override {
-    asker_->HoldForPrincipal(key, make);
+  std::shared_ptr<void> HoldForPrincipal(
+      const std::string& key, const std::function<std::shared_ptr<void>()>& make) override {
+    return asker_->HoldForPrincipal(key, make);
   }
+  std::shared_ptr<void> KeepPrincipalBusy() override { return asker_->KeepPrincipalBusy(); }
+  // The task's work ended: its principal is no longer kept busy by it.
+  void WorkEnded() ABSL_LOCKS_EXCLUDED(mu_);
 
   // The task's answers so far (key -> response): those awaited are handed over.
   void Deliver(const nlohmann::json& responses) ABSL_LOCKS_EXCLUDED(mu_);
@@ -73,6 +76,7 @@ class TaskContext final : public RequestContext, public std::enable_shared_from_
   const nlohmann::json capabilities_;
   TaskClient* const client_;
   mutable absl::Mutex mu_;
+  std::shared_ptr<void> busy_ ABSL_GUARDED_BY(mu_);  // while the work runs
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::function<void()>> on_cancel_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, JsonDone> awaited_ ABSL_GUARDED_BY(mu_);  // by input key

@@ -187,6 +187,7 @@ void TaskRunner::Start(std::shared_ptr<RequestContext> asker, const std::string&
 
 void TaskRunner::Finish(const std::shared_ptr<TaskContext>& context,
                         absl::StatusOr<ToolResult> outcome) {
+  context->WorkEnded();
   tasks_v1::FinishTaskRequest request;
   request.set_id(context->id());
   if (outcome.ok()) {

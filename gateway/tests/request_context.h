@@ -43,10 +43,12 @@ class RecordingRequest final : public RequestContext {
     done(absl::UnimplementedError("no client requests in this test"));
   }
   // Holds what the handler asks the principal to keep, until ReleaseHeld().
-  void HoldForPrincipal(const std::string& key,
-                        const std::function<std::shared_ptr<void>()>& make) override {
+  std::shared_ptr<void> HoldForPrincipal(
+      const std::string& key, const std::function<std::shared_ptr<void>()>& make) override {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (held_.count(key) == 0) held_[key] = make();
+    std::shared_ptr<void>& held = held_[key];
+    if (held == nullptr) held = make();
+    return held;
   }
   void ReleaseHeld() {
     std::map<std::string, std::shared_ptr<void>> released;

@@ -36,12 +36,13 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
                             std::shared_ptr<RequestContext> context, ToolDone done) {
   const ToolBinding* tool = catalog_->Find(name);
   const bool serial = leases_ != nullptr && leases_->Covers(tool->service_name);
+  std::shared_ptr<void> lease;
   if (serial) {
     // The lease lives as long as the principal's ownership; its end closes its ports.
     const std::string& owner = context->owner();
-    context->HoldForPrincipal("serial-lease", [this, &owner] { return leases_->Acquire(owner); });
+    lease = context->HoldForPrincipal("serial-lease",
+                                      [this, &owner] { return leases_->Acquire(owner); });
   }
-  const ToolInvoker::Options options = CallOptions(*tool, arguments, context);
   context->Progress(0, 1, "calling " + name);
   // A serial call may come back asking for a person's approval (write_confirmation.h): a
   // write, a script, a line change or a sequence, as the service's policy decides.
@@ -49,6 +50,21 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
   const auto started = std::chrono::steady_clock::now();
   // One copy of the arguments, shared by the completion (notices, a retry, the advice).
   auto kept = std::make_shared<const json>(arguments);
+  if (lease == nullptr) {
+    return Invoke(tool, std::move(kept), confirmable, started, context, std::move(done));
+  }
+  // A first call waits for its Lease to reach the service: otherwise an open could finish
+  // for an owner the service cannot see go, and its port would stay held by nobody.
+  OwnerLeases::WhenFirstAnswered(lease, [this, tool, kept = std::move(kept), confirmable, started,
+                                         context, done = std::move(done)]() mutable {
+    Invoke(tool, std::move(kept), confirmable, started, context, std::move(done));
+  });
+}
+
+void CatalogTools::Invoke(const ToolBinding* tool, std::shared_ptr<const json> kept,
+                          bool confirmable, std::chrono::steady_clock::time_point started,
+                          const std::shared_ptr<RequestContext>& context, ToolDone done) {
+  const ToolInvoker::Options options = CallOptions(*tool, *kept, context);
   auto call = invoker_->Call(
       *tool, *kept, options,
       [this, tool, confirmable, kept, started, context,

@@ -68,6 +68,10 @@ class CatalogTools final : public ToolProvider {
                   std::shared_ptr<const nlohmann::json> arguments,
                   std::chrono::steady_clock::time_point started,
                   const std::shared_ptr<RequestContext>& context, ToolDone done);
+  // The call to the backend, once the principal's serial Lease (if any) has had its answer.
+  void Invoke(const ToolBinding* tool, std::shared_ptr<const nlohmann::json> arguments,
+              bool confirmable, std::chrono::steady_clock::time_point started,
+              const std::shared_ptr<RequestContext>& context, ToolDone done);
   // Logs, notices and the result of a finished call.
   void Finish(const ToolBinding& tool, const nlohmann::json& arguments,
               std::chrono::steady_clock::time_point started,

@@ -542,6 +542,14 @@ void QuantityLimits::ExpandResets(const LimitState& state,
   *settings = std::move(expanded);
 }
 
+void QuantityLimits::Reset(LimitState* state, std::chrono::steady_clock::time_point now) const {
+  QuantitySetting reset;
+  reset.kind = QuantitySetting::Kind::kReset;  // the marker ReadSettings leaves for *RST
+  std::vector<QuantitySetting> settings{reset};
+  ExpandResets(*state, &settings);
+  Commit(settings, state, now);
+}
+
 void QuantityLimits::Commit(const std::vector<QuantitySetting>& settings, LimitState* state,
                             std::chrono::steady_clock::time_point now) {
   for (const QuantitySetting& setting : settings) {

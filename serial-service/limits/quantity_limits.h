@@ -118,6 +118,9 @@ class QuantityLimits {
                          absl::string_view head, absl::string_view where) const;
   // Whether any quantity is set by SCPI commands (headers or lists), which end at a terminator.
   bool SpeaksScpi() const;
+  // The instrument is as *RST leaves it (it was power-cycled, or came back after a loss): a
+  // quantity with a declared default is at it, any other unknown.
+  void Reset(LimitState* state, std::chrono::steady_clock::time_point now) const;
   // After the write went through: its settings become the last accepted values.
   static void Commit(const std::vector<QuantitySetting>& settings, LimitState* state,
                      std::chrono::steady_clock::time_point now);

@@ -365,12 +365,13 @@ absl::StatusOr<PortSettings> ManagedPort::DoReconfigure(const PortSettings& sett
   return settings;
 }
 
+std::string ManagedPort::terminator() const {
+  absl::MutexLock lock(&mu_);
+  return settings_.terminator;
+}
+
 void ManagedPort::AppendTerminator(std::string* bytes) const {
-  std::string terminator;
-  {
-    absl::MutexLock lock(&mu_);
-    terminator = settings_.terminator;
-  }
+  const std::string terminator = this->terminator();
   if (!terminator.empty() && !absl::EndsWith(*bytes, terminator)) *bytes += terminator;
 }
 

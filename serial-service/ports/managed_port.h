@@ -215,6 +215,8 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   // write it did not expect fails with the divergence.
   const std::shared_ptr<ReplayedInstrument>& replay() const { return replay_; }
   PortSnapshot Snapshot() const;
+  // The terminator of the moment (a reconfigure may change it).
+  std::string terminator() const;
   PortState state() const;
 
   void Open(std::function<void(absl::Status)> done);

@@ -289,6 +289,19 @@ void PortRegistry::OnPortClosed(const std::string& name, const void* port) {
   }
 }
 
+void PortRegistry::MoveWrittenLine(const ManagedPort& port, const std::string& device_path) {
+  const std::shared_ptr<SharedWrittenLine>& line = port.written_line();
+  if (line == nullptr) return;
+  absl::MutexLock lock(&mu_);
+  for (auto kept = written_lines_.begin(); kept != written_lines_.end(); ++kept) {
+    if (kept->second == line) {
+      written_lines_.erase(kept);
+      break;
+    }
+  }
+  written_lines_[device_path] = line;
+}
+
 size_t PortRegistry::WrittenLinesKept() const {
   absl::MutexLock lock(&mu_);
   return written_lines_.size();

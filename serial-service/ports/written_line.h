@@ -31,6 +31,12 @@ class WrittenLine {
   // `bytes` went out. `starts_write`: they begin a write, rather than being what was left of
   // one the device took only in part.
   void Append(absl::string_view bytes, bool starts_write);
+  // The device's line was ended outside the port's writes (a probe sent a terminator first).
+  void Clear() {
+    text_.clear();
+    starts_.clear();
+    truncated_ = false;
+  }
 
   // The part of `bytes` a device joins to the unfinished line: up to its first terminator.
   static absl::string_view Head(absl::string_view bytes);

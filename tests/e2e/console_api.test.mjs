@@ -456,6 +456,7 @@ test('a replay started from the console is the operator\'s own port, and shows i
     }
     const benchless = await post({ session_id: session.id, bench: 'lab-z' });
     assert.equal(benchless.status, 404, JSON.stringify(benchless.json));
+    assert.match(benchless.json.error, /lab-z/);
     const missing = await post({ session_id: 'no-such-session' });
     assert.equal(missing.status, 404);
     assert.equal(missing.json.error, 'no session no-such-session to replay');

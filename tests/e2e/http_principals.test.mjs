@@ -106,6 +106,42 @@ test('a principal that returns on a new session, or statelessly, still has its p
   }
 });
 
+test('a call that outlasts --port-idle-release-ms keeps its port to its last send; idle time counts from its end', async () => {
+  const dir = tempDir();
+  const tokens = join(dir, 'tokens');
+  writeFileSync(tokens, 'dave dave-secret-token\nerin erin-secret-token\n');
+  const gateway = await startHttpGateway(['--auth-token-file', tokens, '--port-idle-release-ms', '1000']);
+  try {
+    const dave = await connectHttp(gateway.url, bearer('dave-secret-token'));
+    await callOk(dave.client, 'open_port', { port_name: 'loop://long', ...open });
+    // A 3 s script: the supply is switched on, then off after a wait no reply ends.
+    const ran = await callOk(dave.client, 'send_expect', {
+      port_name: 'loop://long', stop_on_timeout: false,
+      steps: [{ send: 'OUTP ON' }, { expect: ['never comes'], timeout_ms: 3000 }, { send: 'OUTP OFF' }],
+    });
+    assert.equal(ran.completed, true, JSON.stringify(ran));
+    assert.equal(ran.steps.length, 3);
+    assert.equal(ran.steps[2].kind, 'send');
+    assert.equal(Number(ran.steps[2].bytes_written), 'OUTP OFF\n'.length, 'the last send went out');
+    assert.doesNotMatch(gateway.stderr(), /principal dave made no request/);
+    // Still dave's right after the call, although his last request began 3 s ago.
+    const erin = await connectHttp(gateway.url, bearer('erin-secret-token'));
+    const refused = await toolText(erin.client, 'open_port', { port_name: 'loop://long', ...open });
+    assert.match(refused.text, /held by http:dave/);
+    // Quiet from here on: released about a second later.
+    let opened = false;
+    for (let i = 0; i < 100 && !opened; i++) {
+      await sleep(100);
+      opened = !(await toolText(erin.client, 'open_port', { port_name: 'loop://long', ...open })).isError;
+    }
+    assert.ok(opened, 'the principal idle since its call ended released the port');
+    await callOk(erin.client, 'close', { port_name: 'loop://long' });
+  } finally {
+    await gateway.stop();
+    removeDir(dir);
+  }
+});
+
 test('a principal idle for --port-idle-release-ms gives its ports up, and it is logged', async () => {
   const dir = tempDir();
   const tokens = join(dir, 'tokens');

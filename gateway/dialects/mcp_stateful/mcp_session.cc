@@ -111,10 +111,11 @@ class McpSession::Context final : public RequestContext {
         [session, key = key_, reason] { session->WithdrawClientRequests(key, reason); });
   }
 
-  void HoldForPrincipal(const std::string& key,
-                        const std::function<std::shared_ptr<void>()>& make) override {
-    principal_->Hold(key, make);
+  std::shared_ptr<void> HoldForPrincipal(
+      const std::string& key, const std::function<std::shared_ptr<void>()>& make) override {
+    return principal_->Hold(key, make);
   }
+  std::shared_ptr<void> KeepPrincipalBusy() override { return principal_->Busy(); }
 
  private:
   void OnSend(std::function<void(McpSession&)> fn) {
@@ -166,15 +167,18 @@ void McpSession::OnSend(std::function<void(McpSession&)> fn) {
   });
 }
 
-ReplyOnce McpSession::MakeReply(const std::string& raw_id, const std::string& key) {
-  // The reply is serialized on the answering thread, and sent through run_send.
-  return ReplyOnce(raw_id, [weak = weak_from_this(), key](std::string payload) {
-    auto session = weak.lock();
-    if (!session) return;
-    session->run_send_([session, key, payload = std::move(payload)]() mutable {
-      session->Deliver(key, std::move(payload));
-    });
-  });
+ReplyOnce McpSession::MakeReply(const std::string& raw_id, const std::string& key,
+                                std::shared_ptr<void> busy) {
+  // The reply is serialized on the answering thread, and sent through run_send. `busy` goes
+  // with the answer (or with an unanswered handle).
+  return ReplyOnce(raw_id,
+                   [weak = weak_from_this(), key, busy = std::move(busy)](std::string payload) {
+                     auto session = weak.lock();
+                     if (!session) return;
+                     session->run_send_([session, key, payload = std::move(payload)]() mutable {
+                       session->Deliver(key, std::move(payload));
+                     });
+                   });
 }
 
 void McpSession::AssertOnStrand() const {
@@ -285,8 +289,7 @@ void McpSession::HandleRequest(const jsonrpc::IncomingMessage& message, Framing 
     busy.framing = framing;
     return outbound_->Send(std::move(busy));
   }
-  principal_->Touch();
-  ReplyOnce reply = MakeReply(message.raw_id, key);
+  ReplyOnce reply = MakeReply(message.raw_id, key, principal_->Busy());
   reply.SetTrace(std::move(trace));
   // Only handlers that run provider code get a context (it copies per-request state).
   auto make_context = [&]() -> std::shared_ptr<RequestContext> {

@@ -103,7 +103,8 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
   void HandleResponse(const jsonrpc::IncomingMessage& message);
 
   // The reply handle of request `key`: delivered through run_send, once, unless cancelled.
-  ReplyOnce MakeReply(const std::string& raw_id, const std::string& key);
+  ReplyOnce MakeReply(const std::string& raw_id, const std::string& key,
+                      std::shared_ptr<void> busy);
   // The trace of a request with `method`; "mcp" dialect, on the principal's transport.
   SharedTrace Trace(const std::string& method, const nlohmann::json& params) const;
   void Deliver(const std::string& key, std::string payload);

@@ -192,10 +192,11 @@ class StatelessDialect::Context final : public RequestContext {
     done(absl::UnavailableError(kInputRequiredMessage));
   }
 
-  void HoldForPrincipal(const std::string& key,
-                        const std::function<std::shared_ptr<void>()>& make) override {
-    principal_->Hold(key, make);
+  std::shared_ptr<void> HoldForPrincipal(
+      const std::string& key, const std::function<std::shared_ptr<void>()>& make) override {
+    return principal_->Hold(key, make);
   }
+  std::shared_ptr<void> KeepPrincipalBusy() override { return principal_->Busy(); }
 
   // The answer to send instead of the handler's, if it still needs something from the
   // client: a -32021 error or an input_required result. Empty: the handler's answer stands.
@@ -275,7 +276,7 @@ void StatelessDialect::Handle(const jsonrpc::IncomingMessage& message, Framing f
   calls->Add(key, call);
   auto token = std::make_shared<InFlightCounter::Token>(
       in_flight ? InFlightCounter::Enter(in_flight) : InFlightCounter::Token());
-  principal->Touch();
+  auto busy = principal->Busy();
 
   // Set once a provider context exists; it may replace the handler's answer.
   auto context_slot = std::make_shared<std::shared_ptr<Context>>();
@@ -285,9 +286,9 @@ void StatelessDialect::Handle(const jsonrpc::IncomingMessage& message, Framing f
   SharedTrace trace =
       RequestTrace::Start({"mcp-2026", principal->transport(), principal->name(), method,
                            IsMcpMethod(method), TracedTool(method, params_for_state)});
-  ReplyOnce reply(message.raw_id, [this, outbound, key, framing, call, calls, token, context_slot,
-                                   raw_id = message.raw_id, method, target, server_info,
-                                   trace](std::string payload) {
+  ReplyOnce reply(message.raw_id, [this, outbound, key, framing, call, calls, token, busy,
+                                   context_slot, raw_id = message.raw_id, method, target,
+                                   server_info, trace](std::string payload) {
     calls->Remove(key, call.get());
     if (call->cancelled()) {  // the client said it no longer wants it
       trace->Override(RequestOutcome::Cancelled());

@@ -4,8 +4,13 @@
 // a link that goes silent is found out by both ends' pings.
 #include "gateway/backends/owner_lease.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -147,6 +152,54 @@ TEST_F(OwnerLeaseTest, OwnerLeasesHoldOneLeasePerBench) {
     return other_stub->GetStatus(As("observer").get(), pb::GetStatusRequest(), &status).ok() &&
            status.open_ports().empty();
   }));
+}
+
+// A connection's first serial call goes to the service only once its Lease has: an open that
+// reached the service first could finish for an owner the service cannot see go.
+TEST_F(OwnerLeaseTest, AFirstCallWaitsUntilTheServiceHasAnsweredTheLease) {
+  SerialBench other;
+  ASSERT_NO_FATAL_FAILURE(other.Start());
+  OwnerLeases leases({channel_, ChannelTo(other.address())},
+                     pb::SerialService::service_full_name());
+  std::shared_ptr<void> held = leases.Acquire("hana");
+  std::atomic<int> ran{0};
+  std::atomic<bool> leased_when_run{false};
+  auto* lease_list = static_cast<std::vector<std::shared_ptr<OwnerLease>>*>(held.get());
+  OwnerLeases::WhenFirstAnswered(held, [&] {
+    bool all = true;
+    for (const auto& lease : *lease_list) all = all && lease->active();
+    leased_when_run = all;
+    ++ran;
+  });
+  ASSERT_TRUE(Eventually([&] { return ran.load() == 1; }));
+  EXPECT_TRUE(leased_when_run.load()) << "the call went ahead before every bench held the lease";
+  // Once answered, later calls go at once, on the caller's thread.
+  bool at_once = false;
+  OwnerLeases::WhenFirstAnswered(held, [&] { at_once = true; });
+  EXPECT_TRUE(at_once);
+}
+
+TEST_F(OwnerLeaseTest, ASilentServiceHoldsAFirstCallOnlyForTheBound) {
+  // Connections are taken by the kernel and never read: nothing answers.
+  const int silent = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  ASSERT_EQ(bind(silent, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  ASSERT_EQ(listen(silent, 16), 0);
+  ASSERT_EQ(getsockname(silent, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  std::shared_ptr<OwnerLease> lease =
+      OwnerLease::Start(ChannelTo("127.0.0.1:" + std::to_string(ntohs(address.sin_port))), "ivan");
+  std::atomic<bool> ran{false};
+  lease->WhenFirstAnswered([&] { ran = true; });
+  EXPECT_FALSE(lease->first_answered());
+  EXPECT_TRUE(Eventually([&] { return ran.load(); }, OwnerLease::kFirstAnswerBound * 10))
+      << "a call waited for a silent service past the bound";
+  EXPECT_TRUE(lease->first_answered());
+  EXPECT_FALSE(lease->active());
+  lease->Release();
+  close(silent);
 }
 
 }  // namespace

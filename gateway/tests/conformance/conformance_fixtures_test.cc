@@ -74,8 +74,10 @@ class FakeContext : public RequestContext {
     done(std::move(outcome));  // outside the lock: the fixture may ask again from here
   }
   bool stateless() const override { return stateless_era; }
-  void HoldForPrincipal(const std::string&,
-                        const std::function<std::shared_ptr<void>()>&) override {}
+  std::shared_ptr<void> HoldForPrincipal(const std::string&,
+                                         const std::function<std::shared_ptr<void>()>&) override {
+    return nullptr;
+  }
 
   std::mutex mutex;
   std::vector<std::pair<double, double>> progress_seen;

@@ -57,5 +57,28 @@ TEST(PrincipalRegistryTest, IdleReleaseLetsGoOfWhatOnlyIdlePrincipalsHold) {
   EXPECT_EQ(registry.size(), 3u);
 }
 
+TEST(PrincipalRegistryTest, APrincipalWithACallUnderWayIsNotIdleAndItsIdleTimeCountsFromTheEnd) {
+  HandClock clock;
+  PrincipalRegistry registry("http:", "http", clock.AsFunction());
+  std::shared_ptr<Principal> dave = registry.Get("dave");
+  auto released = std::make_shared<std::atomic<int>>(0);
+  dave->Hold("serial", [&] { return CountedHolding(released); });
+
+  std::shared_ptr<void> script = dave->Busy();  // a send_expect that runs 30 minutes
+  std::shared_ptr<void> task = dave->Busy();    // and a task beside it
+  clock.Advance(30min);
+  EXPECT_EQ(registry.ReleaseIdle(clock.Now() - 10min), 0u);
+  script.reset();
+  EXPECT_EQ(registry.ReleaseIdle(clock.Now() - 10min), 0u) << "the task still runs";
+  clock.Advance(5min);
+  task.reset();  // the last call ends now: idle from here
+  clock.Advance(9min);
+  EXPECT_EQ(registry.ReleaseIdle(clock.Now() - 10min), 0u);
+  EXPECT_EQ(released->load(), 0);
+  clock.Advance(2min);
+  EXPECT_EQ(registry.ReleaseIdle(clock.Now() - 10min), 1u);
+  EXPECT_EQ(released->load(), 1);
+}
+
 }  // namespace
 }  // namespace labgate::gateway

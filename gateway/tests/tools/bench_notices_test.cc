@@ -95,8 +95,10 @@ class AliceRequest final : public RequestContext {
       logs->Add(level, logger, data);
     };
   }
-  void HoldForPrincipal(const std::string&,
-                        const std::function<std::shared_ptr<void>()>&) override {}
+  std::shared_ptr<void> HoldForPrincipal(const std::string&,
+                                         const std::function<std::shared_ptr<void>()>&) override {
+    return nullptr;
+  }
 
  private:
   std::shared_ptr<Logs> logs_;

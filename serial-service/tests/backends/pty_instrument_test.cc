@@ -487,6 +487,55 @@ TEST_F(PtyInstrumentTest, AnotherNameForTheInstrumentsDeviceIsStillTheInstrument
   EXPECT_EQ(by_name.error_code(), grpc::StatusCode::ALREADY_EXISTS) << by_name.error_message();
 }
 
+TEST_F(PtyInstrumentTest, ARelativePathToTheInstrumentsDeviceIsRefusedAndNothingIsWritten) {
+  StartWithSupplyAtItsPath();
+  // From labgate-serial's working directory, as many ".." as reach the root, then the pty.
+  std::string relative;
+  for (const auto& part : std::filesystem::current_path()) {
+    if (part != "/") relative += "../";
+  }
+  relative += supply_->path().substr(1);
+  ASSERT_EQ(std::filesystem::canonical(relative).string(), supply_->path());
+  grpc::Status refused = alice_->Open(relative, 115200, "\n");
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(refused.error_message(),
+            absl::StrCat("port_name \"", relative,
+                         "\" is neither a device path (such as /dev/ttyUSB0) nor loop://NAME, "
+                         "sim://MODEL or replay://SESSION_ID; relative paths are not opened"));
+  EXPECT_FALSE(alice_->Write(relative, "VOLT 12").ok());
+  EXPECT_EQ(supply_->Received(), "");
+  // The instrument is free for whoever opens it by name, with its limits.
+  ASSERT_TRUE(OpenInstrument("psu-2").ok());
+}
+
+TEST_F(PtyInstrumentTest, ACrOrLfThatIsNotTheInstrumentsLineEndIsRefusedAlsoAfterAReconfigure) {
+  StartWithSupplyAtItsPath();
+  ASSERT_TRUE(alice_->Open(supply_->path(), 115200, "\r").ok());
+  // Read at every CR and LF, this is "VO" and "LT 12"; a device ending lines at CR reads VOLT 12.
+  grpc::Status hidden = alice_->Write(supply_->path(), "VO\nLT 12");
+  EXPECT_EQ(hidden.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(hidden.error_message(),
+            "the write has a line feed (\\n) at byte 2 that is not part of the line end of psu-2 "
+            "(\\r): the device would read its lines otherwise than the limits do. End each "
+            "command with the line end only");
+  // Another terminator from now on: the line ends are read at it.
+  v1::ReconfigurePortRequest request;
+  request.set_port_name(supply_->path());
+  request.set_terminator("\n");
+  v1::ReconfigurePortResponse reconfigured;
+  ASSERT_TRUE(
+      alice_->stub()->ReconfigurePort(alice_->Context().get(), request, &reconfigured).ok());
+  grpc::Status after = alice_->Write(supply_->path(), "VO\rLT 12");
+  EXPECT_EQ(after.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(absl::StrContains(after.error_message(), "a carriage return (\\r) at byte 2"))
+      << after.error_message();
+  EXPECT_EQ(supply_->Received(), "");
+  ASSERT_TRUE(alice_->Write(supply_->path(), "VOLT 2").ok());
+  v1::QueryResponse reply;
+  ASSERT_TRUE(alice_->Query(supply_->path(), "VOLT?", 2000, &reply).ok());
+  EXPECT_EQ(supply_->Applied(), std::vector<std::string>{"VOLT 1 2"});
+}
+
 TEST_F(PtyInstrumentTest, ALinkCannotLoosenThePolicyRuleOfItsDevice) {
   const std::string link = dir_ + "/link-to-psu";
   std::filesystem::create_symlink(supply_->path(), link);
@@ -632,6 +681,7 @@ TEST_F(PtyInstrumentTest, ADeviceBackUnderANewNameIsReopenedWithItsOwnerSettings
       "match": {"by_path": ")",
                      link, R"("}}]})"));
   ASSERT_TRUE(OpenInstrument("psu-2").ok());
+  ASSERT_TRUE(alice_->Write("psu-2", "VOLT 3").ok()) << "no value known yet: no step to judge";
   supply_->Send("unread before the replug\n");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   while (Status("psu-2").capture_buffered_bytes() < 25 &&
@@ -662,12 +712,58 @@ TEST_F(PtyInstrumentTest, ADeviceBackUnderANewNameIsReopenedWithItsOwnerSettings
   v1::ReadResponse read;
   ASSERT_TRUE(alice_->Read("psu-2", 1000, &read).ok());
   EXPECT_EQ(read.data(), "unread before the replug") << "the capture was kept";
-  ASSERT_TRUE(alice_->Write("psu-2", "VOLT 3").ok());
+  // It may have been power-cycled: the limits take it as reset, at its declared 0 V, and no
+  // longer step from the 3 V set before.
+  grpc::Status jump = alice_->Write("psu-2", "VOLT 3");
+  EXPECT_EQ(jump.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(jump.error_message(),
+            "a step of 3 V (from 0 V to 3 V) exceeds step-voltage (1 V) on psu-2 channel 1");
+  ASSERT_TRUE(alice_->Write("psu-2", "VOLT 1").ok()) << "one step from 0 V, though two from 3 V";
   v1::QueryResponse reply;
   ASSERT_TRUE(alice_->Query("psu-2", "VOLT?", 2000, &reply).ok());
-  EXPECT_EQ(reply.data(), "3");
-  EXPECT_EQ(back->Supply(1).volts, 3);
+  EXPECT_EQ(reply.data(), "1");
+  EXPECT_EQ(back->Supply(1).volts, 1);
   EXPECT_EQ(stranger->Applied(), std::vector<std::string>{}) << "the stranger got the probe only";
+}
+
+// A supply with no probe comes back under a new name still holding half a line ("VO"): the line
+// moves with it, so after a close and an open at the new path "LT 35" is judged as VOLT 35.
+TEST_F(PtyInstrumentTest, AHalfLineMovesWithTheDeviceToItsNewPath) {
+  std::string unprobed = kSupplyProfile;
+  unprobed = absl::StrReplaceAll(
+      unprobed,
+      {{R"("match": {"probe": {"command": "*IDN?", "reply": "^LABGATE,SIM-PSU,(?P<serial>[^,]+),"}},)",
+        ""},
+       {R"("model": "SIM-PSU")", R"("model": "SIM-PSU-QUIET")"}});
+  ASSERT_EQ(unprobed.find("probe"), std::string::npos);
+  WriteFile(dir_ + "/profiles/sim-psu-quiet.json", unprobed);
+  const std::string link = dir_ + "/by-id-psu";
+  std::filesystem::create_symlink(supply_->path(), link);
+  Start(absl::StrCat(R"({"instruments": [{"name": "psu-2", "profile": "SIM-PSU-QUIET",
+      "match": {"by_path": ")",
+                     link, R"("}}]})"));
+  ASSERT_TRUE(OpenInstrument("psu-2").ok());
+  auto hex = [](const std::string& text) { return absl::BytesToHexString(text); };
+  ASSERT_TRUE(alice_->Write("psu-2", hex("VO"), v1::ENCODING_HEX).ok());
+  for (int i = 0; i < 500 && supply_->Received() != "VO"; ++i) {
+    std::this_thread::sleep_for(milliseconds(10));
+  }
+  ASSERT_EQ(supply_->Received(), "VO");
+  supply_->Disconnect();
+  ASSERT_TRUE(AwaitState("psu-2", v1::PORT_STATE_ERROR));
+
+  std::unique_ptr<PtyDevice> back = Device(InstrumentMode::kPowerSupply, "PSU0042");
+  ASSERT_NE(back, nullptr);
+  std::filesystem::remove(link);
+  std::filesystem::create_symlink(back->path(), link);
+  ASSERT_TRUE(AwaitState("psu-2", v1::PORT_STATE_OPEN));
+  ASSERT_TRUE(alice_->Close("psu-2").ok());
+  ASSERT_TRUE(OpenInstrument("psu-2").ok());
+  grpc::Status refused = alice_->Write("psu-2", hex("LT 35\n"), v1::ENCODING_HEX);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(absl::StrContains(refused.error_message(), "completes the line 'VO'"))
+      << refused.error_message();
+  EXPECT_EQ(back->Received(), "");
 }
 
 TEST_F(PtyInstrumentTest, BadOpenRequestsForAnInstrumentAreRefusedByName) {

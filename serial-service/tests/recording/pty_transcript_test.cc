@@ -639,6 +639,8 @@ TEST_F(PtyTranscriptTest, AnInstrumentsRefusalLossAndReturnUnderANewPathAreRecor
       {"tx", "VOLT 4\n"},
       {"event", "device lost: device disconnected"},
       {"event", absl::StrCat("device back at ", back->path())},
+      {"event",
+       "device back: its limits take it as reset (declared defaults; other values unknown)"},
       {"tx", "VOLT?\n"},
       {"rx", "0\n"},
       {"event", "reading voltage: 0 V"},

@@ -22,11 +22,14 @@
 #include "serial-service/serial_service.h"
 #include "serial-service/tests/serial_test_client.h"
 #include "serial-service/tests/session_child.h"
+#include "tests/serial_harness/pty_device.h"
 
 namespace labgate::serial {
 namespace {
 
 namespace pb = ::labgate::reservations::v1;
+using serial_harness::InstrumentMode;
+using serial_harness::PtyDevice;
 using testing::SerialClient;
 using testing::SessionChild;
 
@@ -106,9 +109,10 @@ class ReservationEnforcementTest : public ::testing::Test {
     context->AddMetadata("authorization", "Bearer " + token);
     return context;
   }
-  pb::Reservation Reserve(const std::string& token, int64_t lease_s, int64_t wait_s = 0) {
+  pb::Reservation Reserve(const std::string& token, int64_t lease_s, int64_t wait_s = 0,
+                          const std::string& target = "psu-1") {
     pb::ReserveRequest request;
-    request.add_targets("psu-1");
+    request.add_targets(target);
     request.set_lease_s(lease_s);
     request.set_wait_s(wait_s);
     pb::Reservation reservation;
@@ -225,6 +229,43 @@ TEST_F(ReservationEnforcementTest, OnlyTheHolderUsesAReservedPortAndItsUsesRenew
   EXPECT_TRUE(alice_->Write("psu-1", "VOLT 1").ok());
   grpc::Status ci_refused = ci_->Write("psu-1", "VOLT 9");
   EXPECT_FALSE(ci_refused.ok()) << "ci's port was taken by the holder";
+}
+
+// The holder of a device's grant takes it from another principal under any name for it (a
+// udev link): the other's port is found by its device, not by the name it was opened under.
+TEST_F(ReservationEnforcementTest, TheHolderTakesTheDeviceFromAnotherUnderAnotherNameForIt) {
+  absl::StatusOr<std::unique_ptr<PtyDevice>> device = PtyDevice::Create(InstrumentMode::kEcho);
+  ASSERT_TRUE(device.ok()) << "pty harness: " << device.status();
+  const std::string path = (*device)->path();
+  StopSerial();
+  PortDetails listed;
+  listed.port_name = path;
+  listed_ = {listed};
+  StartSerial();
+  ASSERT_TRUE(Eventually([&] {
+    pb::ListReservationsResponse reservables;
+    if (!reservations_->List(As("alice-token-2").get(), {}, &reservables).ok()) return false;
+    for (const pb::Reservable& reservable : reservables.reservables()) {
+      if (reservable.name() == path) return true;
+    }
+    return false;
+  })) << "the inventory never listed "
+      << path;
+  ASSERT_TRUE(alice_->Open(path, 9600).ok()) << "free: alice opens it";
+  EXPECT_EQ(Reserve("ci-token-1", 60, 0, path).state(), "granted");
+
+  const std::string link = dir_ + "/by-id-link";
+  std::filesystem::create_symlink(path, link);
+  grpc::Status taken;
+  ASSERT_TRUE(Eventually([&] {
+    taken = ci_->Open(link, 9600);
+    return taken.ok();
+  })) << "the holder was refused: "
+      << taken.error_message();
+  ASSERT_TRUE(ci_->Write(link, "from ci", v1::ENCODING_TEXT).ok());
+  EXPECT_FALSE(alice_->Write(path, "from alice").ok()) << "alice's port was closed for ci";
+  EXPECT_TRUE(Eventually([&] { return (*device)->Received() == "from ci"; }))
+      << (*device)->Received();
 }
 
 // A script checked when it began must not keep writing once the port is reserved by another:
