@@ -1,7 +1,6 @@
 #include "serial-service/port_service.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -12,6 +11,7 @@
 #include "serial-service/backends/replay_port.h"
 #include "serial-service/backends/scripted_port.h"
 #include "serial-service/backends/termios_port.h"
+#include "serial-service/instruments/instrument_locator.h"
 #include "serial-service/instruments/reply_readings.h"
 #include "serial-service/limits/scpi_quantity.h"
 #include "serial-service/ports/data_encoding.h"
@@ -49,9 +49,6 @@ RecorderOptions RecorderOptionsFor(const PortServiceOptions& options) {
   return recorder;
 }
 
-// The device node a port name reaches, with links and spellings (`//`, `.`, `..`) resolved, so
-// that reservations, instruments and the registry see one device under every name. Names that
-// are not paths (loop://, sim://), and paths that do not exist, stay as they are.
 // A port is a device path or one of labgate's own schemes. A relative path would be opened
 // from labgate-serial's working directory, and would escape every check that knows a device
 // by its path: an instrument's binding and limits, reservations, the same-device check.
@@ -64,13 +61,6 @@ absl::Status CheckNameForm(const std::string& name) {
       "port_name \"", name,
       "\" is neither a device path (such as /dev/ttyUSB0) nor loop://NAME, sim://MODEL or "
       "replay://SESSION_ID; relative paths are not opened"));
-}
-
-std::string DevicePathOf(const std::string& name) {
-  if (name.empty() || name.front() != '/') return name;
-  std::error_code error;
-  const std::filesystem::path resolved = std::filesystem::canonical(name, error);
-  return error ? name : resolved.string();
 }
 
 }  // namespace

@@ -174,12 +174,22 @@ std::optional<absl::StatusOr<std::string>> PortService::Probe(const NamedInstrum
         absl::StrCat("the profile of ", named.name, " has no probe")));
   std::unique_ptr<SerialPort> backend = registry_.MakeBackend(candidate);
   if (backend == nullptr || !backend->Open().ok()) return std::nullopt;
+  // A device a closed port left holding half a line would read the probe as that line's end:
+  // the probe ends it first, as on open.
+  std::string command = profile.probe->command;
+  std::shared_ptr<SharedWrittenLine> unfinished =
+      settings.terminator.empty() ? nullptr : registry_.UnfinishedLineAt(DevicePathOf(candidate));
+  if (unfinished != nullptr) command.insert(0, settings.terminator);
   absl::StatusOr<std::string> reply = absl::UnknownError("not probed");
   if (absl::Status configured = backend->Configure(settings); configured.ok()) {
-    reply = ProbeBackend(*backend, profile.probe->command, settings.terminator,
+    reply = ProbeBackend(*backend, command, settings.terminator,
                          std::min(settings.timeout_ms, kProbeWaitMs), [&](const std::string& line) {
                            return CheckIdentity(named, profile, line, candidate).ok();
                          });
+    if (unfinished != nullptr) {
+      absl::MutexLock lock(&unfinished->mu);
+      unfinished->line.Clear();
+    }
   }
   backend->Close();
   return reply;

@@ -172,6 +172,13 @@ std::optional<std::string> SerialInProbeReply(const InstrumentProfile& profile,
   return std::string(serial.data(), serial.size());
 }
 
+std::string DevicePathOf(const std::string& name) {
+  if (name.empty() || name.front() != '/') return name;
+  std::error_code error;
+  const std::filesystem::path resolved = std::filesystem::canonical(name, error);
+  return error ? name : resolved.string();
+}
+
 bool SameDevice(const std::string& a, const std::string& b) {
   if (a == b) return true;
   if (a.empty() || b.empty() || a.front() != '/' || b.front() != '/') return false;

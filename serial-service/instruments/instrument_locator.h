@@ -38,6 +38,11 @@ bool FitsUsbMatch(const InstrumentProfile& profile, const PortDetails& port);
 // second spelling of the path, another node made for it) of one character device.
 bool SameDevice(const std::string& a, const std::string& b);
 
+// The device node a port name reaches, with links and spellings (`//`, `.`, `..`) resolved, so
+// that reservations, instruments and the registry see one device under every name. Names that
+// are not paths (loop://, sim://), and paths that do not exist, stay as they are.
+std::string DevicePathOf(const std::string& name);
+
 // Whether `reply` matches the profile's probe reply pattern; false when it has no probe.
 bool ProbeReplyMatches(const InstrumentProfile& profile, absl::string_view reply);
 

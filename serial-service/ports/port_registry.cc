@@ -289,6 +289,19 @@ void PortRegistry::OnPortClosed(const std::string& name, const void* port) {
   }
 }
 
+std::shared_ptr<SharedWrittenLine> PortRegistry::UnfinishedLineAt(
+    const std::string& device_path) const {
+  std::shared_ptr<SharedWrittenLine> line;
+  {
+    absl::MutexLock lock(&mu_);
+    auto kept = written_lines_.find(device_path);
+    if (kept == written_lines_.end()) return nullptr;
+    line = kept->second;
+  }
+  absl::MutexLock line_lock(&line->mu);
+  return line->line.empty() ? nullptr : line;
+}
+
 void PortRegistry::MoveWrittenLine(const ManagedPort& port, const std::string& device_path) {
   const std::shared_ptr<SharedWrittenLine>& line = port.written_line();
   if (line == nullptr) return;

@@ -88,6 +88,9 @@ class PortRegistry {
   // How many devices' unfinished lines are kept (those of open ports, and of closed ones whose
   // device holds half a line).
   size_t WrittenLinesKept() const ABSL_LOCKS_EXCLUDED(mu_);
+  // The line a closed port's device at `device_path` was left holding; null when none.
+  std::shared_ptr<SharedWrittenLine> UnfinishedLineAt(const std::string& device_path) const
+      ABSL_LOCKS_EXCLUDED(mu_);
   // `port`'s device came back at `device_path`: the line it holds is kept under that path, so
   // the next open there finds it (and another device at the old path does not).
   void MoveWrittenLine(const ManagedPort& port, const std::string& device_path)

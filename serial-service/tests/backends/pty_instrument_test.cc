@@ -634,6 +634,21 @@ TEST_F(PtyInstrumentTest, AnInstrumentIsFoundByItsProbeReplyAmongTheListedPorts)
       << "the answers are named: " << absent.error_message();
 }
 
+// A candidate's device left holding half a line by a closed port reads the probe after a
+// terminator, as an open's probe, and the line is then known to be ended.
+TEST_F(PtyInstrumentTest, AProbeOfACandidateEndsTheHalfLineItsDeviceWasLeftWith) {
+  std::unique_ptr<PtyDevice> meter = StartWithAMeterAndTheSupplyListed(R"({"instruments": [
+      {"name": "psu-7", "profile": "SIM-PSU", "match": {"idn_serial": "PSU0007"}}]})");
+  ASSERT_NE(meter, nullptr);
+  ASSERT_TRUE(alice_->Open(meter->path(), 115200, "\n").ok());
+  const std::string probed_at_open = meter->Received();
+  ASSERT_TRUE(alice_->Write(meter->path(), absl::BytesToHexString("VO"), v1::ENCODING_HEX).ok());
+  ASSERT_TRUE(alice_->Close(meter->path()).ok());
+  grpc::Status absent = OpenInstrument("psu-7");
+  EXPECT_EQ(absent.error_code(), grpc::StatusCode::NOT_FOUND) << absent.error_message();
+  EXPECT_EQ(meter->Received(), probed_at_open + "VO\n*IDN?\n");
+}
+
 // An instrument found by its probe reply and never probed yet may be on any candidate port:
 // opening one by its path probes it first, so its limits bind the port if it is the instrument.
 TEST_F(PtyInstrumentTest, APathOpenedBeforeAnyProbeIsProbedAndBoundToTheInstrumentItIs) {
