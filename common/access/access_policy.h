@@ -67,7 +67,8 @@ class AccessPolicy {
   absl::Status MayApprove(std::string_view principal, std::string_view rule) const;
   // Whether any principal (the default included) may answer a write held by `rule`: may act,
   // may approve the rule and, when `port` is given, may change that port (on `bench`, when
-  // named), as the console asks of whoever answers.
+  // named), as the console asks of whoever answers. "stdio" is not counted: a stdio
+  // connection never reaches the console.
   bool SomeoneMayApprove(std::string_view rule, std::string_view bench = "",
                          std::string_view port = "") const;
   // Console actions (force-close a port, end a reservation, revoke sessions).

@@ -79,6 +79,11 @@ TEST(AccessPolicyTest, PortsBenchesAndApprovalsFollowTheirGlobs) {
   EXPECT_FALSE(scoped.SomeoneMayApprove("output-on", "lab-a", "dmm-1")) << "not alice's port";
   EXPECT_TRUE(scoped.SomeoneMayApprove("other-rule")) << "carol, with no port named";
   EXPECT_FALSE(scoped.SomeoneMayApprove("other-rule", "", "psu-1")) << "carol is read-only";
+  // A stdio connection never reaches the console, where a held write is answered.
+  AccessPolicy only_stdio = Parsed(json::parse(R"({"principals": {
+    "stdio": {"role": "admin"}, "vera": {"role": "viewer"}}})"));
+  EXPECT_FALSE(only_stdio.SomeoneMayApprove("output-on", "", "psu-1"));
+  EXPECT_TRUE(only_stdio.MayApprove("stdio", "output-on").ok()) << "its own client may still";
   // An operator limited to reading, and an admin limited by nothing.
   EXPECT_EQ(policy.MayCallTool("carol", "write", false).code(),
             absl::StatusCode::kPermissionDenied);
