@@ -169,16 +169,18 @@ void McpSession::OnSend(std::function<void(McpSession&)> fn) {
 
 ReplyOnce McpSession::MakeReply(const std::string& raw_id, const std::string& key,
                                 std::shared_ptr<void> busy) {
-  // The reply is serialized on the answering thread, and sent through run_send. `busy` goes
-  // with the answer (or with an unanswered handle).
-  return ReplyOnce(raw_id,
-                   [weak = weak_from_this(), key, busy = std::move(busy)](std::string payload) {
-                     auto session = weak.lock();
-                     if (!session) return;
-                     session->run_send_([session, key, payload = std::move(payload)]() mutable {
-                       session->Deliver(key, std::move(payload));
-                     });
-                   });
+  // The reply is serialized on the answering thread, and sent through run_send. `busy` ends
+  // before the answer goes (or with an unanswered handle), so a client that has its answer
+  // finds its principal's idle time counting.
+  return ReplyOnce(
+      raw_id, [weak = weak_from_this(), key, busy = std::move(busy)](std::string payload) mutable {
+        busy.reset();
+        auto session = weak.lock();
+        if (!session) return;
+        session->run_send_([session, key, payload = std::move(payload)]() mutable {
+          session->Deliver(key, std::move(payload));
+        });
+      });
 }
 
 void McpSession::AssertOnStrand() const {
