@@ -442,7 +442,7 @@ absl::Status PortService::CheckSignals(const std::string& owner, ManagedPort& po
   }
   absl::Status allowed = policy_.CheckSignals(owner, PolicyName(port), action, approval, sequence);
   if (allowed.ok()) {
-    if (!approval.empty()) {
+    if (!approval.empty() && confirmation.has_value()) {
       SerialMetrics::Get().policy_confirmations.With({"approved"}).Increment();
       port.RecordEvent(
           absl::StrCat(tool, " approved by ", ApprovedBy(*confirmation), ": ", action));
@@ -827,7 +827,7 @@ absl::Status PortService::CheckWrite(const std::string& owner, ManagedPort& port
   absl::Status status = policy_.CheckWrite(owner, PolicyName(port), bytes, approval,
                                            question.has_value() ? &*question : nullptr);
   if (status.ok()) {
-    if (!approval.empty()) {
+    if (!approval.empty() && confirmation.has_value()) {
       SerialMetrics::Get().policy_confirmations.With({"approved"}).Increment();
       port.RecordEvent(absl::StrCat("write approved by ", ApprovedBy(*confirmation), ": ", shown));
     }

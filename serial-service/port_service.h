@@ -318,7 +318,7 @@ class PortService {
     if (mark == nullptr) return done;  // no Lease to outlive
     return [this, owner, mark, done = std::move(done)](absl::StatusOr<Result> result) {
       if (!result.ok() || !registry_.GoneSince(owner, mark)) return done(std::move(result));
-      registry_.CloseAllOf(owner, "owner disconnected", [done](std::vector<std::string>) {
+      registry_.CloseAllOf(owner, "owner disconnected", [done](const std::vector<std::string>&) {
         done(absl::AbortedError(
             "the caller's Lease ended while the port was opening, so it was closed again"));
       });

@@ -96,10 +96,7 @@ std::string PortService::LineEndOf(const ManagedPort& port) const {
   std::string terminator = port.terminator();
   if (!terminator.empty()) return terminator;
   std::shared_ptr<const InstrumentProfile> profile = ProfileOf(port);
-  if (profile != nullptr && profile->settings.terminator.has_value()) {
-    return *profile->settings.terminator;
-  }
-  return {};
+  return profile != nullptr ? profile->settings.terminator.value_or("") : std::string();
 }
 
 }  // namespace labgate::serial

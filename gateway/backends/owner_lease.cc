@@ -46,8 +46,8 @@ struct OwnerLease::State {
 
 namespace {
 // Each waiting call goes ahead on the settling thread, outside the lease's lock.
-void RunAll(std::vector<std::function<void()>> calls) {
-  for (std::function<void()>& call : calls) call();
+void RunAll(const std::vector<std::function<void()>>& calls) {
+  for (const std::function<void()>& call : calls) call();
 }
 }  // namespace
 
@@ -77,7 +77,7 @@ std::shared_ptr<OwnerLease> OwnerLease::Start(const std::shared_ptr<grpc::Channe
                  state->warned = false;
                }
              }
-             RunAll(std::move(waiting));
+             RunAll(waiting);
            },
        .on_started = nullptr,
        .on_ended =
@@ -98,7 +98,7 @@ std::shared_ptr<OwnerLease> OwnerLease::Start(const std::shared_ptr<grpc::Channe
                  state->warned = true;
                }
              }
-             RunAll(std::move(waiting));
+             RunAll(waiting);
            }},
       kRetryAfter);
   std::weak_ptr<State> weak = state;
@@ -111,7 +111,7 @@ std::shared_ptr<OwnerLease> OwnerLease::Start(const std::shared_ptr<grpc::Channe
       state->SettleFirstAnswer();
       waiting = state->TakeWaiting();
     }
-    RunAll(std::move(waiting));
+    RunAll(waiting);
   });
   return std::shared_ptr<OwnerLease>(new OwnerLease(std::move(state), std::move(watch)));
 }
@@ -128,7 +128,7 @@ void OwnerLease::Release() {
     waiting = state_->TakeWaiting();
   }
   watch_->Stop();
-  RunAll(std::move(waiting));
+  RunAll(waiting);
 }
 
 bool OwnerLease::first_answered() const {

@@ -51,17 +51,17 @@ void CatalogTools::CallTool(const std::string& name, const json& arguments,
   // One copy of the arguments, shared by the completion (notices, a retry, the advice).
   auto kept = std::make_shared<const json>(arguments);
   if (lease == nullptr) {
-    return Invoke(tool, std::move(kept), confirmable, started, context, std::move(done));
+    return Invoke(tool, kept, confirmable, started, context, std::move(done));
   }
   // A first call waits for its Lease to reach the service: otherwise an open could finish
   // for an owner the service cannot see go, and its port would stay held by nobody.
   OwnerLeases::WhenFirstAnswered(lease, [this, tool, kept = std::move(kept), confirmable, started,
                                          context, done = std::move(done)]() mutable {
-    Invoke(tool, std::move(kept), confirmable, started, context, std::move(done));
+    Invoke(tool, kept, confirmable, started, context, std::move(done));
   });
 }
 
-void CatalogTools::Invoke(const ToolBinding* tool, std::shared_ptr<const json> kept,
+void CatalogTools::Invoke(const ToolBinding* tool, const std::shared_ptr<const json>& kept,
                           bool confirmable, std::chrono::steady_clock::time_point started,
                           const std::shared_ptr<RequestContext>& context, ToolDone done) {
   const ToolInvoker::Options options = CallOptions(*tool, *kept, context);
@@ -96,11 +96,12 @@ bool CatalogTools::HoldsAsTask(const ToolBinding& tool, const RequestContext& co
 }
 
 void CatalogTools::HoldAsTask(const absl::Status& refusal, const ToolBinding* tool,
-                              std::shared_ptr<const json> arguments,
+                              const std::shared_ptr<const json>& arguments,
                               std::chrono::steady_clock::time_point started,
                               const std::shared_ptr<RequestContext>& context, ToolDone done) {
   TaskHost::Work work = [this, refusal, tool, arguments, started](
-                            std::shared_ptr<RequestContext> task_context, ToolDone task_done) {
+                            const std::shared_ptr<RequestContext>& task_context,
+                            ToolDone task_done) {
     ConfirmAndRetry(refusal, *tool, *arguments, invoker_,
                     CallOptions(*tool, *arguments, task_context), task_context, approvals_,
                     [this, tool, arguments, started, task_context,

@@ -65,11 +65,11 @@ class CatalogTools final : public ToolProvider {
   // The held call as a task: the request answers with the task at once, and the approval (from
   // the task's input requests or the console) and the retry run as the task's work.
   void HoldAsTask(const absl::Status& refusal, const ToolBinding* tool,
-                  std::shared_ptr<const nlohmann::json> arguments,
+                  const std::shared_ptr<const nlohmann::json>& arguments,
                   std::chrono::steady_clock::time_point started,
                   const std::shared_ptr<RequestContext>& context, ToolDone done);
   // The call to the backend, once the principal's serial Lease (if any) has had its answer.
-  void Invoke(const ToolBinding* tool, std::shared_ptr<const nlohmann::json> arguments,
+  void Invoke(const ToolBinding* tool, const std::shared_ptr<const nlohmann::json>& kept,
               bool confirmable, std::chrono::steady_clock::time_point started,
               const std::shared_ptr<RequestContext>& context, ToolDone done);
   // Logs, notices and the result of a finished call.

@@ -11,7 +11,7 @@
 namespace labgate::gateway {
 namespace {
 
-using std::chrono_literals::operator""min;
+using namespace std::chrono_literals;
 using testing::CountedHolding;
 using testing::HandClock;
 
