@@ -113,6 +113,8 @@ test('a call that outlasts --port-idle-release-ms keeps its port to its last sen
   const gateway = await startHttpGateway(['--auth-token-file', tokens, '--port-idle-release-ms', '1000']);
   try {
     const dave = await connectHttp(gateway.url, bearer('dave-secret-token'));
+    // Connected first, so that nothing slow stands between the script's end and her open.
+    const erin = await connectHttp(gateway.url, bearer('erin-secret-token'));
     await callOk(dave.client, 'open_port', { port_name: 'loop://long', ...open });
     // A 3 s script: the supply is switched on, then off after a wait no reply ends.
     const ran = await callOk(dave.client, 'send_expect', {
@@ -125,7 +127,6 @@ test('a call that outlasts --port-idle-release-ms keeps its port to its last sen
     assert.equal(Number(ran.steps[2].bytes_written), 'OUTP OFF\n'.length, 'the last send went out');
     assert.doesNotMatch(gateway.stderr(), /principal dave made no request/);
     // Still dave's right after the call, although his last request began 3 s ago.
-    const erin = await connectHttp(gateway.url, bearer('erin-secret-token'));
     const refused = await toolText(erin.client, 'open_port', { port_name: 'loop://long', ...open });
     assert.match(refused.text, /held by http:dave/);
     // Quiet from here on: released about a second later.
