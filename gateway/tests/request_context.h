@@ -50,6 +50,15 @@ class RecordingRequest final : public RequestContext {
     if (held == nullptr) held = make();
     return held;
   }
+  // What KeepPrincipalBusy hands out (a principal's Busy(), say); none by default.
+  void SetKeepBusy(std::function<std::shared_ptr<void>()> keep_busy) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    keep_busy_ = std::move(keep_busy);
+  }
+  std::shared_ptr<void> KeepPrincipalBusy() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return keep_busy_ ? keep_busy_() : nullptr;
+  }
   void ReleaseHeld() {
     std::map<std::string, std::shared_ptr<void>> released;
     {
@@ -78,6 +87,7 @@ class RecordingRequest final : public RequestContext {
   std::vector<nlohmann::json> logs_;
   std::function<void()> on_cancel_;
   std::map<std::string, std::shared_ptr<void>> held_;
+  std::function<std::shared_ptr<void>()> keep_busy_;
 };
 
 // A `done` callback and the value it will be given: Wait() returns it, or fails the test

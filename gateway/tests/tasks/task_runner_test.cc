@@ -15,6 +15,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "common/service_host.h"
+#include "gateway/principals/principal.h"
 #include "gateway/tests/eventually.h"
 #include "gateway/tests/request_context.h"
 #include "session-service/tasks/task_grpc_service.h"
@@ -80,11 +81,13 @@ class TaskRunnerTest : public ::testing::Test {
 
   // Starts a task whose work waits for `release`, then reports `progress` and finishes.
   std::string StartTask(absl::Notification* started, absl::Notification* release,
-                        const std::string& progress = "") {
+                        const std::string& progress = "",
+                        std::shared_ptr<RecordingRequest> asker = nullptr) {
     absl::Notification created;
     std::string id;
     runner_->Start(
-        std::make_shared<RecordingRequest>(kOwner), "tools/call wait_for",
+        asker != nullptr ? asker : std::make_shared<RecordingRequest>(kOwner),
+        "tools/call wait_for",
         [started, release, progress](const std::shared_ptr<RequestContext>& context,
                                      const ToolDone& done) {
           context->Progress(0, 1, "calling wait_for");
@@ -141,6 +144,22 @@ TEST_F(TaskRunnerTest, TheWorkFinishesItsTaskAndItsProgressIsTheStatusMessageMea
   EXPECT_EQ(task["result"]["resultType"], "complete");
   EXPECT_FALSE(task.contains("statusMessage")) << "the last step's \"done\" is left to the result";
   EXPECT_TRUE(Eventually([&] { return runner_->running() == 0; }));
+}
+
+// An HTTP principal whose only activity is a task is not idle: its ports are not released
+// under the task's work.
+TEST_F(TaskRunnerTest, ATasksWorkKeepsItsPrincipalBusyUntilItEnds) {
+  auto principal = std::make_shared<Principal>("dave", "http:dave", "http");
+  auto asker = std::make_shared<RecordingRequest>(kOwner);
+  asker->SetKeepBusy([principal] { return principal->Busy(); });
+  absl::Notification started, release;
+  const std::string id = StartTask(&started, &release, "", asker);
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(started.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  EXPECT_TRUE(principal->busy()) << "the request that made the task has been answered";
+  release.Notify();
+  EXPECT_TRUE(Eventually([&] { return !principal->busy(); }));
+  EXPECT_TRUE(Eventually([&] { return Stored(id).value("status", "") == "completed"; }));
 }
 
 TEST_F(TaskRunnerTest, ALaterProgressMessageReachesTheTaskWithTheHeartbeat) {

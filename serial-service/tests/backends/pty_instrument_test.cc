@@ -536,6 +536,28 @@ TEST_F(PtyInstrumentTest, ACrOrLfThatIsNotTheInstrumentsLineEndIsRefusedAlsoAfte
   EXPECT_EQ(supply_->Applied(), std::vector<std::string>{"VOLT 1 2"});
 }
 
+// With no terminator of its own the port takes the profile's line end (here \n), not SCPI's
+// looser one (\n, which may follow \r).
+TEST_F(PtyInstrumentTest, APortWithoutATerminatorReadsLineEndsAtTheProfiles) {
+  StartWithSupplyAtItsPath();
+  v1::OpenPortRequest open;
+  open.set_port_name(supply_->path());
+  open.set_baud_rate(115200);
+  open.set_terminator("");
+  ASSERT_TRUE(alice_->Open(open).ok());
+  auto hex = [](const std::string& text) { return absl::BytesToHexString(text); };
+  grpc::Status crlf = alice_->Write(supply_->path(), hex("VOLT 1\r\n"), v1::ENCODING_HEX);
+  EXPECT_EQ(crlf.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_TRUE(absl::StrContains(crlf.error_message(),
+                                "a carriage return (\\r) at byte 6 that is not part of the line "
+                                "end of psu-2 (\\n)"))
+      << crlf.error_message();
+  EXPECT_EQ(supply_->Received(), "");
+  ASSERT_TRUE(alice_->Write(supply_->path(), hex("VOLT 1\n"), v1::ENCODING_HEX).ok());
+  AwaitApplied(1);
+  EXPECT_EQ(supply_->Applied(), std::vector<std::string>{"VOLT 1 1"});
+}
+
 TEST_F(PtyInstrumentTest, ALinkCannotLoosenThePolicyRuleOfItsDevice) {
   const std::string link = dir_ + "/link-to-psu";
   std::filesystem::create_symlink(supply_->path(), link);
