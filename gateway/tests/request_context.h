@@ -28,10 +28,31 @@ class RecordingRequest final : public RequestContext {
 
   const std::string& owner() const override { return owner_; }
   const nlohmann::json& client_capabilities() const override { return capabilities_; }
-  bool cancelled() const override { return false; }
-  void OnCancel(std::function<void()> handler) override {
+  bool cancelled() const override {
     std::lock_guard<std::mutex> lock(mutex_);
-    on_cancel_ = std::move(handler);
+    return cancelled_;
+  }
+  void OnCancel(std::function<void()> handler) override {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!cancelled_) {
+        on_cancel_ = std::move(handler);
+        return;
+      }
+    }
+    handler();
+  }
+  // The client cancels: the handler registered runs (once), as later ones will at once.
+  void Cancel() {
+    std::function<void()> handler;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (cancelled_) return;
+      cancelled_ = true;
+      handler = std::move(on_cancel_);
+      on_cancel_ = nullptr;
+    }
+    if (handler) handler();
   }
   void Progress(double, std::optional<double>, const std::string&) override {}
   void Log(McpLogLevel level, const std::string& logger, const nlohmann::json& data) override {
@@ -86,6 +107,7 @@ class RecordingRequest final : public RequestContext {
   mutable std::mutex mutex_;
   std::vector<nlohmann::json> logs_;
   std::function<void()> on_cancel_;
+  bool cancelled_ = false;
   std::map<std::string, std::shared_ptr<void>> held_;
   std::function<std::shared_ptr<void>()> keep_busy_;
 };

@@ -1,5 +1,6 @@
 #include "gateway/tools/reservation_waits.h"
 
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -8,6 +9,7 @@
 #include "common/log.h"
 #include "common/ordinal.h"
 #include "gateway/catalog/json_proto.h"
+#include "gateway/tools/cancel_shield.h"
 #include "gateway/tools/catalog_tools.h"
 
 namespace labgate::gateway {
@@ -54,8 +56,10 @@ void ReservationWaits::CallTool(const std::string& name, const json& arguments,
                                 std::shared_ptr<RequestContext> context, ToolDone done) {
   const bool wants_to_wait = arguments.is_object() && arguments.contains("wait_s") &&
                              arguments["wait_s"].is_number() && arguments["wait_s"] > 0;
+  // The reserve call runs to its answer even if the client cancels meanwhile: cut off, it
+  // could leave a reservation behind whose id nobody has. A cancelled caller's is released.
   tools_->CallTool(
-      name, arguments, context,
+      name, arguments, std::make_shared<CancelShield>(context),
       [this, context, wants_to_wait, done = std::move(done)](absl::StatusOr<ToolResult> result) {
         if (!result.ok()) return done(std::move(result));
         json answer = result->AsJson();
@@ -67,6 +71,12 @@ void ReservationWaits::CallTool(const std::string& name, const json& arguments,
           return done(std::move(result));
         }
         const std::string state = reservation->value("state", "");
+        if ((state == "waiting" || state == "granted") && context->cancelled()) {
+          const std::string id = reservation->value("id", "");
+          Release(id, context->owner());
+          return done(absl::CancelledError(
+              absl::StrCat("reserve cancelled; its reservation ", id, " was released")));
+        }
         if (state == "waiting" && wants_to_wait && !context->stateless()) {
           return StartWaiting(*reservation, context, done);
         }
