@@ -11,7 +11,6 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,36 +44,37 @@ class HeldAnswers final : public ToolProvider {
     tools_->CallTool(name, arguments, std::move(context),
                      [this, done = std::move(done)](absl::StatusOr<ToolResult> result) {
                        std::lock_guard<std::mutex> lock(mutex_);
-                       held_.emplace(std::move(result));
+                       held_ = std::move(result);
                        held_done_ = done;
                        changed_.notify_all();
                      });
   }
-  // The held answer, once the service has given it.
-  std::optional<json> WaitForAnswer() {
+  // The held answer once the service has given it; null if it has not, or failed.
+  json WaitForAnswer() {
     std::unique_lock<std::mutex> lock(mutex_);
-    if (!changed_.wait_for(lock, testing::kWait, [this] { return held_.has_value(); })) {
-      return std::nullopt;
+    if (!changed_.wait_for(lock, testing::kWait, [this] { return held_done_ != nullptr; })) {
+      return json();
     }
-    return held_->ok() ? (*held_)->AsJson() : json();
+    return held_.ok() ? held_->AsJson() : json();
   }
   void LetThrough() {
-    std::optional<absl::StatusOr<ToolResult>> held;
+    absl::StatusOr<ToolResult> held = absl::UnknownError("no answer held");
     ToolDone done;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      held.swap(held_);
+      std::swap(held, held_);
       done = std::move(held_done_);
+      held_done_ = nullptr;
     }
-    if (done && held.has_value()) done(std::move(*held));
+    if (done) done(std::move(held));
   }
 
  private:
   ToolProvider* const tools_;
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::optional<absl::StatusOr<ToolResult>> held_;
-  ToolDone held_done_;
+  absl::StatusOr<ToolResult> held_ = absl::UnknownError("no answer held");
+  ToolDone held_done_;  // set once the service has answered
 };
 
 class ReservationWaitsTest : public ::testing::Test {
@@ -164,9 +164,9 @@ TEST_F(ReservationWaitsTest, AGrantAnsweredAfterTheClientCancelledIsReleased) {
   auto carol = std::make_shared<RecordingRequest>("http:carol");
   Outcome<absl::StatusOr<ToolResult>> outcome;
   waits_->CallTool("reserve", {{"targets", {"psu-1"}}}, carol, outcome.Callback());
-  std::optional<json> answer = held_->WaitForAnswer();
-  ASSERT_TRUE(answer.has_value());
-  ASSERT_EQ((*answer)["structuredContent"]["state"], "granted") << answer->dump();
+  const json answer = held_->WaitForAnswer();
+  ASSERT_TRUE(answer.is_object()) << "no answer from the reservation service";
+  ASSERT_EQ(answer["structuredContent"]["state"], "granted") << answer.dump();
   EXPECT_FALSE(carol->has_cancel_handler()) << "the client's cancel must not cut the reserve call";
   ASSERT_EQ(ReservationsOf("http:carol"), 1);
 
@@ -189,9 +189,9 @@ TEST_F(ReservationWaitsTest, AWaitingReserveAnsweredAfterTheClientCancelledLeave
   auto carol = std::make_shared<RecordingRequest>("http:carol");
   Outcome<absl::StatusOr<ToolResult>> outcome;
   waits_->CallTool("reserve", {{"targets", {"psu-1"}}, {"wait_s", 60}}, carol, outcome.Callback());
-  std::optional<json> answer = held_->WaitForAnswer();
-  ASSERT_TRUE(answer.has_value());
-  ASSERT_EQ((*answer)["structuredContent"]["state"], "waiting") << answer->dump();
+  const json answer = held_->WaitForAnswer();
+  ASSERT_TRUE(answer.is_object()) << "no answer from the reservation service";
+  ASSERT_EQ(answer["structuredContent"]["state"], "waiting") << answer.dump();
   EXPECT_FALSE(carol->has_cancel_handler()) << "the client's cancel must not cut the reserve call";
 
   carol->Cancel();
