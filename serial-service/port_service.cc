@@ -97,7 +97,8 @@ PortService::PortService(const PortServiceOptions& options)
       port_lister_(options.port_lister ? options.port_lister
                                        : PortLister(&LibSerialPortBackend::ListPorts)),
       instrument_watch_period_(options.instrument_watch_period),
-      misc_worker_(std::make_unique<PortWorker>("serial-misc", nullptr)) {
+      misc_worker_(std::make_unique<PortWorker>("serial-misc", nullptr)),
+      handover_worker_(std::make_unique<PortWorker>("serial-handover", nullptr)) {
   registry_.SetWriteGate([this](ManagedPort& port, const WrittenLine& line, absl::string_view bytes,
                                 std::function<void()>* once_sent) {
     return CheckAtWrite(port, line, bytes, once_sent);
@@ -335,18 +336,19 @@ void PortService::OpenDevice(const std::string& owner, const std::string& name,
                done = std::move(done)](const absl::StatusOr<std::string>& found) {
     if (!found.ok()) return done(found.status());
     const std::string& instrument = *found;
-    if (absl::Status reserved = CheckReserved(owner, {name, instrument, device}); !reserved.ok()) {
-      return done(reserved);
-    }
-    YieldToHolder(owner, name, device, [this, owner, name, device, settings, done, instrument] {
-      registry_.Open(
-          owner, name, settings,
-          [done, settings](const absl::Status& status) {
-            if (!status.ok()) return done(status);
-            done(settings);
-          },
-          PortIdentity{device, instrument});
-    });
+    auto opened = [this, owner, name, device, settings, done, instrument](absl::Status reserved) {
+      if (!reserved.ok()) return done(reserved);
+      YieldToHolder(owner, name, device, [this, owner, name, device, settings, done, instrument] {
+        registry_.Open(
+            owner, name, settings,
+            [done, settings](const absl::Status& status) {
+              if (!status.ok()) return done(status);
+              done(settings);
+            },
+            PortIdentity{device, instrument});
+      });
+    };
+    CheckReservedForOpen(owner, {name, instrument, device}, std::move(opened));
   };
   if (instruments_.catalog()->instruments.empty()) return open(std::string());
   // A named instrument's path opened directly, under any name, is still that instrument: its
@@ -382,6 +384,26 @@ absl::StatusOr<std::shared_ptr<ManagedPort>> PortService::CallersPort(
   if (absl::Status owned = CheckOwner(**port, owner); !owned.ok()) return owned;
   if (absl::Status reserved = CheckReserved(owner, **port); !reserved.ok()) return reserved;
   return port;
+}
+
+void PortService::CheckReservedForOpen(const std::string& owner, std::vector<std::string> names,
+                                       std::function<void(absl::Status)> then) {
+  // Read before the check, so that a change between the two is not waited for.
+  const uint64_t seen = grants_ == nullptr ? 0 : grants_->changes();
+  absl::Status reserved = CheckReserved(owner, names);
+  if (reserved.ok() || !grants_->WaitsFirstFor(owner, names)) return then(reserved);
+  // The first in the queue may be granted already, with the news still on its way here.
+  handover_worker_->Post(
+      [this, owner, names = std::move(names), seen, reserved, then = std::move(then)]() mutable {
+        const absl::Time until = absl::Now() + kHandOverWait;
+        uint64_t last = seen;
+        while (!reserved.ok() && grants_->AwaitChangeAfter(last, until - absl::Now())) {
+          last = grants_->changes();
+          reserved = CheckReserved(owner, names);
+          if (!reserved.ok() && !grants_->WaitsFirstFor(owner, names)) break;
+        }
+        then(reserved);
+      });
 }
 
 void PortService::YieldToHolder(const std::string& owner, const std::string& name,

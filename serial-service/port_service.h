@@ -303,6 +303,17 @@ class PortService {
     if (grants_ == nullptr || !grants_->MayHoldGrants()) return absl::OkStatus();
     return grants_->Check(owner, {port.name(), port.instrument(), port.device_path()});
   }
+  // CheckReserved for an open. A refusal of the principal first in the queue is asked again
+  // as the grant table changes, for up to kHandOverWait: its grant may be on its way here
+  // (the holder and this table hear of it separately). `then` gets the last answer, at once
+  // or on the hand-over worker.
+  void CheckReservedForOpen(const std::string& owner, std::vector<std::string> names,
+                            std::function<void(absl::Status)> then);
+  static constexpr absl::Duration kHandOverWait = absl::Seconds(1);
+  // OpenInstrument once the reservation check has passed; on the misc worker.
+  void OpenReservedInstrument(const std::string& owner, const std::string& instrument,
+                              const PortSettings& settings,
+                              std::function<void(absl::StatusOr<OpenedInstrument>)> done);
   // A grant outranks an open port: before `owner`, holding the grant on `name`, opens it,
   // another principal's port open there is closed, which its session records. Then `next`.
   // The other's port is found by `name`, else by `device` (opened under another name for it).
@@ -464,6 +475,9 @@ class PortService {
   std::thread watcher_;  // started when instruments are configured
   // Last: destroyed first, so the listings still queued run while the rest is there.
   std::unique_ptr<PortWorker> misc_worker_;
+  // Where an open refused to the first in a queue waits for its grant (CheckReservedForOpen);
+  // destroyed before the misc worker, so a wait still under way ends while all is there.
+  std::unique_ptr<PortWorker> handover_worker_;
 };
 
 }  // namespace labgate::serial

@@ -237,85 +237,95 @@ void PortService::OpenInstrument(const std::string& owner, const std::string& in
   if (absl::Status can = CheckCanRecord(settings.session_id); !can.ok()) return done(can);
   done = UnlessOwnerGone(owner, std::move(done));
   OnMiscWorker([this, owner, instrument, settings, done = std::move(done)]() mutable {
-    std::shared_ptr<const InstrumentCatalog> catalog = instruments_.catalog();
-    const NamedInstrument* named = catalog->Find(instrument);
-    if (named == nullptr) {
-      std::vector<std::string> names;
-      for (const NamedInstrument& known : catalog->instruments) names.push_back(known.name);
-      return done(absl::NotFoundError(
-          absl::StrCat("no instrument named '", instrument, "'; ",
-                       names.empty() ? "none are configured (labgate-serial --instruments FILE)"
-                                     : "instruments: " + absl::StrJoin(names, ", "))));
-    }
-    const InstrumentProfile* profile = catalog->ProfileFor(named->profile);
-    if (profile == nullptr) {
-      return done(absl::InternalError("instrument without its profile: " + instrument));
-    }
-    if (absl::Status reserved = CheckReserved(owner, {instrument}); !reserved.ok()) {
-      return done(reserved);
-    }
-    if (std::shared_ptr<ManagedPort> open = registry_.Find(instrument);
-        open != nullptr && open->owner() != owner && grants_ != nullptr &&
-        grants_->HolderOf({instrument, open->device_path()}) == owner) {
-      // The holder of the grant takes it: the other's port closes, then this open goes on.
-      return YieldToHolder(
-          owner, instrument, open->device_path(), [this, owner, instrument, settings, done] {
-            if (std::shared_ptr<ManagedPort> still = registry_.Find(instrument);
-                still != nullptr && still->owner() != owner) {
-              return done(PortInUseError(instrument, still->owner()));  // not given up: no loop
-            }
-            OpenInstrument(owner, instrument, settings, done);
+    CheckReservedForOpen(
+        owner, {instrument},
+        [this, owner, instrument, settings, done = std::move(done)](absl::Status reserved) mutable {
+          if (!reserved.ok()) return done(reserved);
+          OnMiscWorker([this, owner, instrument, settings, done = std::move(done)]() mutable {
+            OpenReservedInstrument(owner, instrument, settings, std::move(done));
           });
-    }
-    // An instrument already open (by its name or its path) is refused before anything is probed.
-    if (std::shared_ptr<ManagedPort> open = registry_.Find(instrument);
-        open != nullptr && open->state() != PortState::kError) {
-      if (open->owner() != owner) return done(PortInUseError(instrument, open->owner()));
-      return done(absl::AlreadyExistsError(
-          absl::StrCat("Port is already open: ", instrument, " is open as ", open->name())));
-    }
-    absl::StatusOr<std::string> path = LocateForOpen(*named, *profile, settings);
-    if (!path.ok()) return done(path.status());
-    // A grant on the device's path binds the instrument there too.
-    if (absl::Status reserved = CheckReserved(owner, {instrument, *path}); !reserved.ok()) {
-      return done(reserved);
-    }
-    if (absl::Status allowed = policy_.CheckOpen(*path, settings.baud_rate); !allowed.ok()) {
-      SerialMetrics::Get().policy_refusals.With({"open"}).Increment();
-      return done(allowed);
-    }
-    std::optional<InstrumentProfile::Probe> probe = profile->probe;
-    NamedInstrument expected = *named;
-    registry_.Open(
-        owner, instrument, settings,
-        [this, owner, instrument, settings, path = *path, probe, expected, catalog,
-         done = std::move(done)](const absl::Status& opened) mutable {
-          if (!opened.ok()) return done(opened);
-          OpenedInstrument result{settings, path, ""};
-          std::shared_ptr<ManagedPort> port = registry_.Find(instrument);
-          if (!probe.has_value() || port == nullptr) return done(result);
-          ReadParams params;
-          params.timeout_ms = settings.timeout_ms;
-          params.max_bytes = 1024;
-          auto identification = std::make_shared<Identification>();
-          identification->port = port;
-          identification->expected = expected;
-          identification->catalog = catalog;
-          identification->path = path;
-          identification->result = std::move(result);
-          identification->deadline =
-              std::chrono::steady_clock::now() + std::chrono::milliseconds(settings.timeout_ms);
-          identification->done = std::move(done);
-          // A device holding half a line would read the probe as its end: finish that line first.
-          std::string command = probe->command;
-          if (port->HasUnfinishedLine()) command.insert(0, settings.terminator);
-          port->Query(std::move(command), /*text_mode=*/true, params,
-                      [this, identification](absl::StatusOr<QueryResult> answered) {
-                        Identify(identification, answered.ok() ? answered->reply.data : "");
-                      });
-        },
-        PortIdentity{*path, instrument});
+        });
   });
+}
+
+void PortService::OpenReservedInstrument(
+    const std::string& owner, const std::string& instrument, const PortSettings& settings,
+    std::function<void(absl::StatusOr<OpenedInstrument>)> done) {
+  std::shared_ptr<const InstrumentCatalog> catalog = instruments_.catalog();
+  const NamedInstrument* named = catalog->Find(instrument);
+  if (named == nullptr) {
+    std::vector<std::string> names;
+    for (const NamedInstrument& known : catalog->instruments) names.push_back(known.name);
+    return done(absl::NotFoundError(
+        absl::StrCat("no instrument named '", instrument, "'; ",
+                     names.empty() ? "none are configured (labgate-serial --instruments FILE)"
+                                   : "instruments: " + absl::StrJoin(names, ", "))));
+  }
+  const InstrumentProfile* profile = catalog->ProfileFor(named->profile);
+  if (profile == nullptr) {
+    return done(absl::InternalError("instrument without its profile: " + instrument));
+  }
+  if (std::shared_ptr<ManagedPort> open = registry_.Find(instrument);
+      open != nullptr && open->owner() != owner && grants_ != nullptr &&
+      grants_->HolderOf({instrument, open->device_path()}) == owner) {
+    // The holder of the grant takes it: the other's port closes, then this open goes on.
+    return YieldToHolder(
+        owner, instrument, open->device_path(), [this, owner, instrument, settings, done] {
+          if (std::shared_ptr<ManagedPort> still = registry_.Find(instrument);
+              still != nullptr && still->owner() != owner) {
+            return done(PortInUseError(instrument, still->owner()));  // not given up: no loop
+          }
+          OpenInstrument(owner, instrument, settings, done);
+        });
+  }
+  // An instrument already open (by its name or its path) is refused before anything is probed.
+  if (std::shared_ptr<ManagedPort> open = registry_.Find(instrument);
+      open != nullptr && open->state() != PortState::kError) {
+    if (open->owner() != owner) return done(PortInUseError(instrument, open->owner()));
+    return done(absl::AlreadyExistsError(
+        absl::StrCat("Port is already open: ", instrument, " is open as ", open->name())));
+  }
+  absl::StatusOr<std::string> path = LocateForOpen(*named, *profile, settings);
+  if (!path.ok()) return done(path.status());
+  // A grant on the device's path binds the instrument there too.
+  if (absl::Status reserved = CheckReserved(owner, {instrument, *path}); !reserved.ok()) {
+    return done(reserved);
+  }
+  if (absl::Status allowed = policy_.CheckOpen(*path, settings.baud_rate); !allowed.ok()) {
+    SerialMetrics::Get().policy_refusals.With({"open"}).Increment();
+    return done(allowed);
+  }
+  std::optional<InstrumentProfile::Probe> probe = profile->probe;
+  NamedInstrument expected = *named;
+  registry_.Open(
+      owner, instrument, settings,
+      [this, owner, instrument, settings, path = *path, probe, expected, catalog,
+       done = std::move(done)](const absl::Status& opened) mutable {
+        if (!opened.ok()) return done(opened);
+        OpenedInstrument result{settings, path, ""};
+        std::shared_ptr<ManagedPort> port = registry_.Find(instrument);
+        if (!probe.has_value() || port == nullptr) return done(result);
+        ReadParams params;
+        params.timeout_ms = settings.timeout_ms;
+        params.max_bytes = 1024;
+        auto identification = std::make_shared<Identification>();
+        identification->port = port;
+        identification->expected = expected;
+        identification->catalog = catalog;
+        identification->path = path;
+        identification->result = std::move(result);
+        identification->deadline =
+            std::chrono::steady_clock::now() + std::chrono::milliseconds(settings.timeout_ms);
+        identification->done = std::move(done);
+        // A device holding half a line would read the probe as its end: finish that line first.
+        std::string command = probe->command;
+        if (port->HasUnfinishedLine()) command.insert(0, settings.terminator);
+        port->Query(std::move(command), /*text_mode=*/true, params,
+                    [this, identification](absl::StatusOr<QueryResult> answered) {
+                      Identify(identification, answered.ok() ? answered->reply.data : "");
+                    });
+      },
+      PortIdentity{*path, instrument});
 }
 
 void PortService::Identify(const std::shared_ptr<Identification>& id, const std::string& line) {

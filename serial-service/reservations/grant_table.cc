@@ -64,6 +64,7 @@ GrantTable::Known GrantTable::FromProto(const reservations::v1::Reservation& res
 
 void GrantTable::Replace(const std::vector<reservations::v1::Reservation>& active) {
   absl::MutexLock lock(&mu_);
+  ++changes_;
   known_.clear();
   for (const auto& reservation : active) known_[reservation.id()] = FromProto(reservation);
   CountGrantsLocked();
@@ -74,6 +75,7 @@ void GrantTable::Replace(const std::vector<reservations::v1::Reservation>& activ
 
 void GrantTable::Apply(const std::vector<reservations::v1::Reservation>& changed) {
   absl::MutexLock lock(&mu_);
+  ++changes_;
   for (const auto& reservation : changed) {
     if (reservation.state() == "granted" || reservation.state() == "waiting") {
       known_[reservation.id()] = FromProto(reservation);
@@ -92,6 +94,7 @@ void GrantTable::CountGrantsLocked() {
 
 void GrantTable::SetUnreachable(const std::string& why) {
   absl::MutexLock lock(&mu_);
+  ++changes_;
   if (reachable_ || unreachable_why_.empty()) since_ = Clock::now();
   reachable_ = false;
   unreachable_why_ = why;
@@ -173,6 +176,34 @@ std::string GrantTable::HolderOf(const std::vector<std::string>& names) {
     if (const Known* grant = GrantOnLocked(Qualified(name), now)) return grant->holder;
   }
   return "";
+}
+
+bool GrantTable::WaitsFirstFor(const std::string& principal,
+                               const std::vector<std::string>& names) {
+  absl::MutexLock lock(&mu_);
+  for (const std::string& name : names) {
+    if (name.empty()) continue;
+    const std::string target = Qualified(name);
+    for (const auto& [id, known] : known_) {
+      if (known.granted || known.holder != principal || known.position != 1) continue;
+      if (known.by_tags ||
+          std::find(known.targets.begin(), known.targets.end(), target) != known.targets.end()) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+uint64_t GrantTable::changes() const {
+  absl::MutexLock lock(&mu_);
+  return changes_;
+}
+
+bool GrantTable::AwaitChangeAfter(uint64_t seen, absl::Duration within) {
+  absl::MutexLock lock(&mu_);
+  auto changed = [this, seen]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return changes_ > seen; };
+  return mu_.AwaitWithTimeout(absl::Condition(&changed), within);
 }
 
 std::vector<std::pair<std::string, std::string>> GrantTable::TakeUses() {

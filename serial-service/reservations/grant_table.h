@@ -59,6 +59,16 @@ class GrantTable {
   // The holder of the grant on any of `names`, "" when none holds one.
   std::string HolderOf(const std::vector<std::string>& names) ABSL_LOCKS_EXCLUDED(mu_);
 
+  // Whether `principal` waits first in the queue for the port known by `names`. Refused now,
+  // it may be granted already: the grant's news reaches its holder and this table separately.
+  bool WaitsFirstFor(const std::string& principal, const std::vector<std::string>& names)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // How many times the table has changed (snapshots, changes, the watch breaking).
+  uint64_t changes() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Waits until the table has changed more than `seen` times, or `within` has passed;
+  // true when it changed.
+  bool AwaitChangeAfter(uint64_t seen, absl::Duration within) ABSL_LOCKS_EXCLUDED(mu_);
+
   // The holders' uses since the last call: (holder, reservable as the service names it).
   std::vector<std::pair<std::string, std::string>> TakeUses() ABSL_LOCKS_EXCLUDED(mu_);
 
@@ -111,6 +121,7 @@ class GrantTable {
   bool heard_locked_ ABSL_GUARDED_BY(mu_) = false;
   std::atomic<bool> heard_{false};    // heard_locked_, for the fast path
   std::atomic<int> grants_known_{0};  // granted entries of known_, kept by CountGrantsLocked
+  uint64_t changes_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace labgate::serial

@@ -13,39 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "common/time_format.h"
+#include "serial-service/tests/reservations/reservation_protos.h"
 
 namespace labgate::serial {
 namespace {
 
 namespace pb = ::labgate::reservations::v1;
 using std::chrono::seconds;
-
-pb::Reservation Granted(const std::string& id, const std::string& holder,
-                        const std::vector<std::string>& held,
-                        std::chrono::system_clock::duration left) {
-  pb::Reservation reservation;
-  reservation.set_id(id);
-  reservation.set_holder(holder);
-  reservation.set_state("granted");
-  for (const std::string& name : held) {
-    reservation.add_targets(name);
-    reservation.add_granted(name);
-  }
-  reservation.set_expires_at(FormatRfc3339(std::chrono::system_clock::now() + left));
-  return reservation;
-}
-
-pb::Reservation Waiting(const std::string& id, const std::string& holder, const std::string& target,
-                        int position) {
-  pb::Reservation reservation;
-  reservation.set_id(id);
-  reservation.set_holder(holder);
-  reservation.set_state("waiting");
-  reservation.add_targets(target);
-  reservation.set_position(position);
-  return reservation;
-}
+using testing::Granted;
+using testing::Waiting;
 
 TEST(GrantTableTest, ACheckBeforeTheFirstSnapshotWaitsForItAndSeesItsGrants) {
   GrantTable table("", absl::Seconds(60));
