@@ -336,7 +336,8 @@ void PortService::OpenDevice(const std::string& owner, const std::string& name,
                done = std::move(done)](const absl::StatusOr<std::string>& found) {
     if (!found.ok()) return done(found.status());
     const std::string& instrument = *found;
-    auto opened = [this, owner, name, device, settings, done, instrument](absl::Status reserved) {
+    auto opened = [this, owner, name, device, settings, done,
+                   instrument](const absl::Status& reserved) {
       if (!reserved.ok()) return done(reserved);
       YieldToHolder(owner, name, device, [this, owner, name, device, settings, done, instrument] {
         registry_.Open(

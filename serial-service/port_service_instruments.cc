@@ -239,7 +239,8 @@ void PortService::OpenInstrument(const std::string& owner, const std::string& in
   OnMiscWorker([this, owner, instrument, settings, done = std::move(done)]() mutable {
     CheckReservedForOpen(
         owner, {instrument},
-        [this, owner, instrument, settings, done = std::move(done)](absl::Status reserved) mutable {
+        [this, owner, instrument, settings,
+         done = std::move(done)](const absl::Status& reserved) mutable {
           if (!reserved.ok()) return done(reserved);
           OnMiscWorker([this, owner, instrument, settings, done = std::move(done)]() mutable {
             OpenReservedInstrument(owner, instrument, settings, std::move(done));
