@@ -61,6 +61,8 @@ class GrantTable {
 
   // Whether `principal` waits first in the queue for the port known by `names`. Refused now,
   // it may be granted already: the grant's news reaches its holder and this table separately.
+  // A reservation by tags counts for every name, as its queue place does in Check's refusal
+  // (the table does not know the reservables' tags).
   bool WaitsFirstFor(const std::string& principal, const std::vector<std::string>& names)
       ABSL_LOCKS_EXCLUDED(mu_);
   // How many times the table has changed (snapshots, changes, the watch breaking).

@@ -5,9 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "serial-service/port_service.h"
 #include "serial-service/reservations/grant_table.h"
@@ -104,6 +107,58 @@ TEST_F(HandOverTest, OthersAreRefusedAtOnceAndTheFirstInTheQueueWhenNoGrantComes
   EXPECT_EQ(bob.status().code(), absl::StatusCode::kFailedPrecondition) << bob.status();
   EXPECT_NE(bob.status().message().find("reserved by http:alice"), std::string::npos)
       << bob.status();
+}
+
+// The same through open_port {instrument}: the instrument's name is what is reserved.
+TEST(InstrumentHandOverTest, AnInstrumentOpenedByTheFirstInTheQueueWaitsForItsGrant) {
+  char pattern[] = "/tmp/labgate-handover-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  const std::string dir = pattern;
+  std::filesystem::create_directory(dir + "/profiles");
+  std::ofstream(dir + "/profiles/psu.json")
+      << R"({"model": "LOOP-PSU", "settings": {"baud_rate": 9600}})";
+  std::ofstream(dir + "/instruments.json") << R"({"instruments": [
+      {"name": "psu-1", "profile": "LOOP-PSU", "match": {"port_name": "loop://psu-1"}}]})";
+  PortServiceOptions options;
+  options.profiles_dir = dir + "/profiles";
+  options.instruments_file = dir + "/instruments.json";
+  options.port_lister = [] { return absl::StatusOr<std::vector<PortDetails>>(); };
+  absl::StatusOr<std::unique_ptr<PortService>> created = PortService::Create(options);
+  ASSERT_TRUE(created.ok()) << created.status();
+  std::unique_ptr<PortService> service = *std::move(created);
+  auto grants = std::make_shared<GrantTable>("");
+  grants->Replace(
+      {Granted("r1", "http:alice", {"psu-1"}, seconds(60)), Waiting("r2", "http:bob", "psu-1", 1)});
+  service->SetGrants(grants);
+
+  auto open = [&service](const std::string& owner) {
+    auto promise = std::make_shared<std::promise<absl::StatusOr<OpenedInstrument>>>();
+    std::future<absl::StatusOr<OpenedInstrument>> opened = promise->get_future();
+    PortSettings settings;
+    settings.baud_rate = 9600;
+    service->OpenInstrument(owner, "psu-1", settings,
+                            [promise](absl::StatusOr<OpenedInstrument> outcome) {
+                              promise->set_value(std::move(outcome));
+                            });
+    return opened;
+  };
+  std::future<absl::StatusOr<OpenedInstrument>> carols = open("http:carol");
+  ASSERT_EQ(carols.wait_for(seconds(30)), std::future_status::ready);
+  EXPECT_EQ(carols.get().status().code(), absl::StatusCode::kFailedPrecondition)
+      << "not in the queue: refused at once";
+
+  std::future<absl::StatusOr<OpenedInstrument>> bobs = open("http:bob");
+  if (bobs.wait_for(std::chrono::milliseconds(200)) == std::future_status::ready) {
+    FAIL() << "answered before the grant on its way could arrive: " << bobs.get().status();
+  }
+  grants->Apply(
+      {Released("r1", "http:alice", "psu-1"), Granted("r2", "http:bob", {"psu-1"}, seconds(60))});
+  ASSERT_EQ(bobs.wait_for(seconds(30)), std::future_status::ready);
+  absl::StatusOr<OpenedInstrument> opened = bobs.get();
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  EXPECT_EQ(opened->device_path, "loop://psu-1");
+  service.reset();
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
