@@ -19,6 +19,8 @@
 //                             [OTHER_LABGATE_BINARY]
 // With another labgate build, its `query` is measured in the same blocks too
 // (round_trip_query.other_build): a change measured before and after in one run.
+// With LABGATE_BENCH_QUERIES_ONLY=SECONDS it only runs `query` calls for that long and
+// prints their p50, so that `perf` attached to labgate sees nothing else.
 #include <fcntl.h>
 #include <libserialport.h>
 #include <signal.h>
@@ -629,6 +631,31 @@ json CaptureMaxRate(Gateway& gateway, PtyDevice& device, size_t bytes) {
   return report;
 }
 
+// `query` calls and nothing else, for a profiler attached to labgate.
+int QueriesOnly(const std::string& binary, double seconds) {
+  auto device = PtyDevice::Create(InstrumentMode::kScpi);
+  if (!device.ok()) throw std::runtime_error(std::string(device.status().message()));
+  char data_template[] = "/tmp/labgate-serial-bench-XXXXXX";
+  const std::string data_dir = mkdtemp(data_template);
+  std::vector<double> latencies;
+  {
+    Gateway gateway(binary, data_dir);
+    const std::string path = (*device)->path();
+    gateway.Tool("open_port", OpenArgs(path));
+    std::fprintf(stderr, "queries only: labgate pid %d\n", static_cast<int>(gateway.pid()));
+    const auto until = Clock::now() + std::chrono::duration<double>(seconds);
+    while (Clock::now() < until) {
+      const auto start = Clock::now();
+      json reply = gateway.Tool("query", {{"port_name", path}, {"data", "*IDN?"}});
+      latencies.push_back(Micros(Clock::now() - start));
+      Expect(reply.value("data", "") == kInstrumentId, "gateway query " + reply.dump());
+    }
+  }
+  std::filesystem::remove_all(data_dir);
+  std::printf("%s\n", json({{"query", Summary(latencies)}}).dump(2).c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -654,6 +681,9 @@ int main(int argc, char** argv) {
   const int per_port = argc > 3 ? std::atoi(argv[3]) : 1000;
 
   try {
+    if (const char* seconds = std::getenv("LABGATE_BENCH_QUERIES_ONLY")) {
+      return QueriesOnly(binary, std::atof(seconds));
+    }
     std::vector<std::unique_ptr<PtyDevice>> devices;
     for (int i = 0; i < 8; ++i) {
       auto device = PtyDevice::Create(InstrumentMode::kScpi);

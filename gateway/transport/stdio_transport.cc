@@ -3,7 +3,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/eventfd.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "common/log.h"
+#include "gateway/transport/spin_guard.h"
 
 namespace labgate::gateway {
 namespace {
@@ -70,32 +70,6 @@ size_t WriteChunkFor(int fd) {
   if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) return kRegularFileWriteBytes;
   return PIPE_BUF;
 }
-
-// Polling for the next request pays only while a core is free. When other processes want the
-// CPU (the client, an instrument simulator, socat on a two-core machine), the spinning thread
-// takes it from them, and the client's next request comes later, not sooner. The kernel says
-// so by preempting this thread: after an involuntary context switch, spinning stops for a
-// while and is tried again after that.
-class SpinGuard {
- public:
-  // Called once per read, before spinning after it.
-  bool MaySpin() {
-    const auto now = std::chrono::steady_clock::now();
-    if (now < paused_until_) return false;
-    rusage usage{};
-    if (getrusage(RUSAGE_THREAD, &usage) != 0) return true;
-    const bool preempted = involuntary_switches_ >= 0 && usage.ru_nivcsw > involuntary_switches_;
-    involuntary_switches_ = usage.ru_nivcsw;
-    if (!preempted) return true;
-    paused_until_ = now + kPause;
-    return false;
-  }
-
- private:
-  static constexpr std::chrono::milliseconds kPause{100};
-  long involuntary_switches_ = -1;  // NOLINT(runtime/int): rusage's own type; -1: not read yet
-  std::chrono::steady_clock::time_point paused_until_;
-};
 
 }  // namespace
 
@@ -358,23 +332,33 @@ void StdioTransport::ReaderLoop() {
       // Spinning on the read itself finds a request one system call sooner than polling
       // first; the poll below then sees Stop()'s wake-up.
       iovec into = {buffer.data(), buffer.size()};
-      do {
-        n = preadv2(options_.input_fd, &into, 1, -1, RWF_NOWAIT);
-      } while (n < 0 && errno == EAGAIN && !stop_requested_.load(std::memory_order_relaxed) &&
-               std::chrono::steady_clock::now() < spin_until);
+      n = preadv2(options_.input_fd, &into, 1, -1, RWF_NOWAIT);
+      if (n < 0 && errno == EAGAIN && std::chrono::steady_clock::now() < spin_until) {
+        spin_guard.Spinning();
+        do {
+          n = preadv2(options_.input_fd, &into, 1, -1, RWF_NOWAIT);
+        } while (n < 0 && errno == EAGAIN && !stop_requested_.load(std::memory_order_relaxed) &&
+                 std::chrono::steady_clock::now() < spin_until);
+        spin_guard.SpinEnded();
+      }
       if (n < 0 && NowaitUnsupported(errno)) nowait_reads_ = false;
     }
     try_first = false;
     if (n < 0) {
       pollfd fds[2] = {{options_.input_fd, POLLIN, 0}, {reader_wake_fd_, POLLIN, 0}};
       const bool spinning = !nowait_reads_ && std::chrono::steady_clock::now() < spin_until;
+      if (!spinning) spin_guard.SpinEnded();
       const int ready = poll(fds, 2, spinning ? 0 : -1);
       if (ready < 0) {
         if (errno == EINTR) continue;
         LG_LOG(kError) << "stdio transport: poll on input failed: " << std::strerror(errno);
         break;
       }
-      if (ready == 0) continue;         // still spinning, nothing yet
+      if (ready == 0) {  // still spinning, nothing yet
+        spin_guard.Spinning();
+        continue;
+      }
+      spin_guard.SpinEnded();
       if (fds[1].revents != 0) return;  // Stop()
       if (fds[0].revents == 0) continue;
       n = read(options_.input_fd, buffer.data(), buffer.size());

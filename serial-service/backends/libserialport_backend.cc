@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -90,9 +91,23 @@ sp_flowcontrol ToSpFlowControl(FlowControl flow) {
   return SP_FLOWCONTROL_NONE;
 }
 
+// libserialport's default debug handler looks up LIBSERIALPORT_DEBUG on every call, which a
+// `query` polling for its reply makes thousands of times a second. Unless that variable asks
+// for the library's debug output, the handler goes.
+void SilenceLibSerialPortUnlessAsked() {
+  static const bool silenced = [] {
+    if (std::getenv("LIBSERIALPORT_DEBUG") != nullptr) return false;
+    sp_set_debug_handler(nullptr);
+    return true;
+  }();
+  (void)silenced;
+}
+
 }  // namespace
 
-LibSerialPortBackend::LibSerialPortBackend(std::string path) : path_(std::move(path)) {}
+LibSerialPortBackend::LibSerialPortBackend(std::string path) : path_(std::move(path)) {
+  SilenceLibSerialPortUnlessAsked();
+}
 
 LibSerialPortBackend::~LibSerialPortBackend() { Close(); }
 
@@ -201,6 +216,15 @@ absl::StatusOr<size_t> LibSerialPortBackend::Read(char* buffer, size_t max, int6
     }
     if (entry.revents & (POLLHUP | POLLERR | POLLNVAL)) return Disconnected(path_);
   }
+}
+
+absl::StatusOr<size_t> LibSerialPortBackend::ReadArrived(char* buffer, size_t max) {
+  if (!open_) return Disconnected(path_);
+  // The input count (FIONREAD) does not wait for the tty's receive work in flight, as poll()
+  // and read() on an empty buffer do: polling this way is not put to sleep while the reply
+  // is handed over, and so is not woken from another CPU when it has been.
+  if (sp_input_waiting(port_) == 0) return 0;
+  return Read(buffer, max, 0);  // bytes, or an error that Read names
 }
 
 absl::StatusOr<size_t> LibSerialPortBackend::Write(const std::string& data, int64_t timeout_ms) {

@@ -73,6 +73,12 @@ class SerialPort {
   // then returns what is there, at most `max` bytes. 0 means the timeout passed.
   // UNAVAILABLE "device disconnected" when the device went away.
   virtual absl::StatusOr<size_t> Read(char* buffer, size_t max, int64_t timeout_ms) = 0;
+  // What has already arrived, for a caller polling in a loop: never waits, not even for the
+  // kernel handing over bytes still on their way (0 then; they show on a later call). A
+  // hang-up may show only on the next Read.
+  virtual absl::StatusOr<size_t> ReadArrived(char* buffer, size_t max) {
+    return Read(buffer, max, 0);
+  }
   // Writes as much of `data` as fits within `timeout_ms` (0: what fits at once, without
   // waiting); returns how much that was.
   virtual absl::StatusOr<size_t> Write(const std::string& data, int64_t timeout_ms) = 0;

@@ -184,6 +184,14 @@ absl::StatusOr<size_t> TermiosPort::Read(char* buffer, size_t max, int64_t timeo
   }
 }
 
+absl::StatusOr<size_t> TermiosPort::ReadArrived(char* buffer, size_t max) {
+  if (fd_ < 0) return Disconnected(path_);
+  // As LibSerialPortBackend::ReadArrived: the count does not wait for receive work in flight.
+  int waiting = 0;
+  if (ioctl(fd_, FIONREAD, &waiting) == 0 && waiting == 0) return 0;
+  return Read(buffer, max, 0);
+}
+
 absl::StatusOr<size_t> TermiosPort::Write(const std::string& data, int64_t timeout_ms) {
   if (fd_ < 0) return Disconnected(path_);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);

@@ -19,6 +19,7 @@ class TermiosPort : public SerialPort {
   absl::Status Open() override;
   absl::Status Configure(const PortSettings& settings) override;
   absl::StatusOr<size_t> Read(char* buffer, size_t max, int64_t timeout_ms) override;
+  absl::StatusOr<size_t> ReadArrived(char* buffer, size_t max) override;
   absl::StatusOr<size_t> Write(const std::string& data, int64_t timeout_ms) override;
   void Close() override;
   std::string backend_name() const override { return "termios"; }

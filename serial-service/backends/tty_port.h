@@ -20,6 +20,9 @@ class TtyPort : public SerialPort {
   absl::StatusOr<size_t> Read(char* buffer, size_t max, int64_t timeout_ms) override {
     return active_->Read(buffer, max, timeout_ms);
   }
+  absl::StatusOr<size_t> ReadArrived(char* buffer, size_t max) override {
+    return active_->ReadArrived(buffer, max);
+  }
   absl::StatusOr<size_t> Write(const std::string& data, int64_t timeout_ms) override {
     return active_->Write(data, timeout_ms);
   }

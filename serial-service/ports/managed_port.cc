@@ -449,9 +449,10 @@ absl::Status ManagedPort::ReportDivergences() {
                    "; nothing answers it, and replay_status lists every divergence"));
 }
 
-absl::StatusOr<size_t> ManagedPort::Receive(int64_t timeout_ms) {
+absl::StatusOr<size_t> ManagedPort::Receive(int64_t timeout_ms, bool arrived_only) {
   char buffer[4096];
-  absl::StatusOr<size_t> got = backend_->Read(buffer, sizeof(buffer), timeout_ms);
+  absl::StatusOr<size_t> got = arrived_only ? backend_->ReadArrived(buffer, sizeof(buffer))
+                                            : backend_->Read(buffer, sizeof(buffer), timeout_ms);
   if (!got.ok()) {
     EnterError(got.status());
     return got.status();
@@ -568,7 +569,8 @@ std::optional<absl::StatusOr<ReadResult>> ManagedPort::DoRead(const ReadParams& 
       if (!first && brief_left_us <= 0) return std::nullopt;
       const bool spinning = std::chrono::steady_clock::now() < spin_deadline;
       absl::StatusOr<size_t> got =
-          Receive(spinning ? 0 : (std::max<int64_t>(brief_left_us, 0) + 999) / 1000);
+          Receive(spinning ? 0 : (std::max<int64_t>(brief_left_us, 0) + 999) / 1000,
+                  /*arrived_only=*/spinning);
       if (!got.ok()) return got.status();
       continue;
     }

@@ -336,9 +336,10 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
   absl::StatusOr<ModemSignals> DoPulse(bool dtr, bool level, int64_t ms)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
-  // Reads once from the device into pending_; false with `status` on failure.
-  absl::StatusOr<size_t> Receive(int64_t timeout_ms) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  // Reads once from the device into pending_; false with `status` on failure. With
+  // `arrived_only`, takes what has arrived without waiting at all (SerialPort::ReadArrived).
+  absl::StatusOr<size_t> Receive(int64_t timeout_ms, bool arrived_only = false)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
   void EnterError(const absl::Status& cause) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)
       ABSL_LOCKS_EXCLUDED(mu_);
   void CloseBackend(PortState new_state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)

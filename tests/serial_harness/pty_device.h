@@ -128,6 +128,8 @@ class PtyDevice {
   void StreamIfDue();
   void HandleSupplyLine(const std::string& line);
   void Reply(const std::string& bytes);
+  // Interrupts the instrument thread's wait, so that it sees a flag another thread set.
+  void WakeInstrument();
 
   const std::string path_;
   std::atomic<InstrumentMode> mode_;
@@ -137,6 +139,7 @@ class PtyDevice {
   std::atomic<bool> in_reset_{false};
   std::atomic<bool> boot_pending_{false};
   std::atomic<int> boots_{0};
+  const int wake_fd_;          // an eventfd the instrument thread also waits on
   dev_t listened_device_ = 0;  // 0: not registered with the modem-line listener
   int master_fd_ = -1;
   int slave_fd_ = -1;
