@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <random>
 #include <utility>
 
@@ -240,6 +241,12 @@ void TaskRunner::Remember(const tasks_v1::TaskState& state) {
     expires = created + absl::Milliseconds(task["ttlMs"].get<int64_t>());
   }
   absl::MutexLock lock(&mu_);
+  if (!Terminal(task.value("status", ""))) {
+    int64_t& heard = heard_revisions_[id];
+    heard = std::max(heard, state.revision());
+  } else {
+    heard_revisions_.erase(id);
+  }
   if (!watching_) return;
   Cached& cached = cache_[id];
   if (cached.revision >= state.revision()) return;
@@ -258,6 +265,8 @@ void TaskRunner::Apply(const tasks_v1::TaskState& state) {
     if (auto it = running_.find(id); it != running_.end()) context = it->second;
     for (const auto& [key, listener] : listeners_) {
       if (listener->owner != state.owner()) continue;
+      auto known = listener->known_revisions.find(id);
+      if (known != listener->known_revisions.end() && state.revision() <= known->second) continue;
       for (const std::string& wanted : listener->ids) {
         if (wanted == id) listeners.push_back(listener);
       }
@@ -355,10 +364,18 @@ void TaskRunner::Cancel(const std::string& owner, const std::string& id, JsonDon
 
 std::shared_ptr<void> TaskRunner::Listen(const std::string& owner, std::vector<std::string> ids,
                                          std::function<void(const json&)> changed) {
-  auto listener = std::make_shared<Listener>(Listener{owner, std::move(ids), std::move(changed)});
+  auto listener = std::make_shared<Listener>();
+  listener->owner = owner;
+  listener->ids = std::move(ids);
+  listener->changed = std::move(changed);
   uint64_t key = 0;
   {
     absl::MutexLock lock(&mu_);
+    for (const std::string& id : listener->ids) {
+      if (auto it = heard_revisions_.find(id); it != heard_revisions_.end()) {
+        listener->known_revisions[id] = it->second;
+      }
+    }
     key = next_listener_++;
     listeners_[key] = listener;
   }

@@ -66,6 +66,9 @@ class TaskRunner final : public TaskHost {
     std::string owner;
     std::vector<std::string> ids;
     std::function<void(const nlohmann::json&)> changed;
+    // The revision of each task this gateway already knew when the listener came: the watch
+    // may still bring that change (the creation, say) late, and it is no news to the client.
+    std::map<std::string, int64_t> known_revisions;
   };
   // A task as this gateway last heard of it: answered for tasks/get without a trip to the
   // service while the Watch stream is up (it carries every change, in order).
@@ -98,6 +101,9 @@ class TaskRunner final : public TaskHost {
   std::map<uint64_t, std::shared_ptr<Listener>> listeners_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Cached> cache_ ABSL_GUARDED_BY(mu_);
   bool watching_ ABSL_GUARDED_BY(mu_) = false;  // the cache is current only while it is
+  // The latest revision heard of each unfinished task, from any answer, watched or not: what a
+  // new listener already knows.
+  std::map<std::string, int64_t> heard_revisions_ ABSL_GUARDED_BY(mu_);
   uint64_t next_listener_ ABSL_GUARDED_BY(mu_) = 1;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::shared_ptr<ResumingWatch<tasks_v1::TaskState>> watch_;

@@ -9,9 +9,11 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/synchronization/notification.h"
 #include "common/service_host.h"
@@ -210,6 +212,51 @@ TEST_F(TaskRunnerTest, AFinishRefusedWhileTheServiceIsDownIsSentAgainUntilItIsTa
       << Stored(id);
   EXPECT_EQ(Stored(id)["result"]["content"][0]["text"], "matched");
   EXPECT_TRUE(Eventually([&] { return runner_->running() == 0; }));
+}
+
+// A listener hears changes it does not know yet. The watch, resumed after labgate-session came
+// back, brings each running task's state once more; a listener that came after this gateway
+// had heard that state is not told it again (a client that listens right after creating a task
+// would otherwise hear "working" after it had read "working").
+TEST_F(TaskRunnerTest, AListenerIsNotToldAStateThisGatewayHadHeardBeforeItCame) {
+  absl::Notification started, release;
+  const std::string id = StartTask(&started, &release);
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(started.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  // The work's first progress is the task's state from here on, and this gateway has heard it.
+  ASSERT_TRUE(Eventually([&] {
+    absl::Notification got;
+    std::string message;
+    runner_->Get(kOwner, id, [&](absl::StatusOr<json> task) {
+      if (task.ok()) message = task->value("statusMessage", "");
+      got.Notify();
+    });
+    got.WaitForNotificationWithTimeout(absl::Seconds(5));
+    return message == "calling wait_for";
+  }));
+
+  std::mutex mutex;
+  std::vector<json> heard;
+  std::shared_ptr<void> listening = runner_->Listen(kOwner, {id}, [&](const json& task) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    heard.push_back(task);
+  });
+  StopService();
+  ASSERT_NO_FATAL_FAILURE(StartService("127.0.0.1:" + std::to_string(port_)));
+  // The resumed watch and its reconciling read come within a few reconnect backoffs (100 ms).
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    EXPECT_TRUE(heard.empty()) << json(heard);
+  }
+
+  release.Notify();
+  EXPECT_TRUE(Eventually([&] {
+    const std::lock_guard<std::mutex> lock(mutex);
+    return !heard.empty() && heard.back().value("status", "") == "completed";
+  }));
+  const std::lock_guard<std::mutex> lock(mutex);
+  for (const json& task : heard) EXPECT_EQ(task.value("taskId", ""), id);
 }
 
 }  // namespace
