@@ -333,13 +333,9 @@ void StdioTransport::ReaderLoop() {
       // first; the poll below then sees Stop()'s wake-up.
       iovec into = {buffer.data(), buffer.size()};
       n = preadv2(options_.input_fd, &into, 1, -1, RWF_NOWAIT);
-      if (n < 0 && errno == EAGAIN && std::chrono::steady_clock::now() < spin_until) {
-        spin_guard.Spinning();
-        do {
-          n = preadv2(options_.input_fd, &into, 1, -1, RWF_NOWAIT);
-        } while (n < 0 && errno == EAGAIN && !stop_requested_.load(std::memory_order_relaxed) &&
-                 std::chrono::steady_clock::now() < spin_until);
-        spin_guard.SpinEnded();
+      while (n < 0 && errno == EAGAIN && !stop_requested_.load(std::memory_order_relaxed) &&
+             std::chrono::steady_clock::now() < spin_until) {
+        n = preadv2(options_.input_fd, &into, 1, -1, RWF_NOWAIT);
       }
       if (n < 0 && NowaitUnsupported(errno)) nowait_reads_ = false;
     }
@@ -347,18 +343,13 @@ void StdioTransport::ReaderLoop() {
     if (n < 0) {
       pollfd fds[2] = {{options_.input_fd, POLLIN, 0}, {reader_wake_fd_, POLLIN, 0}};
       const bool spinning = !nowait_reads_ && std::chrono::steady_clock::now() < spin_until;
-      if (!spinning) spin_guard.SpinEnded();
       const int ready = poll(fds, 2, spinning ? 0 : -1);
       if (ready < 0) {
         if (errno == EINTR) continue;
         LG_LOG(kError) << "stdio transport: poll on input failed: " << std::strerror(errno);
         break;
       }
-      if (ready == 0) {  // still spinning, nothing yet
-        spin_guard.Spinning();
-        continue;
-      }
-      spin_guard.SpinEnded();
+      if (ready == 0) continue;         // still spinning, nothing yet
       if (fds[1].revents != 0) return;  // Stop()
       if (fds[0].revents == 0) continue;
       n = read(options_.input_fd, buffer.data(), buffer.size());

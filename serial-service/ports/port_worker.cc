@@ -14,6 +14,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
 #include "common/dcheck.h"
+#include "common/device_preemptions.h"
 
 namespace labgate::serial {
 
@@ -159,7 +160,7 @@ bool PortWorker::TryRunInline(const std::function<void()>& attempt) {
   }
   {
     InPlace in_place(state_.get());
-    attempt();
+    DevicePreemptions::Around(attempt);
   }
   bool notify;
   {
