@@ -15,8 +15,12 @@ bool SpinGuard::MaySpin() {
   if (count < 0) return true;
   const bool preempted = last_count_ >= 0 && count > last_count_;
   last_count_ = count;
-  if (!preempted) return true;
+  constexpr double kWeight = 1.0 / 8;
+  preempted_share_ = preempted_share_ * (1 - kWeight) + (preempted ? kWeight : 0);
+  if (preempted_share_ <= kPreemptedShareThatPauses) return true;
   paused_until_ = now + kPause;
+  // Back from the pause, two more preempted reads in a row pause again; one does not.
+  preempted_share_ = kPreemptedShareThatPauses / 2;
   return false;
 }
 

@@ -10,15 +10,20 @@ namespace labgate::gateway {
 // Polling for the next request pays only while a core is free. When other processes want the
 // CPU (the client, an instrument simulator, socat on a two-core machine), the spinning thread
 // takes it from them, and the client's next request comes later, not sooner. The kernel says
-// so by preempting this thread: after an involuntary context switch, spinning stops for a
-// while and is tried again after that. Preemptions inside the thread's own device I/O do not
-// count (common/device_preemptions.h): a `query` on a pty is preempted by the kernel's flush
-// worker every time, which says nothing of the CPU's other users.
+// so by preempting this thread: when it did so between a good part of the recent reads,
+// spinning stops for a while and is tried again after that.
+// - Preemptions inside the thread's own device I/O do not count (common/device_preemptions.h):
+//   a `query` on a pty is preempted by the kernel's flush worker every time, which says nothing
+//   of the CPU's other users.
+// - One now and then does not count either: a timer waking some thread on the same CPU
+//   preempts briefly, while a neighbour that wants the CPU does so between most reads.
 class SpinGuard {
  public:
   using SwitchCounter = std::function<long()>;  // NOLINT(runtime/int): rusage's own type
 
   static constexpr std::chrono::milliseconds kPause{100};
+  // The share of recent reads preempted (a moving average over about eight) that pauses.
+  static constexpr double kPreemptedShareThatPauses = 0.25;
 
   // `preemptions` counts the calling thread's preemptions that count (-1: unknown).
   explicit SpinGuard(SwitchCounter preemptions = CountedPreemptions);
@@ -30,6 +35,7 @@ class SpinGuard {
 
  private:
   SwitchCounter preemptions_;
+  double preempted_share_ = 0;
   long last_count_ = -1;  // NOLINT(runtime/int): -1: not read yet
   std::chrono::steady_clock::time_point paused_until_;
 };
