@@ -178,7 +178,8 @@ void PortWorker::AssertInPlace() const {
   LG_DCHECK(t_in_place_of == state_.get(), "must run in the port worker's place");
 }
 
-void PortWorker::Run(std::shared_ptr<State> state) {
+// The thread's own reference keeps State alive after its owner has gone.
+void PortWorker::Run(std::shared_ptr<State> state) {  // NOLINT(performance-unnecessary-value-param)
   absl::MutexLock lock(&state->mu);
   for (;;) {
     if (state->running) {  // an inline attempt holds the port

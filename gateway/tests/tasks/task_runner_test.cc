@@ -84,7 +84,7 @@ class TaskRunnerTest : public ::testing::Test {
   // Starts a task whose work waits for `release`, then reports `progress` and finishes.
   std::string StartTask(absl::Notification* started, absl::Notification* release,
                         const std::string& progress = "",
-                        std::shared_ptr<RecordingRequest> asker = nullptr) {
+                        const std::shared_ptr<RecordingRequest>& asker = nullptr) {
     absl::Notification created;
     std::string id;
     runner_->Start(
