@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <future>
+#include <memory>
 #include <utility>
 
 #include "serial-service/ports/clock.h"
@@ -21,13 +22,19 @@ class FakeClock : public Clock {
   std::atomic<int64_t> now_ms_{1'000'000};
 };
 
-// Calls `start(callback)` and waits for the callback's value.
+// Calls `start(callback)`; the future holds the callback's value once it comes.
 template <typename T>
-T Await(const std::function<void(std::function<void(T)>)>& start) {
+std::future<T> Started(const std::function<void(std::function<void(T)>)>& start) {
   auto promise = std::make_shared<std::promise<T>>();
   std::future<T> future = promise->get_future();
   start([promise](T value) { promise->set_value(std::move(value)); });
-  return future.get();
+  return future;
+}
+
+// Calls `start(callback)` and waits for the callback's value.
+template <typename T>
+T Await(const std::function<void(std::function<void(T)>)>& start) {
+  return Started<T>(start).get();
 }
 
 }  // namespace labgate::serial::testing

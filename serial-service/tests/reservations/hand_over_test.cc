@@ -15,6 +15,7 @@
 #include "serial-service/port_service.h"
 #include "serial-service/reservations/grant_table.h"
 #include "serial-service/tests/reservations/reservation_protos.h"
+#include "serial-service/tests/test_util.h"
 
 namespace labgate::serial {
 namespace {
@@ -64,15 +65,10 @@ class HandOverTest : public ::testing::Test {
   }
 
   std::future<absl::StatusOr<PortSettings>> Open(const std::string& owner) {
-    auto promise = std::make_shared<std::promise<absl::StatusOr<PortSettings>>>();
-    std::future<absl::StatusOr<PortSettings>> opened = promise->get_future();
     PortSettings settings;
     settings.baud_rate = 9600;
-    service_->OpenPort(owner, "loop://psu", settings,
-                       [promise](absl::StatusOr<PortSettings> outcome) {
-                         promise->set_value(std::move(outcome));
-                       });
-    return opened;
+    return testing::Started<absl::StatusOr<PortSettings>>(
+        [&](auto done) { service_->OpenPort(owner, "loop://psu", settings, std::move(done)); });
   }
 
   std::shared_ptr<GrantTable> grants_ = std::make_shared<GrantTable>("");
@@ -132,15 +128,10 @@ TEST(InstrumentHandOverTest, AnInstrumentOpenedByTheFirstInTheQueueWaitsForItsGr
   service->SetGrants(grants);
 
   auto open = [&service](const std::string& owner) {
-    auto promise = std::make_shared<std::promise<absl::StatusOr<OpenedInstrument>>>();
-    std::future<absl::StatusOr<OpenedInstrument>> opened = promise->get_future();
     PortSettings settings;
     settings.baud_rate = 9600;
-    service->OpenInstrument(owner, "psu-1", settings,
-                            [promise](absl::StatusOr<OpenedInstrument> outcome) {
-                              promise->set_value(std::move(outcome));
-                            });
-    return opened;
+    return testing::Started<absl::StatusOr<OpenedInstrument>>(
+        [&](auto done) { service->OpenInstrument(owner, "psu-1", settings, std::move(done)); });
   };
   std::future<absl::StatusOr<OpenedInstrument>> carols = open("http:carol");
   ASSERT_EQ(carols.wait_for(seconds(30)), std::future_status::ready);
