@@ -19,6 +19,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
+#include "common/tsan_handoff.h"
 
 namespace labgate::session {
 
@@ -95,10 +96,12 @@ class BoundedStream : public grpc::ServerWriteReactor<Message> {
   };
 
   void OnWriteDone(bool ok) final {
+    TakeOver(this);  // a completion gRPC runs, maybe on another thread
     absl::MutexLock lock(&handle_->mu_);
     writing_ = false;
     queue_.pop_front();
     if (finish_after_write_.has_value()) {
+      HandOff(this);
       this->Finish(*finish_after_write_);
       finish_after_write_.reset();
       return;
@@ -112,10 +115,12 @@ class BoundedStream : public grpc::ServerWriteReactor<Message> {
     if (!queue_.empty()) StartWriteLocked();
   }
   void OnCancel() final {
+    TakeOver(this);  // a completion gRPC runs, maybe on another thread
     absl::MutexLock lock(&handle_->mu_);
     FinishLocked(grpc::Status::CANCELLED);
   }
   void OnDone() final {
+    TakeOver(this);  // a completion gRPC runs, maybe on another thread
     {
       absl::MutexLock lock(&handle_->mu_);
       handle_->stream_ = nullptr;
@@ -163,11 +168,13 @@ class BoundedStream : public grpc::ServerWriteReactor<Message> {
   void StartWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(handle_->mu_) {
     writing_ = true;
     headers_sent_ = true;  // the first write carries them
+    HandOff(this);
     this->StartWrite(&queue_.front());
   }
   void SendHeadersLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(handle_->mu_) {
     if (headers_sent_ || finish_requested_) return;
     headers_sent_ = true;
+    HandOff(this);
     this->StartSendInitialMetadata();
   }
   void FinishLocked(const grpc::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(handle_->mu_) {
@@ -177,6 +184,7 @@ class BoundedStream : public grpc::ServerWriteReactor<Message> {
       finish_after_write_ = status;  // Finish must wait for the write in flight
       return;
     }
+    HandOff(this);
     this->Finish(status);
   }
 

@@ -127,7 +127,7 @@ void OwnerLease::Release() {
     state_->SettleFirstAnswer();
     waiting = state_->TakeWaiting();
   }
-  watch_->Stop();
+  watch_->Cancel();  // its callbacks keep only the shared state
   RunAll(waiting);
 }
 

@@ -37,12 +37,19 @@ class ResumingWatch : public std::enable_shared_from_this<ResumingWatch<Event>> 
     return watch;
   }
 
-  // Cancels the stream and any pending retry; no callback starts after it returns.
+  // Cancels the stream and any pending retry. No callback starts after it returns, and one
+  // running on another thread has returned: callbacks may reach into the watch's owner, which
+  // is destroyed next. (A callback that stops its own watch does not wait for itself.)
   void Stop() ABSL_LOCKS_EXCLUDED(mutex_) {
     absl::MutexLock lock(&mutex_);
-    stopped_ = true;
-    if (context_) context_->TryCancel();
-    if (retry_) retry_->Cancel();
+    CancelLocked();
+    mutex_.Await(absl::Condition(this, &ResumingWatch::NoCallbackElsewhere));
+  }
+  // Stop without the wait, for owners whose callbacks keep only state they share: such an
+  // owner may be let go on any thread, even under a lock one of its callbacks takes.
+  void Cancel() ABSL_LOCKS_EXCLUDED(mutex_) {
+    absl::MutexLock lock(&mutex_);
+    CancelLocked();
   }
 
  private:
@@ -50,11 +57,11 @@ class ResumingWatch : public std::enable_shared_from_this<ResumingWatch<Event>> 
    public:
     explicit Reactor(std::shared_ptr<ResumingWatch> watch) : watch_(std::move(watch)) {}
     void OnReadInitialMetadataDone(bool ok) override {
-      if (ok && watch_->callbacks_.on_started && watch_->Running()) watch_->callbacks_.on_started();
+      if (ok && watch_->callbacks_.on_started) watch_->CallBack(watch_->callbacks_.on_started);
     }
     void OnReadDone(bool ok) override {
       if (!ok) return;
-      if (watch_->Running()) watch_->callbacks_.on_event(event_);
+      watch_->CallBack([this] { watch_->callbacks_.on_event(event_); });
       this->StartRead(&event_);
     }
     void OnDone(const grpc::Status&) override {
@@ -75,9 +82,33 @@ class ResumingWatch : public std::enable_shared_from_this<ResumingWatch<Event>> 
   ResumingWatch(StartFn start, Callbacks callbacks, std::chrono::milliseconds retry_after)
       : start_(std::move(start)), callbacks_(std::move(callbacks)), retry_after_(retry_after) {}
 
-  bool Running() ABSL_LOCKS_EXCLUDED(mutex_) {
+  // Runs `callback` unless stopped, counted so that Stop can wait for it.
+  template <typename Callback>
+  void CallBack(const Callback& callback) ABSL_LOCKS_EXCLUDED(mutex_) {
+    {
+      absl::MutexLock lock(&mutex_);
+      if (stopped_) return;
+      ++callbacks_running_;
+    }
+    const void* const outer = CallingBackFor();
+    CallingBackFor() = this;
+    callback();
+    CallingBackFor() = outer;
     absl::MutexLock lock(&mutex_);
-    return !stopped_;
+    --callbacks_running_;
+  }
+  // The watch whose callback this thread is running, if any.
+  static const void*& CallingBackFor() {
+    static thread_local const void* watch = nullptr;
+    return watch;
+  }
+  bool NoCallbackElsewhere() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    return callbacks_running_ == (CallingBackFor() == this ? 1 : 0);
+  }
+  void CancelLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mutex_) {
+    stopped_ = true;
+    if (context_) context_->TryCancel();
+    if (retry_) retry_->Cancel();
   }
 
   void Begin() ABSL_LOCKS_EXCLUDED(mutex_) {
@@ -90,7 +121,7 @@ class ResumingWatch : public std::enable_shared_from_this<ResumingWatch<Event>> 
   }
 
   void Ended() ABSL_LOCKS_EXCLUDED(mutex_) {
-    if (callbacks_.on_ended && Running()) callbacks_.on_ended();
+    if (callbacks_.on_ended) CallBack(callbacks_.on_ended);
     absl::MutexLock lock(&mutex_);
     if (stopped_) return;
     retry_ = std::make_unique<grpc::Alarm>();
@@ -107,6 +138,7 @@ class ResumingWatch : public std::enable_shared_from_this<ResumingWatch<Event>> 
   const std::chrono::milliseconds retry_after_;
   absl::Mutex mutex_;
   bool stopped_ ABSL_GUARDED_BY(mutex_) = false;
+  int callbacks_running_ ABSL_GUARDED_BY(mutex_) = 0;
   std::unique_ptr<grpc::ClientContext> context_ ABSL_GUARDED_BY(mutex_);  // the current stream
   std::unique_ptr<grpc::Alarm> retry_ ABSL_GUARDED_BY(mutex_);
 };
