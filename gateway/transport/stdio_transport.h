@@ -90,8 +90,9 @@ class StdioTransport {
   // Writes a frame on the calling thread, once Accept() has made it the writer; queues the
   // part not written.
   void WriteNow(std::string frame);
-  // Ends holding (see held_) and writes or queues what was held.
-  void ReleaseHeld() ABSL_LOCKS_EXCLUDED(mu_);
+  // Ends holding (see held_) and writes or queues what was held. With `keep_holding`, writes
+  // what was held if it fills kEarlyReleaseBytes, and holding goes on.
+  void ReleaseHeld(bool keep_holding = false) ABSL_LOCKS_EXCLUDED(mu_);
   void MarkOutputFailed(int error);
   bool stopping() const ABSL_LOCKS_EXCLUDED(mu_);
   // Runs one callback unless Stop() was called; Stop() waits on callback_mu_.
@@ -129,7 +130,8 @@ class StdioTransport {
   // While the reader feeds one read's input to the decoder, every accepted frame is appended
   // here, in order, and goes out in one piece when that input is done, or with the first
   // frame accepted once the read's last message is being handled (release_with_next_): its
-  // reply then goes out before the call behind it is torn down.
+  // reply then goes out before the call behind it is torn down. A read of many requests also
+  // lets what was held go out halfway through (ReleaseHeld(true)).
   bool holding_ ABSL_GUARDED_BY(mu_) = false;
   bool release_with_next_ ABSL_GUARDED_BY(mu_) = false;
   std::string held_ ABSL_GUARDED_BY(mu_);

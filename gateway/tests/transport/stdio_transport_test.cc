@@ -631,6 +631,47 @@ TEST_F(StdioTransportDirectWriteTest, RepliesToRequestsReadTogetherLeaveInOneWri
   EXPECT_EQ(output.NextWrite(), "echo:[6]\n");
 }
 
+TEST_F(StdioTransportDirectWriteTest, ManyRequestsReadTogetherHaveTheFirstHalfAnsweredHalfway) {
+  // A pipelining client sent sixteen requests in one write. The replies to the first eight go
+  // out when the reader reaches the ninth, so the client can work on them meanwhile; the rest
+  // go out together at the end of the read.
+  SeqPacketOutput output;
+  StdioTransport::Options options;
+  options.output_fd = output.write_fd();
+  const std::string filler(1000, 'x');  // eight replies fill more than a pipe page
+  StartTransport(options, [&](StdioTransport& t, const Frame& f) {
+    t.SendDirect(f.framing, f.payload + filler);
+  });
+  std::string requests;
+  std::string first_half;
+  std::string second_half;
+  for (int i = 10; i < 26; ++i) {  // equal lengths: the ninth request starts the second half
+    requests += "[" + std::to_string(i) + "]\n";
+    (i < 18 ? first_half : second_half) += "[" + std::to_string(i) + "]" + filler + "\n";
+  }
+  WriteAllTo(in_.write_fd(), requests);
+  EXPECT_EQ(output.NextWrite(), first_half);
+  EXPECT_EQ(output.NextWrite(), second_half);
+}
+
+TEST_F(StdioTransportDirectWriteTest, ManySmallRepliesToRequestsReadTogetherLeaveInOneWrite) {
+  // Replies that fill less than a pipe page by halfway are not worth a write of their own.
+  SeqPacketOutput output;
+  StdioTransport::Options options;
+  options.output_fd = output.write_fd();
+  StartTransport(options, [](StdioTransport& t, const Frame& f) {
+    t.SendDirect(f.framing, "echo:" + f.payload);
+  });
+  std::string requests;
+  std::string replies;
+  for (int i = 10; i < 26; ++i) {
+    requests += "[" + std::to_string(i) + "]\n";
+    replies += "echo:[" + std::to_string(i) + "]\n";
+  }
+  WriteAllTo(in_.write_fd(), requests);
+  EXPECT_EQ(output.NextWrite(), replies);
+}
+
 TEST_F(StdioTransportDirectWriteTest, TheReplyToAReadsLastRequestLeavesBeforeItsHandlerReturns) {
   // The reply to the last request of a read goes out (with the replies held before it) as
   // soon as it is sent, not when its handler returns: what a handler does after answering
