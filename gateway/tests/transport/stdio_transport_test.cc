@@ -634,42 +634,35 @@ TEST_F(StdioTransportDirectWriteTest, RepliesToRequestsReadTogetherLeaveInOneWri
 TEST_F(StdioTransportDirectWriteTest, ManyRequestsReadTogetherHaveTheFirstHalfAnsweredHalfway) {
   // A pipelining client sent sixteen requests in one write. The replies to the first eight go
   // out when the reader reaches the ninth, so the client can work on them meanwhile; the rest
-  // go out together at the end of the read.
+  // go out together at the end of the read. Replies that fill less than a pipe page by then
+  // are not worth a write of their own.
   SeqPacketOutput output;
   StdioTransport::Options options;
   options.output_fd = output.write_fd();
-  const std::string filler(1000, 'x');  // eight replies fill more than a pipe page
+  const std::string filler(1000, 'x');  // eight such replies fill more than a pipe page
   StartTransport(options, [&](StdioTransport& t, const Frame& f) {
-    t.SendDirect(f.framing, f.payload + filler);
+    const bool large = f.payload < "[50]";
+    t.SendDirect(f.framing, large ? f.payload + filler : "echo:" + f.payload);
   });
-  std::string requests;
+  // Requests of equal lengths: the ninth is the first to end past the middle of the read.
+  std::string large_requests;
   std::string first_half;
   std::string second_half;
-  for (int i = 10; i < 26; ++i) {  // equal lengths: the ninth request starts the second half
-    requests += "[" + std::to_string(i) + "]\n";
-    (i < 18 ? first_half : second_half) += "[" + std::to_string(i) + "]" + filler + "\n";
+  std::string small_requests;
+  std::string small_replies;
+  for (int i = 10; i < 26; ++i) {
+    const std::string request = "[" + std::to_string(i) + "]";
+    large_requests += request + "\n";
+    (i < 18 ? first_half : second_half) += request + filler + "\n";
+    small_requests += "[" + std::to_string(i + 50) + "]\n";
+    small_replies += "echo:[" + std::to_string(i + 50) + "]\n";
   }
-  WriteAllTo(in_.write_fd(), requests);
+  WriteAllTo(in_.write_fd(), large_requests);
   EXPECT_EQ(output.NextWrite(), first_half);
   EXPECT_EQ(output.NextWrite(), second_half);
-}
-
-TEST_F(StdioTransportDirectWriteTest, ManySmallRepliesToRequestsReadTogetherLeaveInOneWrite) {
-  // Replies that fill less than a pipe page by halfway are not worth a write of their own.
-  SeqPacketOutput output;
-  StdioTransport::Options options;
-  options.output_fd = output.write_fd();
-  StartTransport(options, [](StdioTransport& t, const Frame& f) {
-    t.SendDirect(f.framing, "echo:" + f.payload);
-  });
-  std::string requests;
-  std::string replies;
-  for (int i = 10; i < 26; ++i) {
-    requests += "[" + std::to_string(i) + "]\n";
-    replies += "echo:[" + std::to_string(i) + "]\n";
-  }
-  WriteAllTo(in_.write_fd(), requests);
-  EXPECT_EQ(output.NextWrite(), replies);
+  ASSERT_TRUE(events_.WaitForFrames(16));
+  WriteAllTo(in_.write_fd(), small_requests);
+  EXPECT_EQ(output.NextWrite(), small_replies);
 }
 
 TEST_F(StdioTransportDirectWriteTest, TheReplyToAReadsLastRequestLeavesBeforeItsHandlerReturns) {
