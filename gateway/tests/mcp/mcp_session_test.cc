@@ -261,12 +261,15 @@ TEST_F(McpSessionTest, AnIdAlreadyInFlightIsRefused) {
   Initialize();
   Send(
       R"({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"do_everything","arguments":{"port_name":"slow"}}})");
-  for (int i = 0; i < 500 && service_.started_slow.load() == 0; ++i) {
+  for (int i = 0; i < 5000 && service_.started_slow.load() == 0; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
+  ASSERT_EQ(service_.started_slow.load(), 1);
   json duplicate = Request("9", "ping", json::object());
-  EXPECT_EQ(duplicate["error"]["code"], -32600);
+  ASSERT_TRUE(duplicate.contains("error")) << duplicate.dump();
+  EXPECT_EQ(duplicate["error"]["code"], -32600) << duplicate.dump();
   EXPECT_THAT(duplicate["error"]["message"].get<std::string>(), HasSubstr("already in use"));
+  EXPECT_EQ(service_.cancelled.load(), 0) << "the first call is still held";
 }
 
 TEST_F(McpSessionTest, PipelinedCallsAreEachAnsweredExactlyOnce) {
