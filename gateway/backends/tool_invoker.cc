@@ -79,14 +79,15 @@ std::shared_ptr<PendingCall> ToolInvoker::CallOnBenches(const SerialBenches& ben
       const Bench& bench = *allowed_bench;
       CallChannel(
           bench.channel, bench.address, bench.name, tool, arguments, options,
-          [fan_out, &bench](absl::StatusOr<json> outcome) {
+          [fan_out, &bench](absl::StatusOr<BackendReply> outcome) {
             Done finish;
             json merged;
             {
               absl::MutexLock lock(&fan_out->mutex);
               if (outcome.ok()) {
-                SerialBenches::QualifyReply(bench, &*outcome);
-                if (auto it = outcome->find("ports"); it != outcome->end()) {
+                json& reply = outcome->mutable_document();
+                SerialBenches::QualifyReply(bench, &reply);
+                if (auto it = reply.find("ports"); it != reply.end()) {
                   for (json& port : *it) fan_out->ports.push_back(std::move(port));
                 }
               } else {
@@ -130,9 +131,9 @@ std::shared_ptr<PendingCall> ToolInvoker::CallOnBenches(const SerialBenches& ben
   const Bench* bench = route->bench;
   return CallChannel(bench->channel, bench->address, bench->name, tool, local, options,
                      [bench, local_port = route->local_port,
-                      done = std::move(done)](absl::StatusOr<json> outcome) {
+                      done = std::move(done)](absl::StatusOr<BackendReply> outcome) {
                        if (outcome.ok()) {
-                         SerialBenches::QualifyReply(*bench, &*outcome);
+                         SerialBenches::QualifyReply(*bench, &outcome->mutable_document());
                        } else {
                          outcome =
                              SerialBenches::QualifyError(*bench, local_port, outcome.status());
@@ -168,10 +169,10 @@ absl::StatusOr<std::shared_ptr<PendingCall>> ToolInvoker::Prepare(const ToolBind
   return call;
 }
 
-absl::StatusOr<json> ToolInvoker::Outcome(const grpc::Status& status, PendingCall& call,
-                                          grpc::Channel* channel, const std::string& service_name,
-                                          const std::string& address, const std::string& bench,
-                                          const std::function<void(const Answer&)>& on_answer) {
+absl::StatusOr<BackendReply> ToolInvoker::Outcome(
+    const grpc::Status& status, PendingCall& call, grpc::Channel* channel,
+    const std::string& service_name, const std::string& address, const std::string& bench,
+    const std::function<void(const Answer&)>& on_answer) {
   if (!status.ok()) {
     absl::Status failed = BackendCallStatus(status, channel, service_name, address);
     for (const auto& [key, value] : call.context_->GetServerTrailingMetadata()) {
@@ -184,7 +185,7 @@ absl::StatusOr<json> ToolInvoker::Outcome(const grpc::Status& status, PendingCal
   }
   NoteBackendAnswered(service_name, address);
   if (on_answer) on_answer({service_name, bench, absl::OkStatus()});
-  return ProtoToJson(*call.response_);
+  return BackendReply(std::shared_ptr<const Message>(std::move(call.response_)));
 }
 
 std::shared_ptr<PendingCall> ToolInvoker::CallChannel(const std::shared_ptr<grpc::Channel>& channel,
@@ -247,7 +248,10 @@ std::shared_ptr<PendingCall> ToolInvoker::CallLocal(LocalCalls* calls, const Too
                     done = std::move(done)](const absl::Status& status, const Message* response) {
                      if (on_answer) on_answer({*service, "", status});
                      if (!status.ok()) return done(status);
-                     done(ProtoToJson(*response));
+                     // The call keeps its response; the reply keeps a copy of it.
+                     std::shared_ptr<Message> kept(response->New());
+                     kept->CopyFrom(*response);
+                     done(BackendReply(std::shared_ptr<const Message>(std::move(kept))));
                    });
   if (call->local_->ended()) return nullptr;
   return call;

@@ -1,5 +1,5 @@
-// Calls the gRPC method behind a tool: JSON arguments in, JSON result out, with no
-// per-tool code. Calls are asynchronous; nothing blocks the caller's thread.
+// Calls the gRPC method behind a tool: JSON arguments in, the reply out (backend_reply.h),
+// with no per-tool code. Calls are asynchronous; nothing blocks the caller's thread.
 #pragma once
 
 #include <google/protobuf/message.h>
@@ -20,6 +20,7 @@
 #include "common/call_context.h"
 #include "common/local_call.h"
 #include "gateway/backends/backend_channels.h"
+#include "gateway/backends/backend_reply.h"
 #include "gateway/catalog/tool_catalog.h"
 
 namespace labgate::gateway {
@@ -69,7 +70,7 @@ class ToolInvoker {
     // call, or one per bench for a listing over several benches. May be empty.
     std::function<void(const Answer&)> on_answer;
   };
-  using Done = std::function<void(absl::StatusOr<nlohmann::json>)>;
+  using Done = std::function<void(absl::StatusOr<BackendReply>)>;
 
   // `done` runs exactly once: on a gRPC thread; or, for an embedded service, on the thread
   // that answered, which may be the caller's before Call returns (or the deadline's); or
@@ -97,12 +98,13 @@ class ToolInvoker {
   static absl::StatusOr<std::shared_ptr<PendingCall>> Prepare(const ToolBinding& tool,
                                                               const nlohmann::json& arguments,
                                                               const Options& options);
-  // What a finished call answers: its reply as JSON, or its failure with the labgate-*
-  // trailers as payloads. Reports to options.on_answer first.
-  static absl::StatusOr<nlohmann::json> Outcome(
-      const grpc::Status& status, PendingCall& call, grpc::Channel* channel,
-      const std::string& service_name, const std::string& address, const std::string& bench,
-      const std::function<void(const Answer&)>& on_answer);
+  // What a finished call answers: its reply, or its failure with the labgate-* trailers as
+  // payloads. Reports to options.on_answer first.
+  static absl::StatusOr<BackendReply> Outcome(const grpc::Status& status, PendingCall& call,
+                                              grpc::Channel* channel,
+                                              const std::string& service_name,
+                                              const std::string& address, const std::string& bench,
+                                              const std::function<void(const Answer&)>& on_answer);
   const BackendChannels* channels_;
   std::shared_ptr<const access::AccessControl> access_;  // null: every bench for everyone
 };

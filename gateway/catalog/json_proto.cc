@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -402,31 +403,42 @@ json WriteValue(const Message& message, const FieldDescriptor* field, int index)
   return nullptr;
 }
 
+// One field's member: its value, or nullopt when the document leaves it out (a field with
+// presence that is not set).
+std::optional<json> WriteField(const Message& message, const FieldDescriptor* field) {
+  const Reflection* reflection = message.GetReflection();
+  if (field->is_map()) {
+    json map = json::object();
+    const FieldDescriptor* key_field = field->message_type()->map_key();
+    const FieldDescriptor* value_field = field->message_type()->map_value();
+    for (int j = 0; j < reflection->FieldSize(message, field); ++j) {
+      const Message& entry = reflection->GetRepeatedMessage(message, field, j);
+      json key = WriteValue(entry, key_field, -1);
+      map[key.is_string() ? key.get<std::string>() : key.dump()] =
+          WriteValue(entry, value_field, -1);
+    }
+    return map;
+  }
+  if (field->is_repeated()) {
+    json items = json::array();
+    for (int j = 0; j < reflection->FieldSize(message, field); ++j) {
+      items.push_back(WriteValue(message, field, j));
+    }
+    return items;
+  }
+  if (!field->has_presence() || reflection->HasField(message, field)) {
+    return WriteValue(message, field, -1);
+  }
+  return std::nullopt;
+}
+
 json WriteMessage(const Message& message) {
   const Descriptor* descriptor = message.GetDescriptor();
-  const Reflection* reflection = message.GetReflection();
   json out = json::object();
   for (int i = 0; i < descriptor->field_count(); ++i) {
     const FieldDescriptor* field = descriptor->field(i);
-    if (field->is_map()) {
-      json map = json::object();
-      const FieldDescriptor* key_field = field->message_type()->map_key();
-      const FieldDescriptor* value_field = field->message_type()->map_value();
-      for (int j = 0; j < reflection->FieldSize(message, field); ++j) {
-        const Message& entry = reflection->GetRepeatedMessage(message, field, j);
-        json key = WriteValue(entry, key_field, -1);
-        map[key.is_string() ? key.get<std::string>() : key.dump()] =
-            WriteValue(entry, value_field, -1);
-      }
-      out[field->name()] = std::move(map);
-    } else if (field->is_repeated()) {
-      json items = json::array();
-      for (int j = 0; j < reflection->FieldSize(message, field); ++j) {
-        items.push_back(WriteValue(message, field, j));
-      }
-      out[field->name()] = std::move(items);
-    } else if (!field->has_presence() || reflection->HasField(message, field)) {
-      out[field->name()] = WriteValue(message, field, -1);
+    if (std::optional<json> value = WriteField(message, field)) {
+      out[field->name()] = *std::move(value);
     }
   }
   return out;
@@ -450,6 +462,13 @@ absl::Status JsonToProto(const json& value, Message* message) {
 json ProtoToJson(const Message& message) {
   if (IsWellKnownType(message.GetDescriptor())) return WellKnownToJson(message);
   return WriteMessage(message);
+}
+
+json ProtoMemberToJson(const Message& message, const std::string& name) {
+  if (IsWellKnownType(message.GetDescriptor())) return ProtoToJson(message).value(name, json());
+  const FieldDescriptor* field = message.GetDescriptor()->FindFieldByName(name);
+  if (field == nullptr) return nullptr;
+  return WriteField(message, field).value_or(nullptr);
 }
 
 }  // namespace labgate::gateway

@@ -7,6 +7,7 @@
 #include <google/protobuf/message.h>
 
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "absl/status/status.h"
 
@@ -21,6 +22,10 @@ absl::Status JsonToProto(const nlohmann::json& value, google::protobuf::Message*
 // Prints every field without presence (so defaults are included), fields with
 // presence only when set; proto field names.
 nlohmann::json ProtoToJson(const google::protobuf::Message& message);
+
+// The member `name` of ProtoToJson(message), or null when that has no such member; only that
+// field is converted.
+nlohmann::json ProtoMemberToJson(const google::protobuf::Message& message, const std::string& name);
 
 // The JSON spelling of an enum value: its (labgate.mcp.v1.value).name, else the proto name.
 std::string EnumValueJsonName(const google::protobuf::EnumValueDescriptor* value);

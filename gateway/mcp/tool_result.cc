@@ -29,7 +29,10 @@ void AppendQuoted(const std::string& text, std::string* out) {
 }  // namespace
 
 ToolResult StructuredResult(const json& structured) {
-  const std::string text = structured.dump(-1, ' ', false, json::error_handler_t::replace);
+  return StructuredResultText(structured.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+ToolResult StructuredResultText(const std::string& text) {
   static constexpr char kHead[] = R"({"content":[{"text":)";
   static constexpr char kMiddle[] = R"(,"type":"text"}],"isError":false,"structuredContent":)";
   std::string result;

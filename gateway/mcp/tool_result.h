@@ -48,5 +48,7 @@ using ToolDone = std::function<void(absl::StatusOr<ToolResult>)>;
 //  "structuredContent":<structured>}, serialized once, byte for byte as serializing the
 // same object with nlohmann (keys sorted, invalid UTF-8 replaced) would give it.
 ToolResult StructuredResult(const nlohmann::json& structured);
+// The same, from `structured_text`: structured's JSON text as that serializing gives it.
+ToolResult StructuredResultText(const std::string& structured_text);
 
 }  // namespace labgate::gateway

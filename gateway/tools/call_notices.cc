@@ -13,10 +13,11 @@ namespace {
 
 // The port a serial call acted on: the reply names it (also when the argument was left out
 // because exactly one port was open), else the argument does.
-std::string PortOf(const json& arguments, const absl::StatusOr<json>& outcome) {
-  if (outcome.ok() && outcome->is_object()) {
-    if (auto it = outcome->find("port_name"); it != outcome->end() && it->is_string()) {
-      if (!it->get<std::string>().empty()) return it->get<std::string>();
+std::string PortOf(const json& arguments, const BackendReply* reply) {
+  if (reply != nullptr) {
+    if (json named = reply->Member("port_name");
+        named.is_string() && !named.get<std::string>().empty()) {
+      return named.get<std::string>();
     }
   }
   if (arguments.is_object()) {
@@ -34,19 +35,17 @@ bool IsUnreachable(const absl::Status& status) {
 }
 
 // A read's result when the read closed an idle port instead (ReadResponse.event).
-bool IsAutoClose(const json& outcome) {
-  if (!outcome.is_object()) return false;
-  auto it = outcome.find("event");
-  return it != outcome.end() && it->is_string() && it->get<std::string>() == "auto_close";
+bool IsAutoClose(const BackendReply& reply) {
+  const json event = reply.Member("event");
+  return event.is_string() && event.get<std::string>() == "auto_close";
 }
 
-// An integer field, which proto JSON may spell as a string (int64).
-std::optional<int64_t> NumberField(const json& object, const char* name) {
-  auto it = object.find(name);
-  if (it == object.end()) return std::nullopt;
-  if (it->is_number_integer()) return it->get<int64_t>();
-  int64_t value = 0;
-  if (it->is_string() && absl::SimpleAtoi(it->get<std::string>(), &value)) return value;
+// An integer member, which proto JSON may spell as a string (int64).
+std::optional<int64_t> NumberMember(const BackendReply& reply, const char* name) {
+  const json value = reply.Member(name);
+  if (value.is_number_integer()) return value.get<int64_t>();
+  int64_t number = 0;
+  if (value.is_string() && absl::SimpleAtoi(value.get<std::string>(), &number)) return number;
   return std::nullopt;
 }
 
@@ -66,10 +65,23 @@ std::string LoggerForService(const std::string& service_name) {
 CallNotices NoticesForCall(const std::string& tool, const std::string& service_name,
                            const json& arguments, const absl::StatusOr<json>& outcome,
                            std::chrono::microseconds duration, bool with_debug) {
+  if (!outcome.ok()) {
+    return NoticesForCall(tool, service_name, arguments, outcome.status(), nullptr, duration,
+                          with_debug);
+  }
+  const BackendReply reply(*outcome);
+  return NoticesForCall(tool, service_name, arguments, outcome.status(), &reply, duration,
+                        with_debug);
+}
+
+CallNotices NoticesForCall(const std::string& tool, const std::string& service_name,
+                           const json& arguments, const absl::Status& status,
+                           const BackendReply* reply, std::chrono::microseconds duration,
+                           bool with_debug) {
   CallNotices notices;
   const std::string logger = LoggerForService(service_name);
   const bool serial = logger == "serial";
-  if (serial) notices.port = PortOf(arguments, outcome);
+  if (serial) notices.port = PortOf(arguments, status.ok() ? reply : nullptr);
   if (with_debug) {
     notices.logs.push_back(
         {McpLogLevel::kDebug,
@@ -77,24 +89,24 @@ CallNotices NoticesForCall(const std::string& tool, const std::string& service_n
          {{"event", "backend_call"},
           {"tool", tool},
           {"duration_ms", static_cast<double>(duration.count()) / 1000.0},
-          {"status", outcome.ok() ? std::string("OK")
-                                  : std::string(StatusCodeName(outcome.status().code()))}}});
+          {"status",
+           status.ok() ? std::string("OK") : std::string(StatusCodeName(status.code()))}}});
   }
-  if (!outcome.ok()) {
+  if (!status.ok()) {
     notices.logs.push_back(
         {McpLogLevel::kError,
          logger,
-         {{"event", "tool_failed"}, {"tool", tool}, {"error", ToolErrorText(outcome.status())}}});
+         {{"event", "tool_failed"}, {"tool", tool}, {"error", ToolErrorText(status)}}});
     return notices;
   }
-  if (serial && IsAutoClose(*outcome)) {
+  if (serial && reply != nullptr && IsAutoClose(*reply)) {
     // The read found the port idle and closed it: the owner hears it here, in the era's
     // own way (a 2026-era request's logs go only to that request).
     notices.ports_changed = true;
-    json data = {{"event", "port_auto_closed"},
-                 {"port_name", notices.port},
-                 {"reason", outcome->value("reason", std::string("idle_timeout"))}};
-    if (auto idle = NumberField(*outcome, "idle_ms")) data["idle_ms"] = *idle;
+    json data = {
+        {"event", "port_auto_closed"}, {"port_name", notices.port}, {"reason", "idle_timeout"}};
+    if (json reason = reply->Member("reason"); reason.is_string()) data["reason"] = reason;
+    if (auto idle = NumberMember(*reply, "idle_ms")) data["idle_ms"] = *idle;
     notices.logs.push_back({McpLogLevel::kInfo, logger, std::move(data)});
     return notices;
   }

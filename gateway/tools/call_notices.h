@@ -15,6 +15,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "gateway/backends/backend_reply.h"
 #include "gateway/mcp/providers.h"
 
 namespace labgate::gateway {
@@ -41,6 +42,11 @@ CallNotices NoticesForCall(const std::string& tool, const std::string& service_n
                            const nlohmann::json& arguments,
                            const absl::StatusOr<nlohmann::json>& outcome,
                            std::chrono::microseconds duration, bool with_debug = true);
+// The same for a backend's reply: `reply` is read when `status` is OK (it may then be null).
+CallNotices NoticesForCall(const std::string& tool, const std::string& service_name,
+                           const nlohmann::json& arguments, const absl::Status& status,
+                           const BackendReply* reply, std::chrono::microseconds duration,
+                           bool with_debug);
 
 // Remembers which backends were last found unreachable, so that the first failure says
 // so (warning) and the first success after it says it recovered (warning too: the

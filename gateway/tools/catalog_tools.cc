@@ -68,7 +68,7 @@ void CatalogTools::Invoke(const ToolBinding* tool, const std::shared_ptr<const j
   auto call = invoker_->Call(
       *tool, *kept, options,
       [this, tool, confirmable, kept, started, context,
-       done = std::move(done)](absl::StatusOr<json> outcome) mutable {
+       done = std::move(done)](absl::StatusOr<BackendReply> outcome) mutable {
         if (confirmable && !outcome.ok() && NeedsConfirmation(outcome.status())) {
           if (HoldsAsTask(*tool, *context)) {
             return HoldAsTask(outcome.status(), tool, kept, started, context, std::move(done));
@@ -76,7 +76,7 @@ void CatalogTools::Invoke(const ToolBinding* tool, const std::shared_ptr<const j
           ConfirmAndRetry(outcome.status(), *tool, *kept, invoker_,
                           CallOptions(*tool, *kept, context), context, approvals_,
                           [this, tool, kept, started, context,
-                           done = std::move(done)](absl::StatusOr<json> retried) {
+                           done = std::move(done)](absl::StatusOr<BackendReply> retried) {
                             Finish(*tool, *kept, started, context, std::move(retried), done);
                           });
           return;
@@ -105,7 +105,7 @@ void CatalogTools::HoldAsTask(const absl::Status& refusal, const ToolBinding* to
     ConfirmAndRetry(refusal, *tool, *arguments, invoker_,
                     CallOptions(*tool, *arguments, task_context), task_context, approvals_,
                     [this, tool, arguments, started, task_context,
-                     task_done = std::move(task_done)](absl::StatusOr<json> retried) {
+                     task_done = std::move(task_done)](absl::StatusOr<BackendReply> retried) {
                       Finish(*tool, *arguments, started, task_context, std::move(retried),
                              task_done);
                     });
@@ -148,9 +148,10 @@ ToolInvoker::Options CatalogTools::CallOptions(const ToolBinding& tool, const js
 void CatalogTools::Finish(const ToolBinding& tool, const json& arguments,
                           std::chrono::steady_clock::time_point started,
                           const std::shared_ptr<RequestContext>& context,
-                          absl::StatusOr<json> outcome, const ToolDone& done) {
+                          absl::StatusOr<BackendReply> outcome, const ToolDone& done) {
   context->Progress(1, 1, "done");
-  const CallNotices notices = NoticesForCall(tool.name, tool.service_name, arguments, outcome,
+  const CallNotices notices = NoticesForCall(tool.name, tool.service_name, arguments,
+                                             outcome.status(), outcome.ok() ? &*outcome : nullptr,
                                              std::chrono::duration_cast<std::chrono::microseconds>(
                                                  std::chrono::steady_clock::now() - started),
                                              context->WouldLog(McpLogLevel::kDebug));
@@ -165,7 +166,8 @@ void CatalogTools::Finish(const ToolBinding& tool, const json& arguments,
   // Notices go out before the result, so a client that saw the result has seen them.
   if (outcome.ok() && !notices.port.empty() && port_touched_) port_touched_(notices.port);
   if (notices.ports_changed && ports_changed_) ports_changed_();
-  done(outcome.ok() ? StructuredResult(*outcome) : ToolResult(ToolResultJson(outcome)));
+  done(outcome.ok() ? StructuredResultText(outcome->Text())
+                    : ToolResult(ToolResultJson(outcome.status())));
 }
 
 }  // namespace labgate::gateway

@@ -75,8 +75,8 @@ class CatalogTools final : public ToolProvider {
   // Logs, notices and the result of a finished call.
   void Finish(const ToolBinding& tool, const nlohmann::json& arguments,
               std::chrono::steady_clock::time_point started,
-              const std::shared_ptr<RequestContext>& context,
-              absl::StatusOr<nlohmann::json> outcome, const ToolDone& done);
+              const std::shared_ptr<RequestContext>& context, absl::StatusOr<BackendReply> outcome,
+              const ToolDone& done);
 
   const ToolCatalog* catalog_;
   ToolInvoker* invoker_;

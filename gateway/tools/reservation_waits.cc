@@ -174,12 +174,14 @@ void ReservationWaits::Release(const std::string& id, const std::string& owner) 
   ToolInvoker::Options options;
   options.deadline = deadline_;
   options.owner = owner;
-  invoker_->Call(*release, json{{"id", id}}, options, [id](const absl::StatusOr<json>& released) {
-    if (!released.ok()) {
-      LG_LOG(kWarning) << "reservation " << id << " not released after its reserve was cancelled: "
-                       << released.status().message();
-    }
-  });
+  invoker_->Call(*release, json{{"id", id}}, options,
+                 [id](const absl::StatusOr<BackendReply>& released) {
+                   if (!released.ok()) {
+                     LG_LOG(kWarning) << "reservation " << id
+                                      << " not released after its reserve was cancelled: "
+                                      << released.status().message();
+                   }
+                 });
 }
 
 }  // namespace labgate::gateway

@@ -173,7 +173,7 @@ class HeldCall {
  public:
   HeldCall(const ToolBinding* tool, json arguments, ToolInvoker* invoker,
            ToolInvoker::Options options, std::shared_ptr<RequestContext> context, HeldFor held,
-           bool console, absl::Duration lifetime, std::function<void(absl::StatusOr<json>)> done)
+           bool console, absl::Duration lifetime, ToolInvoker::Done done)
       : tool_(tool),
         arguments_(std::move(arguments)),
         invoker_(invoker),
@@ -218,7 +218,7 @@ class HeldCall {
     absl::Status not_approved =
         NotApproved(held_, WhyNot(answer, client_status, held_.limit, console_, lifetime_));
     invoker_->Call(*tool_, arguments_, options,
-                   [not_approved, done = std::move(done_)](const absl::StatusOr<json>&) {
+                   [not_approved, done = std::move(done_)](const absl::StatusOr<BackendReply>&) {
                      done(not_approved);
                    });
   }
@@ -232,7 +232,7 @@ class HeldCall {
   const HeldFor held_;
   const bool console_;
   const absl::Duration lifetime_;
-  std::function<void(absl::StatusOr<json>)> done_;
+  ToolInvoker::Done done_;
   absl::Mutex mutex_;
   absl::Status client_status_ ABSL_GUARDED_BY(mutex_);
 };
@@ -277,7 +277,7 @@ bool NeedsConfirmation(const absl::Status& status) {
 void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool, const json& arguments,
                      ToolInvoker* invoker, ToolInvoker::Options options,
                      const std::shared_ptr<RequestContext>& context, const ApprovalDesk& desk,
-                     std::function<void(absl::StatusOr<json>)> done) {
+                     ToolInvoker::Done done) {
   HeldFor held;
   held.rule = Payload(refusal, kRuleKey);
   held.id = Payload(refusal, kIdKey);

@@ -44,7 +44,6 @@ struct ApprovalDesk {
 void ConfirmAndRetry(const absl::Status& refusal, const ToolBinding& tool,
                      const nlohmann::json& arguments, ToolInvoker* invoker,
                      ToolInvoker::Options options, const std::shared_ptr<RequestContext>& context,
-                     const ApprovalDesk& desk,
-                     std::function<void(absl::StatusOr<nlohmann::json>)> done);
+                     const ApprovalDesk& desk, ToolInvoker::Done done);
 
 }  // namespace labgate::gateway

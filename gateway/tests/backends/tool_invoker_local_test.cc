@@ -11,6 +11,7 @@
 #include "absl/synchronization/notification.h"
 #include "common/local_call.h"
 #include "gateway/backends/tool_invoker.h"
+#include "gateway/tests/backends/reply_as_json.h"
 #include "gateway/tests/request_context.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 #include "serial-service/serial_service.h"
@@ -20,6 +21,7 @@ namespace {
 
 namespace pb = labgate::serial::v1;
 using nlohmann::json;
+using testing::AsJson;
 using testing::Outcome;
 
 class ToolInvokerLocalTest : public ::testing::Test {
@@ -52,7 +54,7 @@ class ToolInvokerLocalTest : public ::testing::Test {
   absl::StatusOr<json> Call(const std::string& tool, const json& arguments,
                             const std::string& owner) {
     Outcome<absl::StatusOr<json>> outcome;
-    invoker_->Call(*catalog_->Find(tool), arguments, OptionsFor(owner), outcome.Callback());
+    invoker_->Call(*catalog_->Find(tool), arguments, OptionsFor(owner), AsJson(outcome.Callback()));
     return outcome.Wait();
   }
 
@@ -90,10 +92,10 @@ TEST_F(ToolInvokerLocalTest, AnAnswerGivenAtOnceRunsBeforeCallReturnsAndLeavesNo
   bool done = false;
   std::shared_ptr<PendingCall> call =
       invoker_->Call(*catalog_->Find("status"), {{"port_name", "loop://now"}}, options,
-                     [&](absl::StatusOr<json> outcome) {
+                     AsJson([&](absl::StatusOr<json> outcome) {
                        result = std::move(outcome);
                        done = true;
-                     });
+                     }));
   ASSERT_TRUE(done) << "status is answered by the service at once, on this thread";
   EXPECT_EQ(call, nullptr);
   EXPECT_TRUE(answered);
@@ -117,10 +119,10 @@ TEST_F(ToolInvokerLocalTest, AReadWaitingOnTheDeviceCanBeCancelled) {
   absl::StatusOr<json> result;
   std::shared_ptr<PendingCall> call = invoker_->Call(
       *catalog_->Find("read"), {{"port_name", "loop://quiet"}, {"timeout_ms", 15000}},
-      OptionsFor("alice"), [&](absl::StatusOr<json> outcome) {
+      OptionsFor("alice"), AsJson([&](absl::StatusOr<json> outcome) {
         result = std::move(outcome);
         finished.Notify();
-      });
+      }));
   ASSERT_NE(call, nullptr) << "nothing has arrived, so the read waits";
   EXPECT_FALSE(finished.HasBeenNotified());
   const auto cancelled_at = std::chrono::steady_clock::now();
@@ -138,7 +140,7 @@ TEST_F(ToolInvokerLocalTest, ACancelledReadFreesThePortForTheNextRead) {
   absl::Notification finished;
   std::shared_ptr<PendingCall> call = invoker_->Call(
       *catalog_->Find("read"), {{"port_name", "loop://freed"}, {"timeout_ms", 60000}},
-      OptionsFor("alice"), [&](absl::StatusOr<json>) { finished.Notify(); });
+      OptionsFor("alice"), AsJson([&](absl::StatusOr<json>) { finished.Notify(); }));
   ASSERT_NE(call, nullptr);
   call->Cancel();
   ASSERT_TRUE(finished.HasBeenNotified()) << "a cancelled call is answered when it is cancelled";
@@ -156,7 +158,7 @@ TEST_F(ToolInvokerLocalTest, ACallStillRunningAtItsDeadlineIsAnsweredDeadlineExc
   options.deadline = std::chrono::milliseconds(200);
   Outcome<absl::StatusOr<json>> outcome;
   invoker_->Call(*catalog_->Find("read"), {{"port_name", "loop://late"}, {"timeout_ms", 60000}},
-                 options, outcome.Callback());
+                 options, AsJson(outcome.Callback()));
   absl::StatusOr<json> result = outcome.Wait();
   EXPECT_EQ(result.status().code(), absl::StatusCode::kDeadlineExceeded) << result.status();
   absl::StatusOr<json> next =

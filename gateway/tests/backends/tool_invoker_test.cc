@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gateway/backends/unreachable.h"
+#include "gateway/tests/backends/reply_as_json.h"
 #include "gateway/tests/request_context.h"
 #include "gateway/tests/serial_bench.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
@@ -22,6 +23,7 @@ namespace {
 
 namespace pb = labgate::serial::v1;
 using nlohmann::json;
+using testing::AsJson;
 using testing::ChannelTo;
 using testing::Outcome;
 using testing::SerialBench;
@@ -54,7 +56,7 @@ class ToolInvokerTest : public ::testing::Test {
     const ToolBinding* binding = catalog_->Find(tool);
     EXPECT_NE(binding, nullptr) << tool;
     Outcome<absl::StatusOr<json>> outcome;
-    invoker_->Call(*binding, arguments, options, outcome.Callback());
+    invoker_->Call(*binding, arguments, options, AsJson(outcome.Callback()));
     return outcome.Wait();
   }
 
@@ -97,10 +99,10 @@ TEST_F(ToolInvokerTest, BadArgumentsFailAtOnceWithoutACall) {
   bool done = false;
   std::shared_ptr<PendingCall> call = invoker_->Call(
       *catalog_->Find("open_port"), {{"port_name", "loop://x"}, {"parity", "purple"}}, options,
-      [&](absl::StatusOr<json> outcome) {
+      AsJson([&](absl::StatusOr<json> outcome) {
         result = std::move(outcome);
         done = true;
-      });
+      }));
   EXPECT_EQ(call, nullptr);
   ASSERT_TRUE(done) << "argument errors are answered inline";
   EXPECT_EQ(result.status().code(), absl::StatusCode::kInvalidArgument);

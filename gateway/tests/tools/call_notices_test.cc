@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
+#include "labgate/serial/v1/serial.pb.h"
+
 namespace labgate::gateway {
 namespace {
 
@@ -91,6 +95,24 @@ TEST(CallNoticesTest, AReadThatAutoClosedItsPortLogsItAndChangesTheList) {
                                         {"idle_ms", 50}}));
   EXPECT_TRUE(notices.ports_changed);
   EXPECT_EQ(notices.port, "loop://idle");
+}
+
+TEST(CallNoticesTest, AReadReplyKeptAsItsMessageIsReadTheSame) {
+  auto read = std::make_shared<labgate::serial::v1::ReadResponse>();
+  read->set_port_name("loop://idle");
+  read->set_event("auto_close");
+  read->set_reason("idle_timeout");
+  read->set_idle_ms(50);
+  const BackendReply reply{std::shared_ptr<const google::protobuf::Message>(read)};
+  CallNotices notices = NoticesForCall("read", kSerial, json::object(), absl::OkStatus(), &reply,
+                                       {}, /*with_debug=*/false);
+  ASSERT_EQ(notices.logs.size(), 1u);
+  EXPECT_EQ(notices.logs[0].data, (json{{"event", "port_auto_closed"},
+                                        {"port_name", "loop://idle"},
+                                        {"reason", "idle_timeout"},
+                                        {"idle_ms", 50}}));
+  EXPECT_TRUE(notices.ports_changed);
+  EXPECT_EQ(notices.port, "loop://idle") << "named by the reply, not the arguments";
 }
 
 TEST(CallNoticesTest, AnOrdinaryReadChangesNothing) {
