@@ -218,8 +218,9 @@ std::string ThroughSeam(labgate::LocalCalls* hop, std::string_view text) {
   options.deadline = absl::Now() + absl::Seconds(10);
   std::string answer = "(the call failed)";
   hop->Start(*method, std::move(options), std::move(request),
-             [&answer](const absl::Status& status, const google::protobuf::Message* response) {
-               if (status.ok()) answer = static_cast<const StringValue*>(response)->value();
+             [&answer](const absl::Status& status,
+                       const std::shared_ptr<const google::protobuf::Message>& response) {
+               if (status.ok()) answer = static_cast<const StringValue*>(response.get())->value();
              });
   return answer;
 }

@@ -92,7 +92,7 @@ class DeadlineWatch {
 };
 
 LocalCall::LocalCall(LocalCallOptions options, std::unique_ptr<Message> request,
-                     std::unique_ptr<Message> response, std::shared_ptr<DeadlineWatch> watch,
+                     std::shared_ptr<Message> response, std::shared_ptr<DeadlineWatch> watch,
                      Done done)
     : CallContext(std::move(options.principal), options.deadline, std::move(options.confirmation),
                   /*speaks_for_principals=*/true),
@@ -113,16 +113,16 @@ void LocalCall::Finish(const absl::Status& status) {
   if (!cancelled_.load(std::memory_order_acquire) && DeadlinePassed()) {
     End(absl::DeadlineExceededError("Deadline Exceeded"), nullptr);
   } else {
-    End(status, response_.get());
+    End(status, response_);
   }
   if (watched_.load(std::memory_order_acquire)) watch_->Forget(this);
 }
 
-void LocalCall::End(const absl::Status& status, const Message* response) {
+void LocalCall::End(const absl::Status& status, std::shared_ptr<const Message> response) {
   bool expected = false;
   if (!ended_.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) return;
   Done done = std::move(done_);
-  done(status, response);
+  done(status, std::move(response));
 }
 
 LocalCalls::LocalCalls(LocalMethods methods)
@@ -134,7 +134,7 @@ std::shared_ptr<LocalCall> LocalCalls::Start(const LocalMethods::Method& method,
                                              LocalCallOptions options,
                                              std::unique_ptr<LocalCall::Message> request,
                                              LocalCall::Done done) {
-  std::unique_ptr<LocalCall::Message> response(method.response_prototype->New());
+  std::shared_ptr<LocalCall::Message> response(method.response_prototype->New());
   std::shared_ptr<LocalCall> call(new LocalCall(std::move(options), std::move(request),
                                                 std::move(response), watch_, std::move(done)));
   call->self_ = call;

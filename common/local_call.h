@@ -33,7 +33,9 @@ class LocalCall final : public CallContext {
   using Message = google::protobuf::Message;
   // The call's status, and its response when the handler answered it (null when the call
   // ended without it: cancelled, or past its deadline). Runs exactly once.
-  using Done = absl::AnyInvocable<void(const absl::Status& status, const Message* response)>;
+  // The caller may keep the response: the handler is done with it.
+  using Done =
+      absl::AnyInvocable<void(const absl::Status& status, std::shared_ptr<const Message> response)>;
 
   // Ends the call for its caller now, with CANCELLED, and lets the handler see it
   // (IsCancelled); the handler's own answer comes later and is dropped.
@@ -50,12 +52,12 @@ class LocalCall final : public CallContext {
   friend class LocalCalls;
   friend class DeadlineWatch;
   LocalCall(LocalCallOptions options, std::unique_ptr<Message> request,
-            std::unique_ptr<Message> response, std::shared_ptr<DeadlineWatch> watch, Done done);
+            std::shared_ptr<Message> response, std::shared_ptr<DeadlineWatch> watch, Done done);
   // The first of the handler's Finish, Cancel and the deadline gives the caller its answer.
-  void End(const absl::Status& status, const Message* response);
+  void End(const absl::Status& status, std::shared_ptr<const Message> response);
 
   const std::unique_ptr<Message> request_;
-  const std::unique_ptr<Message> response_;
+  const std::shared_ptr<Message> response_;
   const std::shared_ptr<DeadlineWatch> watch_;
   Done done_;  // taken by whoever ends the call first
   std::atomic<bool> ended_{false};

@@ -260,10 +260,10 @@ Result RunLocalCall(int calls) {
       labgate::LocalCallOptions options;
       options.deadline = absl::Now() + absl::Seconds(10);
       bool ok = false;
-      local.Start(*method, std::move(options), std::move(request),
-                  [&ok](const absl::Status& status, const google::protobuf::Message*) {
-                    ok = status.ok();
-                  });
+      local.Start(
+          *method, std::move(options), std::move(request),
+          [&ok](const absl::Status& status,
+                const std::shared_ptr<const google::protobuf::Message>&) { ok = status.ok(); });
       if (!ok) std::abort();  // answered at once, before Start returned
       timed.latencies_us.push_back(MicrosSince(start));
     }

@@ -256,9 +256,9 @@ std::function<void()> ActionTools::Invoke(const std::string& action, const json&
     std::shared_ptr<LocalCall> call = local_calls_->Start(
         *method, std::move(options), std::move(request),
         [done = std::move(done)](const absl::Status& status,
-                                 const google::protobuf::Message* response) {
+                                 const std::shared_ptr<const google::protobuf::Message>& response) {
           if (!status.ok()) return done(status);
-          done(ActionResponseJson(*static_cast<const InvokeActionResponse*>(response)));
+          done(ActionResponseJson(*static_cast<const InvokeActionResponse*>(response.get())));
         });
     if (call->ended()) return nullptr;
     return [call] { call->Cancel(); };

@@ -21,6 +21,7 @@ json& BackendReply::mutable_document() {
 std::string BackendReply::Text() const {
   if (document_.has_value()) return document_->dump(-1, ' ', false, json::error_handler_t::replace);
   std::string text;
+  text.reserve(256);  // most replies are a few scalars; larger ones grow from here
   AppendProtoJsonText(*message_, &text);
   return text;
 }

@@ -242,17 +242,14 @@ std::shared_ptr<PendingCall> ToolInvoker::CallLocal(LocalCalls* calls, const Too
   local.deadline = absl::Now() + absl::FromChrono(options.deadline);
   local.confirmation = options.confirmation;
   auto call = std::make_shared<PendingCall>();
-  call->local_ =
-      calls->Start(*method, std::move(local), std::move(request),
-                   [service = &tool.service_name, on_answer = options.on_answer,
-                    done = std::move(done)](const absl::Status& status, const Message* response) {
-                     if (on_answer) on_answer({*service, "", status});
-                     if (!status.ok()) return done(status);
-                     // The call keeps its response; the reply keeps a copy of it.
-                     std::shared_ptr<Message> kept(response->New());
-                     kept->CopyFrom(*response);
-                     done(BackendReply(std::shared_ptr<const Message>(std::move(kept))));
-                   });
+  call->local_ = calls->Start(
+      *method, std::move(local), std::move(request),
+      [service = &tool.service_name, on_answer = options.on_answer, done = std::move(done)](
+          const absl::Status& status, std::shared_ptr<const Message> response) {
+        if (on_answer) on_answer({*service, "", status});
+        if (!status.ok()) return done(status);
+        done(BackendReply(std::move(response)));
+      });
   if (call->local_->ended()) return nullptr;
   return call;
 }

@@ -163,8 +163,10 @@ void AppendMessage(const Message& message, std::string* out) {
     if (!shown) continue;
     if (!first) out->push_back(',');
     first = false;
-    AppendString(field->name(), out);
-    out->push_back(':');
+    // A proto field name is letters, digits and underscores: nothing to escape.
+    out->push_back('"');
+    out->append(field->name());
+    out->append("\":");
     if (field->is_map()) {
       AppendMap(message, field, out);
     } else if (field->is_repeated()) {

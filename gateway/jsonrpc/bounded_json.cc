@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "gateway/jsonrpc/json_scan.h"
+#include "gateway/jsonrpc/plain_json.h"
 
 namespace labgate::gateway::jsonrpc {
 namespace {
@@ -98,6 +99,12 @@ class BoundedDomSax {
 }  // namespace
 
 BoundedJson ParseBoundedJson(std::string_view text, size_t max_depth) {
+  BoundedJson out;
+  if (ParsePlainJson(text, max_depth, &out)) return out;
+  return ParseBoundedJsonWithSax(text, max_depth);
+}
+
+BoundedJson ParseBoundedJsonWithSax(std::string_view text, size_t max_depth) {
   BoundedJson out;
   BoundedDomSax sax(&out.value, max_depth);
   if (!json::sax_parse(text.begin(), text.end(), &sax)) {

@@ -1,6 +1,7 @@
 #include "gateway/mcp/tool_result.h"
 
 #include <algorithm>
+#include <string_view>
 
 namespace labgate::gateway {
 
@@ -8,22 +9,18 @@ using nlohmann::json;
 
 namespace {
 
-// Appends serialized JSON `text` as a JSON string. That text is valid UTF-8 and holds no
-// control characters (the serializer escaped them), so only quotes and backslashes need
-// escaping; the bytes come out as nlohmann's serializer would write them.
-void AppendQuoted(const std::string& text, std::string* out) {
-  out->push_back('"');
-  size_t run = 0;  // start of the bytes not yet copied
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c != '"' && c != '\\') continue;
-    out->append(text, run, i - run);
-    out->push_back('\\');
-    out->push_back(c);
-    run = i + 1;
+// Writes serialized JSON `text` at `out` as a JSON string and returns the end. That text is
+// valid UTF-8 and holds no control characters (the serializer escaped them), so only quotes
+// and backslashes need escaping; the bytes come out as nlohmann's serializer would write them.
+// `out` has room for twice the text and the quotes.
+char* WriteQuoted(const std::string& text, char* out) {
+  *out++ = '"';
+  for (const char c : text) {
+    if (c == '"' || c == '\\') *out++ = '\\';
+    *out++ = c;
   }
-  out->append(text, run, std::string::npos);
-  out->push_back('"');
+  *out++ = '"';
+  return out;
 }
 
 }  // namespace
@@ -33,18 +30,18 @@ ToolResult StructuredResult(const json& structured) {
 }
 
 ToolResult StructuredResultText(const std::string& text) {
-  static constexpr char kHead[] = R"({"content":[{"text":)";
-  static constexpr char kMiddle[] = R"(,"type":"text"}],"isError":false,"structuredContent":)";
-  std::string result;
-  const auto escapes =
-      std::count_if(text.begin(), text.end(), [](char c) { return c == '"' || c == '\\'; });
-  result.reserve(sizeof(kHead) + 2 + text.size() + static_cast<size_t>(escapes) + sizeof(kMiddle) +
-                 text.size() + 1);
-  result.append(kHead);
-  AppendQuoted(text, &result);
-  result.append(kMiddle);
-  result.append(text);
-  result.push_back('}');
+  static constexpr std::string_view kHead = R"({"content":[{"text":)";
+  static constexpr std::string_view kMiddle =
+      R"(,"type":"text"}],"isError":false,"structuredContent":)";
+  // One pass over the text: room for every byte escaped, then cut to what was written.
+  std::string result(kHead.size() + 2 + 2 * text.size() + kMiddle.size() + text.size() + 1, '\0');
+  char* out = result.data();
+  out = std::copy(kHead.begin(), kHead.end(), out);
+  out = WriteQuoted(text, out);
+  out = std::copy(kMiddle.begin(), kMiddle.end(), out);
+  out = std::copy(text.begin(), text.end(), out);
+  *out++ = '}';
+  result.resize(static_cast<size_t>(out - result.data()));
   return ToolResult::Serialized(std::move(result));
 }
 

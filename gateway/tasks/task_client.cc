@@ -30,12 +30,13 @@ void TaskClient::Call(const char* method, const std::string& owner, const Reques
     LocalCallOptions options;
     options.principal = owner.empty() ? std::string(kAnonymousPrincipal) : owner;
     options.deadline = absl::Now() + absl::FromChrono(deadline_);
-    local_->Start(*served, std::move(options), std::make_unique<Request>(request),
-                  [done = std::move(done)](const absl::Status& status,
-                                           const google::protobuf::Message* response) {
-                    if (!status.ok()) return done(status);
-                    done(*static_cast<const Response*>(response));
-                  });
+    local_->Start(
+        *served, std::move(options), std::make_unique<Request>(request),
+        [done = std::move(done)](const absl::Status& status,
+                                 const std::shared_ptr<const google::protobuf::Message>& response) {
+          if (!status.ok()) return done(status);
+          done(*static_cast<const Response*>(response.get()));
+        });
     return;
   }
   if (stub_ == nullptr) {

@@ -6,7 +6,9 @@
 // - nesting deeper than kMaxNestingDepth is refused: no accepted body is deeper;
 // - the id is kept as its exact source text, which parses to the body's id, and comes back
 //   byte for byte in a reply built with MakeResult/MakeError;
-// - DumpJson of a parsed body parses back to the same value.
+// - DumpJson of a parsed body parses back to the same value;
+// - the plain parser, where it takes a payload, gives the nlohmann pass's value (number types
+//   too) and id text.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -15,18 +17,23 @@
 #include <string>
 #include <string_view>
 
+#include "gateway/jsonrpc/bounded_json.h"
 #include "gateway/jsonrpc/json_scan.h"
 #include "gateway/jsonrpc/message.h"
+#include "gateway/jsonrpc/plain_json.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
+using labgate::gateway::jsonrpc::BoundedJson;
 using labgate::gateway::jsonrpc::DumpJson;
 using labgate::gateway::jsonrpc::IncomingMessage;
 using labgate::gateway::jsonrpc::kMaxNestingDepth;
 using labgate::gateway::jsonrpc::MakeError;
 using labgate::gateway::jsonrpc::MakeResult;
+using labgate::gateway::jsonrpc::ParseBoundedJsonWithSax;
 using labgate::gateway::jsonrpc::ParseMessage;
+using labgate::gateway::jsonrpc::ParsePlainJson;
 using labgate::gateway::jsonrpc::TopLevelMemberText;
 using nlohmann::json;
 using Kind = IncomingMessage::Kind;
@@ -44,6 +51,30 @@ size_t Depth(const json& value) {
   return deepest + 1;
 }
 
+// Equal values with equal types throughout (== counts 1 and 1u as equal).
+bool SameTyped(const json& a, const json& b) {
+  if (a.type() != b.type() || a != b) return false;
+  if (a.is_object()) {
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      if (!SameTyped(it.value(), b.at(it.key()))) return false;
+    }
+  } else if (a.is_array()) {
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (!SameTyped(a[i], b[i])) return false;
+    }
+  }
+  return true;
+}
+
+void CheckPlainParserAgrees(std::string_view payload) {
+  BoundedJson plain;
+  if (!ParsePlainJson(payload, kMaxNestingDepth, &plain)) return;
+  const BoundedJson sax = ParseBoundedJsonWithSax(payload, kMaxNestingDepth);
+  FUZZ_CHECK(sax.error == BoundedJson::Error::kNone);
+  FUZZ_CHECK(SameTyped(plain.value, sax.value));
+  FUZZ_CHECK(plain.id_text == sax.id_text);
+}
+
 void CheckReplyEchoesId(const IncomingMessage& message) {
   const std::string result = MakeResult(message.raw_id, {{"ok", true}});
   const IncomingMessage response = ParseMessage(result);
@@ -59,6 +90,7 @@ void CheckReplyEchoesId(const IncomingMessage& message) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view payload(reinterpret_cast<const char*>(data), size);
+  CheckPlainParserAgrees(payload);
   const IncomingMessage message = ParseMessage(payload);
   const IncomingMessage again = ParseMessage(payload);
   FUZZ_CHECK(again.kind == message.kind && again.raw_id == message.raw_id &&
