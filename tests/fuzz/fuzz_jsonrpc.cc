@@ -21,6 +21,7 @@
 #include "gateway/jsonrpc/json_scan.h"
 #include "gateway/jsonrpc/message.h"
 #include "gateway/jsonrpc/plain_json.h"
+#include "gateway/tests/same_typed_json.h"
 #include "tests/fuzz/fuzz_check.h"
 
 namespace {
@@ -35,6 +36,7 @@ using labgate::gateway::jsonrpc::ParseBoundedJsonWithSax;
 using labgate::gateway::jsonrpc::ParseMessage;
 using labgate::gateway::jsonrpc::ParsePlainJson;
 using labgate::gateway::jsonrpc::TopLevelMemberText;
+using labgate::testing::SameTypedJson;
 using nlohmann::json;
 using Kind = IncomingMessage::Kind;
 
@@ -51,27 +53,12 @@ size_t Depth(const json& value) {
   return deepest + 1;
 }
 
-// Equal values with equal types throughout (== counts 1 and 1u as equal).
-bool SameTyped(const json& a, const json& b) {
-  if (a.type() != b.type() || a != b) return false;
-  if (a.is_object()) {
-    for (auto it = a.begin(); it != a.end(); ++it) {
-      if (!SameTyped(it.value(), b.at(it.key()))) return false;
-    }
-  } else if (a.is_array()) {
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (!SameTyped(a[i], b[i])) return false;
-    }
-  }
-  return true;
-}
-
 void CheckPlainParserAgrees(std::string_view payload) {
   BoundedJson plain;
   if (!ParsePlainJson(payload, kMaxNestingDepth, &plain)) return;
   const BoundedJson sax = ParseBoundedJsonWithSax(payload, kMaxNestingDepth);
   FUZZ_CHECK(sax.error == BoundedJson::Error::kNone);
-  FUZZ_CHECK(SameTyped(plain.value, sax.value));
+  FUZZ_CHECK(SameTypedJson(plain.value, sax.value));
   FUZZ_CHECK(plain.id_text == sax.id_text);
 }
 

@@ -9,25 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "gateway/tests/same_typed_json.h"
+
 namespace labgate::gateway::jsonrpc {
 namespace {
 
+using labgate::testing::SameTypedJson;
 using nlohmann::json;
-
-// Equal values with equal types throughout (== counts 1 and 1u as equal).
-bool SameTyped(const json& a, const json& b) {
-  if (a.type() != b.type() || a != b) return false;
-  if (a.is_object()) {
-    for (auto it = a.begin(); it != a.end(); ++it) {
-      if (!SameTyped(it.value(), b.at(it.key()))) return false;
-    }
-  } else if (a.is_array()) {
-    for (size_t i = 0; i < a.size(); ++i) {
-      if (!SameTyped(a[i], b[i])) return false;
-    }
-  }
-  return true;
-}
 
 // Whether the plain parser took `text`; when it did, it must agree with the nlohmann pass.
 bool AcceptsAlike(const std::string& text, size_t max_depth = 128) {
@@ -35,7 +23,7 @@ bool AcceptsAlike(const std::string& text, size_t max_depth = 128) {
   if (!ParsePlainJson(text, max_depth, &plain)) return false;
   const BoundedJson sax = ParseBoundedJsonWithSax(text, max_depth);
   EXPECT_EQ(sax.error, BoundedJson::Error::kNone) << text;
-  EXPECT_TRUE(SameTyped(plain.value, sax.value))
+  EXPECT_TRUE(SameTypedJson(plain.value, sax.value))
       << text << "\nplain: " << plain.value.dump() << "\nsax: " << sax.value.dump();
   EXPECT_EQ(plain.id_text, sax.id_text) << text;
   return true;
@@ -47,7 +35,7 @@ void ExpectAsSax(const std::string& text, size_t max_depth = 128) {
   const BoundedJson sax = ParseBoundedJsonWithSax(text, max_depth);
   EXPECT_EQ(both.error, sax.error) << text;
   EXPECT_EQ(both.error_text, sax.error_text) << text;
-  EXPECT_TRUE(SameTyped(both.value, sax.value)) << text;
+  EXPECT_TRUE(SameTypedJson(both.value, sax.value)) << text;
   EXPECT_EQ(both.id_text, sax.id_text) << text;
 }
 
