@@ -84,13 +84,14 @@ TEST_F(LocalCallTest, TheTableServesEveryUnaryMethodAndLeavesStreamsToGrpc) {
 TEST_F(LocalCallTest, AnAnswerGivenAtOnceArrivesBeforeStartReturns) {
   int answers = 0;
   HealthCheckResponse::ServingStatus status = HealthCheckResponse::UNKNOWN;
-  std::shared_ptr<LocalCall> call = calls_->Start(
-      *method_, {}, Request("now"),
-      [&](const absl::Status& outcome, std::shared_ptr<const google::protobuf::Message> response) {
-        ++answers;
-        ASSERT_TRUE(outcome.ok()) << outcome;
-        status = static_cast<const HealthCheckResponse*>(response.get())->status();
-      });
+  std::shared_ptr<LocalCall> call =
+      calls_->Start(*method_, {}, Request("now"),
+                    [&](const absl::Status& outcome,
+                        const std::shared_ptr<const google::protobuf::Message>& response) {
+                      ++answers;
+                      ASSERT_TRUE(outcome.ok()) << outcome;
+                      status = static_cast<const HealthCheckResponse*>(response.get())->status();
+                    });
   EXPECT_EQ(answers, 1);
   EXPECT_TRUE(call->ended());
   EXPECT_EQ(status, HealthCheckResponse::SERVING);
@@ -103,14 +104,15 @@ TEST_F(LocalCallTest, ALaterAnswerArrivesOnTheThreadThatGaveIt) {
   HealthCheckResponse::ServingStatus status = HealthCheckResponse::UNKNOWN;
   LocalCallOptions options;
   options.principal = "alice";
-  std::shared_ptr<LocalCall> call = calls_->Start(
-      *method_, options, Request("later"),
-      [&](const absl::Status& outcome, std::shared_ptr<const google::protobuf::Message> response) {
-        EXPECT_TRUE(outcome.ok()) << outcome;
-        status = static_cast<const HealthCheckResponse*>(response.get())->status();
-        answered_on = std::this_thread::get_id();
-        answered.Notify();
-      });
+  std::shared_ptr<LocalCall> call =
+      calls_->Start(*method_, options, Request("later"),
+                    [&](const absl::Status& outcome,
+                        const std::shared_ptr<const google::protobuf::Message>& response) {
+                      EXPECT_TRUE(outcome.ok()) << outcome;
+                      status = static_cast<const HealthCheckResponse*>(response.get())->status();
+                      answered_on = std::this_thread::get_id();
+                      answered.Notify();
+                    });
   EXPECT_FALSE(call->ended());
   EXPECT_EQ(health_.principal_seen, "alice");
   std::thread answerer([this] { health_.AnswerHeld(); });
@@ -125,13 +127,14 @@ TEST_F(LocalCallTest, ACancelledCallIsAnsweredOnceAndItsHandlerSeesIt) {
   int answers = 0;
   absl::Status seen;
   const google::protobuf::Message* response_seen = nullptr;
-  std::shared_ptr<LocalCall> call = calls_->Start(
-      *method_, {}, Request("later"),
-      [&](const absl::Status& outcome, std::shared_ptr<const google::protobuf::Message> response) {
-        ++answers;
-        seen = outcome;
-        response_seen = response.get();
-      });
+  std::shared_ptr<LocalCall> call =
+      calls_->Start(*method_, {}, Request("later"),
+                    [&](const absl::Status& outcome,
+                        const std::shared_ptr<const google::protobuf::Message>& response) {
+                      ++answers;
+                      seen = outcome;
+                      response_seen = response.get();
+                    });
   CallContext* held = health_.WaitForHeld();
   EXPECT_FALSE(held->IsCancelled());
   call->Cancel();

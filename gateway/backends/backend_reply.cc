@@ -13,7 +13,7 @@ const json& BackendReply::document() const {
 }
 
 json& BackendReply::mutable_document() {
-  document();
+  if (!document_.has_value()) document_ = ProtoToJson(*message_);
   message_.reset();  // the document may now differ from the message
   return *document_;
 }

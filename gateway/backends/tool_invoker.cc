@@ -151,7 +151,8 @@ absl::StatusOr<std::shared_ptr<PendingCall>> ToolInvoker::Prepare(const ToolBind
   if (absl::Status status = JsonToProto(arguments, call->request_.get()); !status.ok()) {
     return status;
   }
-  grpc::ClientContext& context = call->context_.emplace();
+  call->context_ = std::make_unique<grpc::ClientContext>();
+  grpc::ClientContext& context = *call->context_;
   context.set_deadline(std::chrono::system_clock::now() + options.deadline);
   if (!options.owner.empty()) context.AddMetadata(kOwnerMetadataKey, options.owner);
   if (options.confirmation.has_value()) {
@@ -211,7 +212,8 @@ std::shared_ptr<PendingCall> ToolInvoker::CallChannel(const std::shared_ptr<grpc
   auto response = std::make_shared<grpc::ByteBuffer>();
   grpc::GenericStub stub(channel);
   // The lambda keeps the call (context and messages) alive until gRPC is done with it.
-  stub.UnaryCall(&*call->context_, tool.grpc_path, grpc::StubOptions(), &request, response.get(),
+  stub.UnaryCall(call->context_.get(), tool.grpc_path, grpc::StubOptions(), &request,
+                 response.get(),
                  OncePointerCallback([call, response, channel, service = &tool.service_name,
                                       address, bench, on_answer = options.on_answer,
                                       done = std::move(done)](grpc::Status status) {

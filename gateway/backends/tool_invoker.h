@@ -33,14 +33,14 @@ class PendingCall {
   void Cancel() {
     if (local_ != nullptr) {
       local_->Cancel();
-    } else {
+    } else if (context_ != nullptr) {
       context_->TryCancel();
     }
   }
 
  private:
   friend class ToolInvoker;
-  std::optional<grpc::ClientContext> context_;
+  std::unique_ptr<grpc::ClientContext> context_;  // a remote call's
   std::unique_ptr<google::protobuf::Message> request_;
   std::unique_ptr<google::protobuf::Message> response_;
   std::shared_ptr<LocalCall> local_;

@@ -14,6 +14,7 @@
 
 namespace labgate::gateway::jsonrpc {
 
+// NOLINTNEXTLINE(bugprone-exception-escape): a json member's destructor may allocate, as any json's
 struct BoundedJson {
   enum class Error { kNone, kTooDeep, kSyntax };
   Error error = Error::kNone;

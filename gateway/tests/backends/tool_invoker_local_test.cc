@@ -140,7 +140,7 @@ TEST_F(ToolInvokerLocalTest, ACancelledReadFreesThePortForTheNextRead) {
   absl::Notification finished;
   std::shared_ptr<PendingCall> call = invoker_->Call(
       *catalog_->Find("read"), {{"port_name", "loop://freed"}, {"timeout_ms", 60000}},
-      OptionsFor("alice"), AsJson([&](absl::StatusOr<json>) { finished.Notify(); }));
+      OptionsFor("alice"), AsJson([&](const absl::StatusOr<json>&) { finished.Notify(); }));
   ASSERT_NE(call, nullptr);
   call->Cancel();
   ASSERT_TRUE(finished.HasBeenNotified()) << "a cancelled call is answered when it is cancelled";
