@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -73,16 +74,16 @@ class Connection {
         static_cast<ssize_t>(request.size())) {
       return false;
     }
-    while (buffer_.find("\r\n\r\n") == std::string::npos) {
+    while (Unread().find("\r\n\r\n") == std::string_view::npos) {
       if (!Fill()) return false;
     }
-    return buffer_.rfind("HTTP/1.1 200", 0) == 0;
+    return Unread().substr(0, 12) == "HTTP/1.1 200";
   }
 
   struct Reply {
     int status = 0;
     std::string session;
-    std::string body;  // JSON body, or the SSE text
+    bool has_result = false;  // the JSON body, or the SSE text, holds a "result" member
   };
 
   std::optional<Reply> Post(const std::string& path, const std::string& session,
@@ -105,21 +106,40 @@ class Connection {
   }
 
  private:
+  // Reads into the buffer's spare room, so a reply's bytes are copied once, by the kernel:
+  // the generator shares the cores with the server it measures, and copying a large body
+  // again here would charge the server for the client's work.
   bool Fill() {
-    char scratch[65536];
-    ssize_t n = ::recv(fd_, scratch, sizeof(scratch), 0);
+    if (begin_ == end_) begin_ = end_ = 0;
+    if (buffer_.size() - end_ < kReadSize) {
+      std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
+      end_ -= begin_;
+      begin_ = 0;
+      if (buffer_.size() - end_ < kReadSize) buffer_.resize(end_ + 2 * kReadSize);
+    }
+    ssize_t n = ::recv(fd_, buffer_.data() + end_, buffer_.size() - end_, 0);
     if (n <= 0) return false;
-    buffer_.append(scratch, static_cast<size_t>(n));
+    end_ += static_cast<size_t>(n);
+    return true;
+  }
+  std::string_view Unread() const {
+    return std::string_view(buffer_.data() + begin_, end_ - begin_);
+  }
+  // Waits until `bytes` unread bytes are buffered.
+  bool FillTo(size_t bytes) {
+    while (end_ - begin_ < bytes) {
+      if (!Fill()) return false;
+    }
     return true;
   }
 
   std::optional<Reply> ReadReply() {
     size_t end;
-    while ((end = buffer_.find("\r\n\r\n")) == std::string::npos) {
+    while ((end = Unread().find("\r\n\r\n")) == std::string_view::npos) {
       if (!Fill()) return std::nullopt;
     }
-    std::string head = buffer_.substr(0, end);
-    buffer_.erase(0, end + 4);
+    std::string head(Unread().substr(0, end));
+    begin_ += end + 4;
     std::string lower = head;
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     Reply reply;
@@ -131,35 +151,38 @@ class Connection {
       return head.substr(start, head.find("\r\n", start) - start);
     };
     reply.session = header("mcp-session-id");
+    constexpr std::string_view kResult = "\"result\"";
     if (header("transfer-encoding") == "chunked") {
+      // An event stream's chunks are small; they are joined to look for the result.
+      std::string text;
       while (true) {
         size_t line;
-        while ((line = buffer_.find("\r\n")) == std::string::npos) {
+        while ((line = Unread().find("\r\n")) == std::string_view::npos) {
           if (!Fill()) return std::nullopt;
         }
-        size_t size = std::stoul(buffer_.substr(0, line), nullptr, 16);
-        while (buffer_.size() < line + 2 + size + 2) {
-          if (!Fill()) return std::nullopt;
-        }
-        reply.body += buffer_.substr(line + 2, size);
-        buffer_.erase(0, line + 4 + size);
+        size_t size = std::stoul(std::string(Unread().substr(0, line)), nullptr, 16);
+        if (!FillTo(line + 2 + size + 2)) return std::nullopt;
+        text += Unread().substr(line + 2, size);
+        begin_ += line + 4 + size;
         if (size == 0) break;
       }
+      reply.has_result = text.find(kResult) != std::string::npos;
     } else {
       std::string length = header("content-length");
       size_t size = length.empty() ? 0 : std::stoul(length);
-      while (buffer_.size() < size) {
-        if (!Fill()) return std::nullopt;
-      }
-      reply.body = buffer_.substr(0, size);
-      buffer_.erase(0, size);
+      if (!FillTo(size)) return std::nullopt;
+      reply.has_result = Unread().substr(0, size).find(kResult) != std::string_view::npos;
+      begin_ += size;
     }
     return reply;
   }
 
+  static constexpr size_t kReadSize = 65536;
   int fd_ = -1;
   bool ok_ = false;
-  std::string buffer_;
+  std::vector<char> buffer_ = std::vector<char>(4 * kReadSize);
+  size_t begin_ = 0;  // the unread bytes are [begin_, end_)
+  size_t end_ = 0;
 };
 
 }  // namespace
@@ -288,7 +311,7 @@ int main(int argc, char** argv) {
         auto start = Clock::now();
         auto reply = connection.Post(options.path, session, version, request.dump(), headers);
         auto elapsed = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-        if (!reply || reply->status != 200 || reply->body.find("\"result\"") == std::string::npos) {
+        if (!reply || reply->status != 200 || !reply->has_result) {
           my_errors++;
           if (!reply) break;
           continue;
