@@ -28,7 +28,7 @@ HttpConnection::HttpConnection(asio::ip::tcp::socket socket, asio::io_context& c
                                std::function<void()> on_destroy)
     : context_(context),
       socket_(std::move(socket)),
-      strand_(asio::make_strand(socket_.get_executor())),
+      strand_(asio::make_strand(context)),
       timer_(strand_),
       write_timer_(strand_),
       options_(std::move(options)),

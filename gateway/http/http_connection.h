@@ -36,7 +36,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
   // `idle` tracks the connection while it waits for a request, so the server may close it
   // to admit another at the connection cap (Evict).
-  // `context` runs the socket's strand (the connection's handlers, and its sessions').
+  // `context` runs the connection's strand (its handlers, and its sessions').
   HttpConnection(boost::asio::ip::tcp::socket socket, boost::asio::io_context& context,
                  std::shared_ptr<const HttpOptions> options, std::shared_ptr<IdleConnections> idle,
                  Router router, std::function<void()> on_destroy);
@@ -85,7 +85,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
   boost::asio::io_context& context_;
   boost::asio::ip::tcp::socket socket_;
-  boost::asio::strand<boost::asio::any_io_executor> strand_;
+  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
   boost::asio::steady_timer timer_;
   boost::asio::steady_timer write_timer_;  // write_timeout for the write in progress
   std::shared_ptr<const HttpOptions> options_;

@@ -203,8 +203,10 @@ void HttpServer::Accept() {
       connection_contexts_.empty()
           ? io_
           : *connection_contexts_[next_context_++ % connection_contexts_.size()];
+  // The socket gets the context's plain executor: the connection serializes its handlers on
+  // a strand of its own, and a socket on a strand too would queue each of them twice.
   acceptor_.async_accept(
-      asio::make_strand(context),
+      context.get_executor(),
       [this, alive = alive_, &context](boost::system::error_code ec, asio::ip::tcp::socket socket) {
         if (!alive->load() || ec == asio::error::operation_aborted) return;
         if (!ec) {
