@@ -7,12 +7,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "gateway/core/message_text.h"
 #include "gateway/transport/framing.h"
 
 namespace labgate::gateway {
 
 struct OutboundMessage {
-  std::string payload;          // one JSON-RPC message, serialized
+  std::string payload;  // one JSON-RPC message, serialized
+  // Instead of payload, the message in pieces; only for an Outbound that TakesPieces().
+  MessageText pieces;
   std::string related_request;  // RequestKey() of the client request it belongs to; "" = none
   bool is_response = false;     // the final message for related_request
   // The framing of the request it belongs to (transports that frame per message use it).
@@ -27,6 +30,9 @@ class Outbound {
   virtual ~Outbound() = default;
   // Thread-safe unless the implementation says otherwise; never blocks on I/O.
   virtual void Send(OutboundMessage message) = 0;
+  // Whether replies may come as OutboundMessage::pieces (a shared piece is then written
+  // without being copied). Any other Outbound gets every message joined in payload.
+  virtual bool TakesPieces() const { return false; }
 };
 
 // The key that identifies a client request by its id: the id's canonical JSON text.

@@ -105,6 +105,16 @@ void ReplyOnce::ResultText(absl::string_view result_text) {
   Send(std::move(payload), RequestOutcome::Ok());
 }
 
+void ReplyOnce::ResultText(std::shared_ptr<const std::string> result_text) {
+  if (!extras_.is_null()) return ResultText(absl::string_view(*result_text));
+  std::string head;
+  head.reserve(32 + raw_id_.size());
+  head += "{\"jsonrpc\":\"2.0\",\"id\":";
+  head += raw_id_;
+  head += ",\"result\":";
+  Send(MessageText(std::move(head), std::move(result_text), "}"), RequestOutcome::Ok());
+}
+
 void ReplyOnce::Error(int code, absl::string_view message, const json& data) {
   Send(jsonrpc::MakeError(raw_id_, code, std::string_view(message.data(), message.size()), data),
        RequestOutcome::Error(code));
@@ -124,6 +134,10 @@ void ReplyOnce::Finish(absl::StatusOr<json> outcome) {
 }
 
 void ReplyOnce::Send(std::string payload, RequestOutcome outcome) {
+  Send(MessageText(std::move(payload)), outcome);
+}
+
+void ReplyOnce::Send(MessageText payload, RequestOutcome outcome) {
   assert(deliver_ && "a request was answered twice");
   if (!deliver_) return;
   Deliver deliver = std::move(deliver_);

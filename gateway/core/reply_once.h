@@ -13,14 +13,16 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "gateway/core/message_text.h"
 #include "gateway/core/request_trace.h"
 
 namespace labgate::gateway {
 
 class ReplyOnce {
  public:
-  // Takes one serialized JSON-RPC response; called at most once.
-  using Deliver = absl::AnyInvocable<void(std::string payload)>;
+  // Takes one serialized JSON-RPC response; called at most once. It comes in pieces only
+  // from ResultText with a shared text.
+  using Deliver = absl::AnyInvocable<void(MessageText payload)>;
 
   ReplyOnce() = default;
   ReplyOnce(std::string raw_id, Deliver deliver);
@@ -41,6 +43,9 @@ class ReplyOnce {
   // A result whose JSON object text is already serialized, by labgate itself: its top level
   // has none of the extras' keys, which are spliced in without parsing it again.
   void ResultText(absl::string_view result_text);
+  // The same for a text that a cache keeps (not null): without extras the reply shares it rather
+  // than copying it (a tool list page is tens of kilobytes).
+  void ResultText(std::shared_ptr<const std::string> result_text);
   // "data" is omitted when null.
   void Error(int code, absl::string_view message, const nlohmann::json& data = nullptr);
   // An error coded through common/status_map.
@@ -55,6 +60,7 @@ class ReplyOnce {
 
  private:
   void Send(std::string payload, RequestOutcome outcome);
+  void Send(MessageText payload, RequestOutcome outcome);
   void Merge(nlohmann::json& result) const;
 
   std::string raw_id_ = "null";

@@ -187,6 +187,10 @@ void HttpConnection::AddResponseHeaders(HeaderList headers) {
 }
 
 void HttpConnection::Respond(int status, HeaderList headers, std::string body, bool close) {
+  Respond(status, std::move(headers), MessageText(std::move(body)), close);
+}
+
+void HttpConnection::Respond(int status, HeaderList headers, MessageText body, bool close) {
   // Dispatched, like the request: the reply is written at once when the connection is free.
   asio::dispatch(strand_, [self = shared_from_this(), status, headers = std::move(headers),
                            body = std::move(body), close]() mutable {
@@ -194,8 +198,8 @@ void HttpConnection::Respond(int status, HeaderList headers, std::string body, b
     for (auto& header : self->response_headers_) headers.push_back(std::move(header));
     self->response_headers_.clear();
     if (close || !self->keep_alive_) self->close_after_write_ = true;
-    std::string head = WireResponseHead(status, headers, body, self->close_after_write_);
-    if (!StatusCarriesBody(status)) body.clear();
+    if (!StatusCarriesBody(status)) body = MessageText();
+    std::string head = WireResponseHead(status, headers, body.size(), self->close_after_write_);
     self->Enqueue(std::move(head), std::move(body));
     self->FinishResponse();
   });
@@ -265,10 +269,12 @@ void HttpConnection::Evict() {
   });
 }
 
-void HttpConnection::Enqueue(std::string data, std::string more) {
-  queued_bytes_ += data.size() + more.size();
-  queue_.push_back(std::move(data));
-  if (!more.empty()) queue_.push_back(std::move(more));
+void HttpConnection::Enqueue(std::string data, MessageText body) {
+  queued_bytes_ += data.size() + body.size();
+  queue_.push_back(Piece{std::move(data), nullptr});
+  if (!body.head.empty()) queue_.push_back(Piece{std::move(body.head), nullptr});
+  if (body.shared != nullptr) queue_.push_back(Piece{{}, std::move(body.shared)});
+  if (!body.tail.empty()) queue_.push_back(Piece{std::move(body.tail), nullptr});
   if (!write_pending_) WriteNext();
 }
 
@@ -291,9 +297,9 @@ void HttpConnection::WriteNext() {
   }
   write_buffers_.clear();
   size_t total = 0;
-  for (const std::string& piece : writing_) {
-    write_buffers_.push_back(asio::buffer(piece));
-    total += piece.size();
+  for (const Piece& piece : writing_) {
+    write_buffers_.push_back(asio::buffer(piece.view()));
+    total += piece.view().size();
   }
   write_pending_ = true;
   const uint64_t generation = ++write_generation_;
@@ -318,8 +324,8 @@ void HttpConnection::WriteNext() {
                       self->queued_bytes_ -= std::min(self->queued_bytes_, bytes);
                       if (ec) return self->Gone();
                       self->queued_bytes_ = 0;
-                      for (const auto& pending : self->queue_)
-                        self->queued_bytes_ += pending.size();
+                      for (const Piece& pending : self->queue_)
+                        self->queued_bytes_ += pending.view().size();
                       self->WriteNext();
                     }));
 }

@@ -17,9 +17,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "gateway/core/message_text.h"
 #include "gateway/http/http_options.h"
 #include "gateway/http/http_wire.h"
 #include "gateway/http/idle_connections.h"
@@ -49,6 +51,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   // answers it. Reset when the next request arrives.
   void AddResponseHeaders(HeaderList headers);
   void Respond(int status, HeaderList headers, std::string body, bool close = false);
+  // The same with a body in pieces, written as they are (a shared piece is not copied).
+  void Respond(int status, HeaderList headers, MessageText body, bool close = false);
   // Sends a 200 text/event-stream header; the body then follows chunk by chunk.
   void StartStream(HeaderList headers);
   void StreamWrite(std::string data);
@@ -72,8 +76,14 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void OnHeader(boost::system::error_code ec);
   void OnRead(boost::system::error_code ec);
   void FinishResponse();
-  // Queues bytes to write; `more` (a response's body after its head) goes in the same write.
-  void Enqueue(std::string data, std::string more = {});
+  // Bytes queued to write: owned, or shared with a cache.
+  struct Piece {
+    std::string text;
+    std::shared_ptr<const std::string> shared;
+    std::string_view view() const { return shared ? std::string_view(*shared) : text; }
+  };
+  // Queues bytes to write; `body` (a response's body after its head) goes in the same write.
+  void Enqueue(std::string data, MessageText body = {});
   void WriteNext();
   void ArmTimer(std::chrono::milliseconds after);
   void ArmTimerAt(std::chrono::steady_clock::time_point deadline);
@@ -110,8 +120,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   std::function<void()> gone_;
   HeaderList response_headers_;  // AddResponseHeaders, for the current request
 
-  std::deque<std::string> queue_;
-  std::vector<std::string> writing_;  // the pieces of the write in progress
+  std::deque<Piece> queue_;
+  std::vector<Piece> writing_;  // the pieces of the write in progress
   std::vector<boost::asio::const_buffer> write_buffers_;
   size_t queued_bytes_ = 0;
   bool write_pending_ = false;

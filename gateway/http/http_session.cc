@@ -24,6 +24,7 @@ class HttpSession::SessionOutbound final : public Outbound {
   void Send(OutboundMessage message) override {
     if (auto self = session_.lock()) self->Route(std::move(message));
   }
+  bool TakesPieces() const override { return true; }
 
  private:
   std::weak_ptr<HttpSession> session_;
@@ -133,6 +134,13 @@ void HttpSession::Route(OutboundMessage message) {
     if (it != posts_.end()) ClosePostStream(it->second);
     return;
   }
+  // Pieces stay pieces only in a JSON response, which is written with gather I/O; an event
+  // on a stream needs its text whole.
+  const bool json_response = it != posts_.end() && !it->second.stream &&
+                             it->second.connection != nullptr && message.is_response;
+  if (!message.pieces.empty() && !json_response) {
+    message.payload = std::move(message.pieces).Join();
+  }
   if (it == posts_.end()) {
     Emit(*standalone_, message.payload);
     return;
@@ -151,7 +159,9 @@ void HttpSession::Route(OutboundMessage message) {
       std::shared_ptr<HttpConnection> connection = std::move(post.connection);
       attached_--;
       posts_.erase(it);
-      connection->Respond(200, SessionHeaders(), std::move(message.payload));
+      connection->Respond(200, SessionHeaders(),
+                          message.pieces.empty() ? MessageText(std::move(message.payload))
+                                                 : std::move(message.pieces));
       return;
     }
     post.stream = NewStream();

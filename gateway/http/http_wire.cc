@@ -44,16 +44,15 @@ void AddHeaders(beast_http::response<Body>& response, const HeaderList& headers)
 
 bool StatusCarriesBody(int status) { return status >= 200 && status != 204 && status != 304; }
 
-std::string WireResponseHead(int status, const HeaderList& headers, const std::string& body,
-                             bool close) {
+std::string WireResponseHead(int status, const HeaderList& headers, size_t body_size, bool close) {
   beast_http::response<beast_http::empty_body> response(static_cast<beast_http::status>(status),
                                                         11);
   AddHeaders(response, headers);
   if (StatusCarriesBody(status)) {
-    if (!body.empty() && response.find(beast_http::field::content_type) == response.end()) {
+    if (body_size > 0 && response.find(beast_http::field::content_type) == response.end()) {
       response.set(beast_http::field::content_type, "application/json");
     }
-    response.content_length(body.size());
+    response.content_length(body_size);
   }
   response.keep_alive(!close);
   // Content-Length framing has no coding: the body follows the head byte for byte.

@@ -181,7 +181,7 @@ void McpEngine::ListTools(const json& params, ReplyOnce reply) const {
   }
   const ToolListCache::Version generation{server_->tools_generation->load(), 0};
   if (auto cached = server_->tools_cache->Find(cursor, generation)) {
-    return reply.ResultText(*cached);
+    return reply.ResultText(std::move(cached));
   }
   std::vector<json> tools;
   for (ToolProvider* provider : server_->tools) {
@@ -196,7 +196,7 @@ void McpEngine::ListTools(const json& params, ReplyOnce reply) const {
   auto text = std::make_shared<const std::string>(
       page.dump(-1, ' ', false, json::error_handler_t::replace));
   server_->tools_cache->Store(cursor, generation, text);
-  reply.ResultText(*text);
+  reply.ResultText(std::move(text));
 }
 
 void McpEngine::ListToolsFor(const json& params, ReplyOnce reply,
@@ -211,7 +211,7 @@ void McpEngine::ListToolsFor(const json& params, ReplyOnce reply,
   const ToolListCache::Version version{server_->tools_generation->load(),
                                        server_->access->control().generation()};
   if (auto cached = server_->principal_tools_cache->Find(key, version)) {
-    return reply.ResultText(*cached);
+    return reply.ResultText(std::move(cached));
   }
   std::vector<json> tools;
   for (ToolProvider* provider : server_->tools) {
@@ -225,7 +225,7 @@ void McpEngine::ListToolsFor(const json& params, ReplyOnce reply,
   auto text = std::make_shared<const std::string>(
       page.dump(-1, ' ', false, json::error_handler_t::replace));
   server_->principal_tools_cache->Store(key, version, text);
-  reply.ResultText(*text);
+  reply.ResultText(std::move(text));
 }
 
 void McpEngine::CallTool(const json& params, ReplyOnce reply,

@@ -173,8 +173,8 @@ void StdioConnection::HandleLegacy(const Frame& frame, const nlohmann::json& env
 void StdioConnection::HandleLoaf(const jsonrpc::IncomingMessage& message, Framing framing) {
   if (!message.body.contains("id")) return;  // incoming notifications are ignored
   auto token = std::make_shared<InFlightCounter::Token>(InFlightCounter::Enter(in_flight_));
-  ReplyOnce reply(message.raw_id, [this, token, framing](std::string payload) {
-    Write(framing, std::move(payload), Idle(/*answering=*/true));
+  ReplyOnce reply(message.raw_id, [this, token, framing](MessageText payload) {
+    Write(framing, std::move(payload).Join(), Idle(/*answering=*/true));
     token->Release();
   });
   const nlohmann::json method = message.body.value("method", nlohmann::json());

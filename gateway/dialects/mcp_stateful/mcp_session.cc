@@ -173,7 +173,7 @@ ReplyOnce McpSession::MakeReply(const std::string& raw_id, const std::string& ke
   // before the answer goes (or with an unanswered handle), so a client that has its answer
   // finds its principal's idle time counting.
   return ReplyOnce(
-      raw_id, [weak = weak_from_this(), key, busy = std::move(busy)](std::string payload) mutable {
+      raw_id, [weak = weak_from_this(), key, busy = std::move(busy)](MessageText payload) mutable {
         busy.reset();
         auto session = weak.lock();
         if (!session) return;
@@ -192,7 +192,7 @@ void McpSession::AssertMaySend() const {
   if (!sends_anywhere_) AssertOnStrand();
 }
 
-void McpSession::Deliver(const std::string& key, std::string payload) {
+void McpSession::Deliver(const std::string& key, MessageText payload) {
   AssertMaySend();
   bool cancelled;
   Framing framing;
@@ -214,7 +214,11 @@ void McpSession::Deliver(const std::string& key, std::string payload) {
   // Counted until sent, so that a drain waits for the write too.
   if (!cancelled && !closed_) {
     OutboundMessage message;
-    message.payload = std::move(payload);
+    if (outbound_->TakesPieces()) {
+      message.pieces = std::move(payload);
+    } else {
+      message.payload = std::move(payload).Join();
+    }
     message.related_request = key;
     message.is_response = true;
     message.framing = framing;

@@ -107,7 +107,7 @@ class McpSession : public std::enable_shared_from_this<McpSession> {
                       std::shared_ptr<void> busy);
   // The trace of a request with `method`; "mcp" dialect, on the principal's transport.
   SharedTrace Trace(const std::string& method, const nlohmann::json& params) const;
-  void Deliver(const std::string& key, std::string payload);
+  void Deliver(const std::string& key, MessageText payload);
   // Runs `fn` through run_send while the session lives and is open.
   void OnSend(std::function<void(McpSession&)> fn);
 

@@ -288,7 +288,8 @@ void StatelessDialect::Handle(const jsonrpc::IncomingMessage& message, Framing f
                            IsMcpMethod(method), TracedTool(method, params_for_state)});
   ReplyOnce reply(message.raw_id, [this, outbound, key, framing, call, calls, token, busy,
                                    context_slot, raw_id = message.raw_id, method, target,
-                                   server_info, trace](std::string payload) mutable {
+                                   server_info, trace](MessageText text) mutable {
+    std::string payload = std::move(text).Join();
     busy.reset();  // before the answer goes: the client then finds its idle time counting
     calls->Remove(key, call.get());
     if (call->cancelled()) {  // the client said it no longer wants it

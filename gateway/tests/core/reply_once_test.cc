@@ -17,7 +17,8 @@ using nlohmann::json;
 struct Sink {
   std::vector<std::string> payloads;
   ReplyOnce Reply(const std::string& raw_id) {
-    return ReplyOnce(raw_id, [this](std::string payload) { payloads.push_back(payload); });
+    return ReplyOnce(
+        raw_id, [this](MessageText payload) { payloads.push_back(std::move(payload).Join()); });
   }
 };
 
@@ -105,6 +106,47 @@ TEST(ReplyOnceTest, ExtrasApplyToPreSerializedResultsToo) {
   empty.SetResultExtras({{"resultType", "complete"}});
   empty.ResultText("{}");
   EXPECT_EQ(json::parse(sink.payloads.at(1))["result"], json({{"resultType", "complete"}}));
+}
+
+TEST(ReplyOnceTest, ACachedResultIsSharedNotCopiedAndReadsTheSameAsText) {
+  auto cached = std::make_shared<const std::string>(R"({"tools":[{"name":"x"}]})");
+  std::vector<MessageText> delivered;
+  ReplyOnce shared("\"q\"", [&](MessageText payload) { delivered.push_back(std::move(payload)); });
+  shared.ResultText(cached);
+  ASSERT_EQ(delivered.size(), 1u);
+  EXPECT_EQ(delivered[0].shared.get(), cached.get()) << "the cache's own string, uncopied";
+  EXPECT_EQ(delivered[0].size(),
+            std::string(R"({"jsonrpc":"2.0","id":"q","result":)").size() + cached->size() + 1);
+
+  Sink sink;
+  sink.Reply("\"q\"").ResultText(absl::string_view(*cached));
+  EXPECT_EQ(std::move(delivered[0]).Join(), sink.payloads.at(0));
+  EXPECT_EQ(sink.payloads.at(0), R"({"jsonrpc":"2.0","id":"q","result":{"tools":[{"name":"x"}]}})");
+}
+
+TEST(ReplyOnceTest, ACachedResultWithExtrasIsJoinedWithThem) {
+  auto cached = std::make_shared<const std::string>(R"({"tools":[]})");
+  std::vector<MessageText> delivered;
+  ReplyOnce reply("1", [&](MessageText payload) { delivered.push_back(std::move(payload)); });
+  reply.SetResultExtras({{"resultType", "complete"}});
+  reply.ResultText(cached);
+  ASSERT_EQ(delivered.size(), 1u);
+  EXPECT_EQ(delivered[0].shared, nullptr);
+  EXPECT_EQ(json::parse(std::move(delivered[0]).Join())["result"],
+            json({{"tools", json::array()}, {"resultType", "complete"}}));
+}
+
+TEST(MessageTextTest, JoinsItsPiecesInOrderAndMovesASinglePiece) {
+  EXPECT_TRUE(MessageText().empty());
+  EXPECT_EQ(MessageText("abc").size(), 3u);
+  EXPECT_EQ(MessageText("abc").Join(), "abc");
+  auto middle = std::make_shared<const std::string>("-middle-");
+  MessageText pieces("head", middle, "tail");
+  EXPECT_FALSE(pieces.empty());
+  EXPECT_EQ(pieces.size(), 16u);
+  EXPECT_EQ(std::move(pieces).Join(), "head-middle-tail");
+  EXPECT_EQ(*middle, "-middle-") << "the shared piece is left as it was";
+  EXPECT_EQ(MessageText("", middle, "").Join(), "-middle-");
 }
 
 TEST(InFlightCounterTest, WaitUntilIdleReturnsWhenTheLastTokenGoes) {

@@ -29,7 +29,7 @@ RequestTrace::Request Named(const char* dialect, std::string method, std::string
 template <typename Fn>
 std::string Answer(const char* dialect, const char* method, Fn answer) {
   std::string sent;
-  ReplyOnce reply("1", [&sent](std::string payload) { sent = std::move(payload); });
+  ReplyOnce reply("1", [&sent](MessageText payload) { sent = std::move(payload).Join(); });
   reply.SetTrace(RequestTrace::Start(Named(dialect, method)));
   answer(reply);
   return sent;
@@ -67,7 +67,7 @@ TEST(RequestTraceTest, TheDialectsOverrideWinsAndTheLastHolderCounts) {
   auto& in_flight = GatewayMetrics::Get().requests_in_flight.With({"t2"});
   SharedTrace held;
   {
-    ReplyOnce reply("1", [](std::string) {});
+    ReplyOnce reply("1", [](MessageText) {});
     held = RequestTrace::Start(Named("t2", "tools/call"));
     reply.SetTrace(held);
     EXPECT_EQ(in_flight.value(), 1);

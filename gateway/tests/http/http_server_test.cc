@@ -503,6 +503,39 @@ TEST_F(HttpServerTest, KeepAliveServesSeveralRequestsOnOneConnection) {
   }
 }
 
+TEST_F(HttpServerTest, ACachedToolListGoesOutWholeEachTimeAndPipelined) {
+  // The cached list is written as a piece of its own, after each reply's own head; every
+  // reply must still read as one whole JSON-RPC message with its own id.
+  StartServer();
+  std::string session = Initialize();
+  RawClient client(port_);
+  json first_result;
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(
+        client.Send(Request("POST", session, Call("list-" + std::to_string(i), "tools/list"))));
+    auto response = client.Read();
+    ASSERT_TRUE(response.has_value());
+    EXPECT_EQ(response->header("content-length"), std::to_string(response->body.size()));
+    json answer = response->Json();
+    ASSERT_TRUE(answer.is_object()) << response->body;
+    EXPECT_EQ(answer["id"], "list-" + std::to_string(i));
+    EXPECT_EQ(answer["result"]["tools"].size(), 5u);
+    if (i == 0) first_result = answer["result"];
+    EXPECT_EQ(answer["result"], first_result);
+  }
+  // Two requests in one write: the second reply queues behind the first.
+  ASSERT_TRUE(client.Send(Request("POST", session, Call("a", "tools/list")) +
+                          Request("POST", session, Call("b", "tools/list"))));
+  for (const char* id : {"a", "b"}) {
+    auto response = client.Read();
+    ASSERT_TRUE(response.has_value());
+    json answer = response->Json();
+    ASSERT_TRUE(answer.is_object()) << response->body;
+    EXPECT_EQ(answer["id"], id);
+    EXPECT_EQ(answer["result"], first_result);
+  }
+}
+
 TEST_F(HttpServerTest, ForeignOriginAndHostAreRefused) {
   StartServer();
   Response origin =

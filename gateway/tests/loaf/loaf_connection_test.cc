@@ -90,7 +90,8 @@ class LoafConnectionTest : public ::testing::Test {
   // Feeds one line to the connection, as StdioConnection does for a claimed message.
   void Send(const std::string& line) {
     jsonrpc::IncomingMessage message = jsonrpc::ParseMessage(line);
-    ReplyOnce reply(message.raw_id, [this](std::string payload) { wire_.Add(payload); });
+    ReplyOnce reply(message.raw_id,
+                    [this](MessageText payload) { wire_.Add(std::move(payload).Join()); });
     connection_->Handle(message, Framing::kNewline, std::move(reply));
   }
   json Call(const std::string& line, const json& id) {
@@ -156,7 +157,8 @@ TEST_F(LoafConnectionTest, EachMethodValidatesItsParams) {
   for (const auto& c : cases) {
     Wire wire;
     jsonrpc::IncomingMessage message = jsonrpc::ParseMessage(c.line);
-    ReplyOnce reply(message.raw_id, [&wire](std::string payload) { wire.Add(payload); });
+    ReplyOnce reply(message.raw_id,
+                    [&wire](MessageText payload) { wire.Add(std::move(payload).Join()); });
     connection_->Handle(message, Framing::kNewline, std::move(reply));
     json answer = wire.Reply(1);
     EXPECT_EQ(answer["error"]["code"], -32602) << c.line;
