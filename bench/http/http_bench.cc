@@ -185,9 +185,7 @@ class Connection {
   size_t end_ = 0;
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Run(int argc, char** argv) {
   Options options;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
@@ -261,6 +259,7 @@ int main(int argc, char** argv) {
   std::vector<double> latencies_us;
   uint64_t errors = 0;
   std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(options.sessions));
   for (int s = 0; s < options.sessions; ++s) {
     threads.emplace_back([&, s] {
       Connection connection(options.port);
@@ -353,4 +352,15 @@ int main(int argc, char** argv) {
       {"p99_ms", percentile(0.99)}};
   std::cout << result.dump() << std::endl;
   return failed.load() == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const std::exception& error) {
+    std::cerr << "labgate_http_bench: " << error.what() << "\n";
+    return 2;
+  }
 }
