@@ -34,21 +34,18 @@ for _ in $(seq 200); do [[ -s "$WORK/port" ]] && grep -q listening "$WORK/everyt
 LABGATE_PORT=$(cat "$WORK/port")
 
 # labgate's tools/list reply, byte for byte, for the floor to send.
-python3 - "$LABGATE_PORT" >"$WORK/list.json" <<'PY'
-import http.client, json, sys
-c = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
-headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-def post(body, session=None):
-    h = dict(headers, **({"Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"} if session else {}))
-    c.request("POST", "/mcp", json.dumps(body), h)
-    r = c.getresponse()
-    return r, r.read()
-r, _ = post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "floor", "version": "1"}}})
-session = r.getheader("Mcp-Session-Id")
-post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
-_, body = post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, session)
-sys.stdout.write(body.decode())
-PY
+"$NODE" --input-type=module - "$LABGATE_PORT" >"$WORK/list.json" <<'JS'
+const url = `http://127.0.0.1:${process.argv[2]}/mcp`;
+const headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"};
+const post = (body, extra = {}) =>
+  fetch(url, {method: "POST", headers: {...headers, ...extra}, body: JSON.stringify(body)});
+const init = await post({jsonrpc: "2.0", id: 0, method: "initialize", params: {
+  protocolVersion: "2025-11-25", capabilities: {}, clientInfo: {name: "floor", version: "1"}}});
+await init.text();
+const session = {"Mcp-Session-Id": init.headers.get("mcp-session-id"), "MCP-Protocol-Version": "2025-11-25"};
+await (await post({jsonrpc: "2.0", method: "notifications/initialized"}, session)).text();
+process.stdout.write(await (await post({jsonrpc: "2.0", id: 1, method: "tools/list"}, session)).text());
+JS
 echo '{"jsonrpc":"2.0","id":1,"result":{}}' >"$WORK/ping.json"
 FLOOR=$BUILD/bench/http/labgate_http_floor
 "$FLOOR" --body-file "$WORK/list.json" --port-file "$WORK/floor-list" &
