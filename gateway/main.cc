@@ -58,6 +58,9 @@ ABSL_FLAG(int64_t, io_threads, 2,
           "Threads serving HTTP, the console and the gateway's own timers (1-64), each with an "
           "io_context of its own; HTTP connections are spread over them, and a connection's "
           "requests stay on its thread");
+ABSL_FLAG(int64_t, io_spin_us, 300,
+          "With --http, how long each io thread polls for its next event after handling one "
+          "before it sleeps (0: at once); a client's quick next request then costs no wake-up");
 ABSL_FLAG(int64_t, task_threshold_ms, 5000,
           "A call expected to take this long or longer (a wait_for's timeout_ms, a reserve's "
           "wait_s, ...) runs as an MCP task when its client declares the tasks extension");
@@ -200,6 +203,9 @@ int main(int argc, char** argv) {
   if (backend_options.query_reply_spin.count() < 0 && config.status.ok()) {
     config.status = absl::InvalidArgumentError("--query-spin-us must not be negative");
   }
+  if (absl::GetFlag(FLAGS_io_spin_us) < 0 && config.status.ok()) {
+    config.status = absl::InvalidArgumentError("--io-spin-us must not be negative");
+  }
   if ((absl::GetFlag(FLAGS_io_threads) < 1 || absl::GetFlag(FLAGS_io_threads) > 64) &&
       config.status.ok()) {
     config.status = absl::InvalidArgumentError("--io-threads must be between 1 and 64");
@@ -216,6 +222,7 @@ int main(int argc, char** argv) {
   options.stdio_spin = std::chrono::microseconds(absl::GetFlag(FLAGS_stdio_spin_us));
   options.call_timeout_ms = absl::GetFlag(FLAGS_call_timeout_ms);
   options.io_threads = static_cast<int>(absl::GetFlag(FLAGS_io_threads));
+  options.io_spin = std::chrono::microseconds(absl::GetFlag(FLAGS_io_spin_us));
   options.page_size = static_cast<size_t>(absl::GetFlag(FLAGS_tools_page_size));
   options.task_ttl = std::chrono::milliseconds(absl::GetFlag(FLAGS_task_ttl_ms));
   options.task_threshold = std::chrono::milliseconds(absl::GetFlag(FLAGS_task_threshold_ms));

@@ -3,12 +3,14 @@
 // labgate and the reference, it shows what the machine's TCP, wake-ups and the load generator
 // allow for a reply of that size, whatever the server does.
 //
-//   labgate_http_floor --body-file F --port-file P [--threads 2]
+//   labgate_http_floor --body-file F --port-file P [--threads 2] [--spin-us 0]
 //
 // Each thread has its own epoll set; the main thread accepts and deals connections out in
 // turn, as labgate deals them over its io_contexts. A notification (a body naming a
 // `notifications/` method) gets 202 with no body, as Streamable HTTP asks; any other POST gets
-// 200, an `Mcp-Session-Id` and the file's bytes, in one gather write.
+// 200, an `Mcp-Session-Id` and the file's bytes, in one gather write. With --spin-us, a thread
+// polls its epoll set for that long after each event before it sleeps, as labgate's io threads
+// do (--io-spin-us).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -22,6 +24,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -101,12 +104,15 @@ bool AnswerRequests(int fd, std::string& buffer, const Replies& replies) {
   return true;
 }
 
-void Serve(int epoll_fd, const Replies& replies) {
+void Serve(int epoll_fd, const Replies& replies, std::chrono::microseconds spin) {
   std::unordered_map<int, std::string> buffers;
   epoll_event events[64];
   char scratch[65536];
+  std::chrono::steady_clock::time_point spin_until;
   while (true) {
-    int ready = ::epoll_wait(epoll_fd, events, 64, -1);
+    const bool spinning = std::chrono::steady_clock::now() < spin_until;
+    int ready = ::epoll_wait(epoll_fd, events, 64, spinning ? 0 : -1);
+    if (ready > 0 && spin.count() > 0) spin_until = std::chrono::steady_clock::now() + spin;
     for (int i = 0; i < ready; ++i) {
       int fd = events[i].data.fd;
       std::string& buffer = buffers[fd];
@@ -137,6 +143,7 @@ int main(int argc, char** argv) {
   std::string body_file;
   std::string port_file;
   int threads = 2;
+  std::chrono::microseconds spin{0};
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i];
     if (flag == "--body-file") {
@@ -145,6 +152,8 @@ int main(int argc, char** argv) {
       port_file = argv[i + 1];
     } else if (flag == "--threads") {
       threads = std::max(1, std::stoi(argv[i + 1]));
+    } else if (flag == "--spin-us") {
+      spin = std::chrono::microseconds(std::max(0, std::stoi(argv[i + 1])));
     } else {
       std::cerr << "unknown flag " << flag << "\n";
       return 2;
@@ -152,7 +161,8 @@ int main(int argc, char** argv) {
   }
   std::ifstream in(body_file, std::ios::binary);
   if (body_file.empty() || port_file.empty() || !in) {
-    std::cerr << "usage: labgate_http_floor --body-file F --port-file P [--threads N]\n";
+    std::cerr << "usage: labgate_http_floor --body-file F --port-file P [--threads N] "
+                 "[--spin-us N]\n";
     return 2;
   }
   Replies replies;
@@ -184,7 +194,7 @@ int main(int argc, char** argv) {
   std::vector<std::thread> workers;
   for (int i = 0; i < threads; ++i) {
     epolls.push_back(::epoll_create1(0));
-    workers.emplace_back(Serve, epolls.back(), std::cref(replies));
+    workers.emplace_back(Serve, epolls.back(), std::cref(replies), spin);
   }
   for (size_t next = 0;; ++next) {
     int fd = ::accept4(listener, nullptr, nullptr, SOCK_NONBLOCK);

@@ -8,7 +8,9 @@
 #
 # The floor (labgate_http_floor) answers every POST with labgate's own `tools/list` reply, or
 # with an empty result for `ping`, and does nothing else: what this machine's TCP, wake-ups
-# and load generator allow for replies of those sizes, whatever the server does.
+# and load generator allow for replies of those sizes, whatever the server does. Like labgate's
+# io threads (--io-spin-us), it polls for 300 µs after each event before it sleeps
+# (FLOOR_SPIN_US).
 #
 # LABGATE_BIN runs another labgate binary (an older build, for a before/after in one session)
 # against the same load generator; LABGATE_FLAGS adds flags to it (e.g. --io-threads 2).
@@ -48,9 +50,9 @@ process.stdout.write(await (await post({jsonrpc: "2.0", id: 1, method: "tools/li
 JS
 echo '{"jsonrpc":"2.0","id":1,"result":{}}' >"$WORK/ping.json"
 FLOOR=$BUILD/bench/http/labgate_http_floor
-"$FLOOR" --body-file "$WORK/list.json" --port-file "$WORK/floor-list" &
+"$FLOOR" --body-file "$WORK/list.json" --port-file "$WORK/floor-list" --spin-us "${FLOOR_SPIN_US:-300}" &
 FLOOR_LIST_PID=$!
-"$FLOOR" --body-file "$WORK/ping.json" --port-file "$WORK/floor-ping" &
+"$FLOOR" --body-file "$WORK/ping.json" --port-file "$WORK/floor-ping" --spin-us "${FLOOR_SPIN_US:-300}" &
 FLOOR_PING_PID=$!
 for _ in $(seq 100); do [[ -s "$WORK/floor-list" && -s "$WORK/floor-ping" ]] && break; sleep 0.05; done
 

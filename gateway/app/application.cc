@@ -33,6 +33,7 @@
 #include "gateway/tasks/task_runner.h"
 #include "gateway/tools/catalog_tools.h"
 #include "gateway/tools/reservation_waits.h"
+#include "gateway/transport/spinning_io_loop.h"
 #include "labgate/reservations/v1/reservations.grpc.pb.h"
 #include "labgate/serial/v1/serial.grpc.pb.h"
 #include "labgate/tasks/v1/tasks.grpc.pb.h"
@@ -226,11 +227,15 @@ absl::StatusOr<std::unique_ptr<Application>> Application::Start(const Applicatio
   for (int i = 1; i < options.io_threads; ++i) p.more_io.push_back(&ProcessLifetimeIoContext());
   std::vector<boost::asio::io_context*> contexts{&p.io};
   contexts.insert(contexts.end(), p.more_io.begin(), p.more_io.end());
+  // On stdio alone the reader thread polls for itself (--stdio-spin-us); the io threads then
+  // have only timers and the console, for which a wake-up is no cost.
+  const std::chrono::microseconds io_spin =
+      options.serve_http ? options.io_spin : std::chrono::microseconds(0);
   for (boost::asio::io_context* context : contexts) {
     p.work.push_back(
         std::make_unique<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>>(
             boost::asio::make_work_guard(*context)));
-    p.io_threads.emplace_back([context] { context->run(); });
+    p.io_threads.emplace_back([context, io_spin] { RunSpinning(*context, io_spin); });
   }
   if (contexts.size() == 1) contexts.clear();  // one thread: the server's own io_context
   // Registered before any connection is served; off unless asked for.

@@ -25,6 +25,9 @@ struct ApplicationOptions {
   std::chrono::microseconds stdio_spin{300};
   int64_t call_timeout_ms = 30000;
   int io_threads = 2;  // io_contexts, one thread each, HTTP connections spread over them
+  // With HTTP served, how long each io thread polls for its next event before it sleeps
+  // (RunSpinning).
+  std::chrono::microseconds io_spin{300};
   size_t page_size = 100;
   std::chrono::milliseconds task_ttl{std::chrono::hours(24)};  // MCP tasks' ttlMs
   std::chrono::milliseconds task_threshold{5000};  // calls expected to take longer are tasks
