@@ -60,6 +60,9 @@ expect_bad "--query-spin-us must not be negative" labgate --query-spin-us -1
 expect_bad "--io-threads must be between 1 and 64" labgate --io-threads 0
 expect_bad "--io-threads must be between 1 and 64" labgate --io-threads 65
 expect_ok "MCP over HTTP on 127.0.0.1:8081" labgate --http 127.0.0.1:8081 --io-threads 4 --data-dir "$work"
+expect_bad "--io-spin-us must not be negative" labgate --io-spin-us -1
+expect_ok "MCP over HTTP on 127.0.0.1:8082" labgate --http 127.0.0.1:8082 --io-spin-us 0 --data-dir "$work"
+"$(bin labgate)" --help | grep -q -- "--io-spin-us" || fail "labgate --help lacks --io-spin-us"
 expect_bad "contracts directory '$work/missing' is not a readable directory" labgate-actions --contracts-dir "$work/missing"
 touch "$work/file"
 expect_bad "--data-dir: '$work/file' is not a directory" labgate-session --data-dir "$work/file"
