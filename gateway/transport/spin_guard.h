@@ -25,8 +25,16 @@ class SpinGuard {
   // The share of recent reads preempted (a moving average over about eight) that pauses.
   static constexpr double kPreemptedShareThatPauses = 0.25;
 
+  // Over a window at least this long, more preemptions per second than a guard's
+  // `max_preemptions_per_second` pause it too (see the constructor).
+  static constexpr std::chrono::milliseconds kRateWindow{10};
+
   // `preemptions` counts the calling thread's preemptions that count (-1: unknown).
-  explicit SpinGuard(SwitchCounter preemptions = CountedPreemptions);
+  // `max_preemptions_per_second` (0: no such limit) is for a thread that handles many events
+  // per request, such as an io thread: its share of preempted events stays low on a busy
+  // machine, but the rate of preemptions does not.
+  explicit SpinGuard(SwitchCounter preemptions = CountedPreemptions,
+                     double max_preemptions_per_second = 0);
 
   // Called once per read, before spinning after it.
   bool MaySpin();
@@ -34,7 +42,12 @@ class SpinGuard {
   static long CountedPreemptions();  // NOLINT(runtime/int)
 
  private:
+  bool PreemptedTooOften(std::chrono::steady_clock::time_point now, long count);  // NOLINT
+
   SwitchCounter preemptions_;
+  double max_preemptions_per_second_;
+  std::chrono::steady_clock::time_point rate_window_start_;
+  long rate_window_count_ = -1;  // NOLINT(runtime/int): -1: no window yet
   double preempted_share_ = 0;
   long last_count_ = -1;  // NOLINT(runtime/int): -1: not read yet
   std::chrono::steady_clock::time_point paused_until_;

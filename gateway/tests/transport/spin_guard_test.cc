@@ -46,6 +46,40 @@ TEST(SpinGuardTest, AnOccasionalPreemptionDoesNotPause) {
   }
 }
 
+TEST(SpinGuardTest, PreemptionsAtAHighRatePauseAGuardWithARateLimit) {
+  long preemptions = 0;  // NOLINT(runtime/int)
+  SpinGuard guard([&] { return preemptions; }, 3000);
+  EXPECT_TRUE(guard.MaySpin());  // opens the window
+  // Far more than 3,000 a second, however late this thread runs (up to 100 s).
+  preemptions += 300'000'000;
+  std::this_thread::sleep_for(SpinGuard::kRateWindow + 5ms);
+  EXPECT_FALSE(guard.MaySpin()) << "one preempted event in two is no share, but the rate is";
+  EXPECT_FALSE(guard.MaySpin()) << "paused";
+  std::this_thread::sleep_for(SpinGuard::kPause + 50ms);
+  EXPECT_TRUE(guard.MaySpin()) << "spinning is tried again after the pause";
+}
+
+TEST(SpinGuardTest, PreemptionsBelowTheRateLimitDoNotPause) {
+  long preemptions = 0;  // NOLINT(runtime/int)
+  SpinGuard guard([&] { return preemptions; }, 3000);
+  EXPECT_TRUE(guard.MaySpin());
+  // One preemption per window of at least 10 ms: at most 100 a second.
+  for (int window = 0; window < 5; ++window) {
+    std::this_thread::sleep_for(SpinGuard::kRateWindow);
+    for (int event = 0; event < 7; ++event) ASSERT_TRUE(guard.MaySpin());
+    ++preemptions;
+  }
+}
+
+TEST(SpinGuardTest, WithoutARateLimitAnyRateIsAllowedWhileTheShareIsLow) {
+  long preemptions = 0;  // NOLINT(runtime/int)
+  SpinGuard guard([&] { return preemptions; });
+  EXPECT_TRUE(guard.MaySpin());
+  preemptions += 300'000'000;
+  std::this_thread::sleep_for(SpinGuard::kRateWindow + 5ms);
+  EXPECT_TRUE(guard.MaySpin()) << "one preempted event is not yet a share";
+}
+
 TEST(SpinGuardTest, AnUnknownCountNeverPauses) {
   SpinGuard guard([] { return -1L; });
   EXPECT_TRUE(guard.MaySpin());
