@@ -13,9 +13,9 @@ namespace labgate::gateway {
 // context (epoll without a timeout) for `spin`, so a client's next request within that time
 // finds it awake; then it sleeps in run_one() until the next event. An idle context therefore
 // costs no CPU, and at most `spin` of polling follows each burst of work. SpinGuard stops the
-// polling for a while when other threads want the CPU. `spin` of zero is plain run().
-// Returns when the context stops or runs out of work; a handler's exception goes to the caller,
-// as from run().
+// polling for a while when other threads want the CPU (a share of events preempted, or a rate).
+// `spin` of zero is plain run(). Returns when the context stops or runs out of work; a handler's
+// exception goes to the caller, as from run().
 void RunSpinning(boost::asio::io_context& context, std::chrono::microseconds spin);
 
 }  // namespace labgate::gateway
