@@ -416,31 +416,27 @@ void PortService::ReattachLost(const std::shared_ptr<ManagedPort>& port) {
       return;
     }
   }
+  // Done before any write can reach the device that came back: the device's half line is its
+  // own, wherever it is now (the probe may have ended it), and as it may have been
+  // power-cycled, the values remembered before are not to be stepped from.
+  auto before_open = [&]() -> std::string {
+    registry_.MoveWrittenLine(*port, *path);
+    if (line_ended && port->written_line() != nullptr) {
+      absl::MutexLock lock(&port->written_line()->mu);
+      port->written_line()->line.Clear();
+    }
+    InstrumentRegistry::Limits limits = instruments_.LimitsOf(port->instrument());
+    if (limits.limits == nullptr) return "";
+    absl::MutexLock lock(&limits.state->mu);
+    limits.limits->Reset(&limits.state->state, std::chrono::steady_clock::now());
+    return "device back: its limits take it as reset (declared defaults; other values unknown)";
+  };
   absl::Notification reattached;
-  bool back = false;
-  port->Reattach(std::move(backend), *path, [&reattached, &back](const absl::Status& status) {
+  port->Reattach(std::move(backend), *path, before_open, [&reattached](const absl::Status& status) {
     if (!status.ok()) LG_LOG(kWarning) << "reattach: " << std::string(status.message());
-    back = status.ok();
     reattached.Notify();
   });
   reattached.WaitForNotification();
-  if (!back) return;
-  // The device's half line is its own, wherever it is now; the probe may have ended it.
-  registry_.MoveWrittenLine(*port, *path);
-  if (line_ended && port->written_line() != nullptr) {
-    absl::MutexLock lock(&port->written_line()->mu);
-    port->written_line()->line.Clear();
-  }
-  // It may have been power-cycled: the values remembered before are not to be stepped from.
-  InstrumentRegistry::Limits limits = instruments_.LimitsOf(port->instrument());
-  if (limits.limits != nullptr) {
-    {
-      absl::MutexLock lock(&limits.state->mu);
-      limits.limits->Reset(&limits.state->state, std::chrono::steady_clock::now());
-    }
-    port->RecordEvent(
-        "device back: its limits take it as reset (declared defaults; other values unknown)");
-  }
 }
 
 }  // namespace labgate::serial

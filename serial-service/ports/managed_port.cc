@@ -83,18 +83,20 @@ std::string ManagedPort::device_path() const {
 }
 
 void ManagedPort::Reattach(std::unique_ptr<SerialPort> backend, std::string device_path,
+                           std::function<std::string()> before_open,
                            std::function<void(absl::Status)> done) {
   // The worker owns the backend; a shared pointer carries the new one there.
   auto carried = std::make_shared<std::unique_ptr<SerialPort>>(std::move(backend));
   worker_.Post([self = shared_from_this(), carried, device_path = std::move(device_path),
-                done = std::move(done)] {
+                before_open = std::move(before_open), done = std::move(done)] {
     self->worker_.AssertInPlace();
-    done(self->DoReattach(std::move(*carried), device_path));
+    done(self->DoReattach(std::move(*carried), device_path, before_open));
   });
 }
 
 absl::Status ManagedPort::DoReattach(std::unique_ptr<SerialPort> backend,
-                                     const std::string& device_path) {
+                                     const std::string& device_path,
+                                     const std::function<std::string()>& before_open) {
   PortSettings settings;
   {
     absl::MutexLock lock(&mu_);
@@ -109,6 +111,12 @@ absl::Status ManagedPort::DoReattach(std::unique_ptr<SerialPort> backend,
     return configured;
   }
   backend_ = std::move(backend);
+  // While the port is still lost, no write can reach the device: what must hold before one
+  // does is done now, and recorded before a write's own lines.
+  const std::string note = before_open ? before_open() : std::string();
+  const std::string back = "device back at " + device_path;
+  Record("event", back);
+  if (!note.empty()) Record("event", note);
   {
     absl::MutexLock lock(&mu_);
     state_ = PortState::kOpen;
@@ -118,8 +126,8 @@ absl::Status ManagedPort::DoReattach(std::unique_ptr<SerialPort> backend,
     last_activity_at_ms_ = env_.clock->NowMs();
   }
   opened_at_ = std::chrono::steady_clock::now();
-  LG_LOG(kInfo) << "port " << name_ << ": device back at " << device_path;
-  Publish(PortEventRecord::Type::kOpened, "", "device back at " + device_path);
+  LG_LOG(kInfo) << "port " << name_ << ": " << back;
+  Announce(PortEventRecord::Type::kOpened, "", back);
   return absl::OkStatus();
 }
 
@@ -733,13 +741,17 @@ bool ManagedPort::FlushHeld(std::optional<int64_t> latency_ms) {
   return recorded;
 }
 
-void ManagedPort::Publish(PortEventRecord::Type type, std::string data, std::string reason) {
+void ManagedPort::Announce(PortEventRecord::Type type, std::string data, std::string reason) {
   PortEventRecord event;
   event.type = type;
   event.port_name = name_;
   event.data = std::move(data);
   event.reason = std::move(reason);
   env_.hub->Publish(event);
+}
+
+void ManagedPort::Publish(PortEventRecord::Type type, std::string data, std::string reason) {
+  Announce(type, std::move(data), reason);
   switch (type) {
     case PortEventRecord::Type::kOpened: {
       PortSettings settings;
@@ -748,16 +760,16 @@ void ManagedPort::Publish(PortEventRecord::Type type, std::string data, std::str
         settings = settings_;
       }
       // A device that came back says where; a first open, how it was opened.
-      Record("event", !event.reason.empty()
-                          ? event.reason
+      Record("event", !reason.empty()
+                          ? reason
                           : absl::StrCat("opened at ", settings.baud_rate, " baud for ", owner_));
       break;
     }
     case PortEventRecord::Type::kClosed:
-      Record("event", absl::StrCat("closed: ", event.reason));
+      Record("event", absl::StrCat("closed: ", reason));
       break;
     case PortEventRecord::Type::kError:
-      Record("event", "device lost: " + event.reason);
+      Record("event", "device lost: " + reason);
       break;
     case PortEventRecord::Type::kReconfigured: {
       PortSettings settings;

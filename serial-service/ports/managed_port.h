@@ -261,14 +261,17 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
   // A lost port (kError) takes `backend`, already open on the device that came back at
   // `device_path`, configures it with the port's settings, and is open again with its owner,
   // session binding and capture buffer as they were; "device back at PATH" is recorded.
+  // `before_open` runs once the device is configured and before any write can reach it; a
+  // line it returns is recorded after "device back at PATH".
   // FAILED_PRECONDITION when the port is not lost (e.g. it was closed meanwhile).
   void Reattach(std::unique_ptr<SerialPort> backend, std::string device_path,
-                std::function<void(absl::Status)> done);
+                std::function<std::string()> before_open, std::function<void(absl::Status)> done);
 
  private:
   ManagedPort(std::string name, std::string owner, std::unique_ptr<SerialPort> backend,
               PortSettings settings, PortEnvironment env, PortIdentity identity);
-  absl::Status DoReattach(std::unique_ptr<SerialPort> backend, const std::string& device_path)
+  absl::Status DoReattach(std::unique_ptr<SerialPort> backend, const std::string& device_path,
+                          const std::function<std::string()>& before_open)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
 
   // The Do* methods, and everything that touches the device or pending_, run in the
@@ -346,6 +349,9 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
       ABSL_LOCKS_EXCLUDED(mu_);
   void Publish(PortEventRecord::Type type, std::string data = "", std::string reason = "")
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
+  // To the port's subscribers only; Publish also records the event in the transcript.
+  void Announce(PortEventRecord::Type type, std::string data, std::string reason)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_);
   ReadResult Take(size_t count, size_t consumed, bool timed_out)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
   // Records a write or an event of a bound port, after the rx held so far, so the record

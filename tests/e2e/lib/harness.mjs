@@ -129,10 +129,21 @@ export async function connectStdio(args = [], { env = {}, capabilities, setup } 
     stderr: 'pipe',
   });
   let stderr = '';
+  let closing = false;
   transport.stderr?.on('data', (chunk) => { stderr += chunk; });
+  // A gateway that exits before the test closes it (a sanitizer's report, a crash) says why
+  // on stderr; the test's own failure would only say "Connection closed".
+  transport.stderr?.on('end', () => {
+    if (!closing) process.stderr.write(`labgate exited before the test closed it; its stderr:\n${stderr}\n`);
+  });
   const client = new Client({ name: 'labgate-e2e', version: '1.0.0' },
     capabilities ? { capabilities } : undefined);
   if (setup) setup(client);
+  const close = client.close.bind(client);
+  client.close = async () => {
+    closing = true;
+    await close();
+  };
   await client.connect(transport);
   return { client, transport, stderr: () => stderr };
 }
