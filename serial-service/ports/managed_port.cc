@@ -750,7 +750,7 @@ void ManagedPort::Announce(PortEventRecord::Type type, std::string data, std::st
   env_.hub->Publish(event);
 }
 
-void ManagedPort::Publish(PortEventRecord::Type type, std::string data, std::string reason) {
+void ManagedPort::Publish(PortEventRecord::Type type, std::string data, const std::string& reason) {
   Announce(type, std::move(data), reason);
   switch (type) {
     case PortEventRecord::Type::kOpened: {

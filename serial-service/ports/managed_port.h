@@ -347,7 +347,7 @@ class ManagedPort : public std::enable_shared_from_this<ManagedPort> {
       ABSL_LOCKS_EXCLUDED(mu_);
   void CloseBackend(PortState new_state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_)
       ABSL_LOCKS_EXCLUDED(mu_);
-  void Publish(PortEventRecord::Type type, std::string data = "", std::string reason = "")
+  void Publish(PortEventRecord::Type type, std::string data = "", const std::string& reason = "")
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(worker_) ABSL_LOCKS_EXCLUDED(mu_);
   // To the port's subscribers only; Publish also records the event in the transcript.
   void Announce(PortEventRecord::Type type, std::string data, std::string reason)
