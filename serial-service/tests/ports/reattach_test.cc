@@ -62,7 +62,8 @@ class ReattachTest : public ::testing::Test {
     PortSettings settings;
     settings.baud_rate = 115200;
     std::promise<absl::Status> opened;
-    registry_.Open("alice", "supply", settings, [&](absl::Status s) { opened.set_value(s); });
+    registry_.Open("alice", "supply", settings,
+                   [&](const absl::Status& s) { opened.set_value(s); });
     EXPECT_TRUE(opened.get_future().get().ok());
     auto port = registry_.Select("alice", "supply");
     return port.ok() ? *port : nullptr;
