@@ -17,6 +17,7 @@
 #include "gateway/core/request_trace.h"
 #include "gateway/http/http_security.h"
 #include "gateway/http/http_session.h"
+#include "gateway/http/request_headers.h"
 #include "gateway/http/stateless_exchange.h"
 #include "gateway/jsonrpc/message.h"
 #include "gateway/legacy/legacy_envelope.h"
@@ -29,18 +30,6 @@ namespace beast_http = boost::beast::http;
 using Kind = jsonrpc::IncomingMessage::Kind;
 
 namespace {
-
-std::string Header(const Request& request, std::string_view name) {
-  auto it = request.find(boost::beast::string_view(name.data(), name.size()));
-  if (it == request.end()) return "";
-  return std::string(it->value().data(), it->value().size());
-}
-
-std::string Header(const Request& request, beast_http::field field) {
-  auto it = request.find(field);
-  if (it == request.end()) return "";
-  return std::string(it->value().data(), it->value().size());
-}
 
 std::string Path(const Request& request) {
   std::string target(request.target().data(), request.target().size());
@@ -58,8 +47,8 @@ constexpr char kCorsRequestHeaders[] =
     "Mcp-Method, Mcp-Name";
 
 // For a request from an allowed origin: let its page read the answer and the session id.
-HeaderList CorsHeaders(const std::string& origin) {
-  return {{"Access-Control-Allow-Origin", origin},
+HeaderList CorsHeaders(std::string_view origin) {
+  return {{"Access-Control-Allow-Origin", std::string(origin)},
           {"Access-Control-Expose-Headers", "Mcp-Session-Id, MCP-Protocol-Version"},
           {"Vary", "Origin"}};
 }
@@ -96,18 +85,13 @@ const char* HttpOutcome(int status) {
   }
 }
 
-bool session_id_given(const Request& request) {
-  return request.find("mcp-session-id") != request.end();
-}
-
 // The 2026 era: the body carries its _meta protocol version (or is server/discover), or,
 // outside a stateful session, the header or a _meta says so.
-bool IsStatelessPost(const Request& request, const jsonrpc::IncomingMessage& message,
-                     bool session_given) {
+bool IsStatelessPost(const RequestHeaders& headers, const jsonrpc::IncomingMessage& message) {
   if (message.kind == Kind::kInvalid) return false;
   if (stateless::ClaimsMessage(message.method, message.body)) return true;
-  if (session_given) return false;
-  const std::string header = Header(request, "mcp-protocol-version");
+  if (headers.session_id_given) return false;
+  const std::string header(headers.protocol_version);
   if (header == stateless::kStatelessVersion) return true;
   const nlohmann::json params = message.body.value("params", nlohmann::json());
   const bool has_meta = params.is_object() && params.contains("_meta");
@@ -238,7 +222,7 @@ void HttpServer::Accept() {
                     return connection->Respond(
                         503, {}, Error(jsonrpc_code::kInternalError, "server shutting down"), true);
                   }
-                  Route(std::move(connection), std::move(request));
+                  Route(std::move(connection), request);
                 },
                 [counter = connections_, peers = peers_, peer] {
                   counter->fetch_sub(1);
@@ -258,12 +242,12 @@ void HttpServer::Accept() {
       });
 }
 
-void HttpServer::Route(std::shared_ptr<HttpConnection> connection, Request request) {
+void HttpServer::Route(std::shared_ptr<HttpConnection> connection, const Request& request) {
   // The route table. The operator routes are served on every listener; the MCP endpoint
   // only where MCP is served (not on an operator listener, --metrics-listen).
   // A request without exactly one non-empty Host is malformed, whatever its route.
-  if (auto problem = HostHeaderProblem(request.count(beast_http::field::host),
-                                       Header(request, beast_http::field::host), request.version(),
+  const RequestHeaders headers = ReadRequestHeaders(request);
+  if (auto problem = HostHeaderProblem(headers.host_count, headers.host, request.version(),
                                        options_->allow_no_host)) {
     return Refuse(connection, request, "-", 400, {},
                   Error(jsonrpc_code::kInvalidRequest, *problem));
@@ -271,9 +255,9 @@ void HttpServer::Route(std::shared_ptr<HttpConnection> connection, Request reque
   const std::string path = Path(request);
   if (path == "/health" || path == "/healthz") return ServeHealth(connection, request);
   if (path == "/readyz") return ServeReady(connection);
-  if (path == "/metrics") return ServeMetrics(connection, request);
+  if (path == "/metrics") return ServeMetrics(connection, request, headers);
   if (!options_->operator_only && (path == "/mcp" || path == "/")) {
-    return RouteMcp(std::move(connection), std::move(request));
+    return RouteMcp(std::move(connection), request, headers);
   }
   if (console::Console* console = console_.load(); console && console::IsConsolePath(path)) {
     return console->Serve(connection, request, *options_);
@@ -299,15 +283,15 @@ void HttpServer::ServeReady(const std::shared_ptr<HttpConnection>& connection) {
 }
 
 void HttpServer::ServeMetrics(const std::shared_ptr<HttpConnection>& connection,
-                              const Request& request) {
+                              const Request& request, const RequestHeaders& headers) {
   if (request.method() != beast_http::verb::get && request.method() != beast_http::verb::head) {
     return Refuse(connection, request, "-", 405, {{"Allow", "GET, HEAD"}},
                   Error(jsonrpc_code::kInvalidRequest, "Method not allowed"));
   }
   // With tokens, the lab's activity is shown only to a holder of one (any principal).
   if (!options_->auth_tokens.empty() &&
-      !BearerPrincipal(Header(request, beast_http::field::authorization), options_->auth_tokens)) {
-    return RefuseUnauthorized(connection, request);
+      !BearerPrincipal(headers.authorization, options_->auth_tokens)) {
+    return RefuseUnauthorized(connection, request, headers);
   }
   std::string body = request.method() == beast_http::verb::head ? "" : metrics::Default().Render();
   connection->Respond(200, {{"Content-Type", metrics::kContentType}}, std::move(body));
@@ -323,24 +307,25 @@ void HttpServer::Refuse(const std::shared_ptr<HttpConnection>& connection, const
 }
 
 void HttpServer::RefuseUnauthorized(const std::shared_ptr<HttpConnection>& connection,
-                                    const Request& request) {
-  const bool presented = !Header(request, beast_http::field::authorization).empty();
+                                    const Request& request, const RequestHeaders& headers) {
+  const bool presented = !headers.authorization.empty();
   std::string challenge =
       presented ? R"(Bearer realm="labgate", error="invalid_token")" : R"(Bearer realm="labgate")";
   Refuse(connection, request, "-", 401, {{"WWW-Authenticate", challenge}},
          Error(jsonrpc_code::kInvalidRequest, "Unauthorized"));
 }
 
-void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request request) {
+void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, const Request& request,
+                          const RequestHeaders& headers) {
   // DNS-rebinding protection first: a browser page must not reach a local server.
-  const std::string origin = Header(request, beast_http::field::origin);
+  const std::string_view origin = headers.origin;
   if (!OriginAllowed(origin, options_->allowed_origins)) {
     return Refuse(connection, request, "-", 403, {},
                   Error(jsonrpc_code::kInvalidRequest, "Origin not allowed"));
   }
   // A page from an allowed origin may read every answer, errors included (CORS).
   if (!origin.empty()) connection->AddResponseHeaders(CorsHeaders(origin));
-  if (!HostAllowed(Header(request, beast_http::field::host), options_->allowed_hosts)) {
+  if (!HostAllowed(headers.host, options_->allowed_hosts)) {
     return Refuse(connection, request, "-", 403, {},
                   Error(jsonrpc_code::kInvalidRequest, "Host not allowed"));
   }
@@ -357,9 +342,8 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
   // Who is asking: the named token, or with no tokens the one loopback principal.
   std::string principal_name = "local";
   if (!options_->auth_tokens.empty()) {
-    auto named =
-        BearerPrincipal(Header(request, beast_http::field::authorization), options_->auth_tokens);
-    if (!named) return RefuseUnauthorized(connection, request);
+    auto named = BearerPrincipal(headers.authorization, options_->auth_tokens);
+    if (!named) return RefuseUnauthorized(connection, request, headers);
     principal_name = *named;
   }
   std::shared_ptr<Principal> principal = principals_.Get(principal_name);
@@ -371,8 +355,8 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
                   Error(jsonrpc_code::kInvalidRequest, "Method not allowed"));
   }
 
-  std::string version = Header(request, "mcp-protocol-version");
-  std::string session_id = Header(request, "mcp-session-id");
+  const std::string version(headers.protocol_version);
+  const std::string session_id(headers.session_id);
   std::shared_ptr<HttpSession> session;
   if (!session_id.empty()) {
     session = FindSession(session_id);
@@ -381,7 +365,7 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
   }
 
   if (method == beast_http::verb::post) {
-    return RoutePost(std::move(connection), std::move(request), std::move(session),
+    return RoutePost(std::move(connection), request, headers, std::move(session),
                      std::move(principal));
   }
   if (!session && !session_id.empty()) {
@@ -401,12 +385,12 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
         Error(jsonrpc_code::kInvalidRequest, "Unsupported MCP-Protocol-Version: " + version));
   }
   if (method == beast_http::verb::get) {
-    if (!AcceptIncludes(Header(request, beast_http::field::accept), "text/event-stream")) {
+    if (!AcceptIncludes(headers.accept, "text/event-stream")) {
       return Refuse(connection, request, principal_name, 406, {},
                     Error(jsonrpc_code::kInvalidRequest,
                           "Not Acceptable: Accept must include text/event-stream"));
     }
-    std::string last_event_id = Header(request, "last-event-id");
+    std::string last_event_id(headers.last_event_id);
     return asio::post(session->strand(), [session, connection, last_event_id] {
       session->OpenStream(last_event_id, connection);
     });
@@ -423,18 +407,17 @@ void HttpServer::RouteMcp(std::shared_ptr<HttpConnection> connection, Request re
   });
 }
 
-void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request request,
-                           std::shared_ptr<HttpSession> session,
+void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, const Request& request,
+                           const RequestHeaders& headers, std::shared_ptr<HttpSession> session,
                            std::shared_ptr<Principal> principal) {
-  std::string accept = Header(request, beast_http::field::accept);
+  const std::string_view accept = headers.accept;
   if (!AcceptIncludes(accept, "application/json") || !AcceptIncludes(accept, "text/event-stream")) {
     return Refuse(
         connection, request, principal->name(), 406, {},
         Error(jsonrpc_code::kInvalidRequest,
               "Not Acceptable: Accept must include application/json and text/event-stream"));
   }
-  std::string content_type = Header(request, beast_http::field::content_type);
-  if (content_type.rfind("application/json", 0) != 0) {
+  if (headers.content_type.rfind("application/json", 0) != 0) {
     return Refuse(
         connection, request, principal->name(), 415, {},
         Error(jsonrpc_code::kInvalidRequest, "Unsupported Media Type: use application/json"));
@@ -451,16 +434,16 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
                   jsonrpc::MakeError(message.raw_id, message.error_code, message.error_message));
   }
   principal->Touch();
-  if (stateless_ != nullptr && IsStatelessPost(request, message, session_id_given(request))) {
+  if (stateless_ != nullptr && IsStatelessPost(headers, message)) {
     // A leftover Mcp-Session-Id is ignored in this era.
-    return RouteStateless(std::move(connection), request, message, std::move(principal));
+    return RouteStateless(std::move(connection), request, headers, message, std::move(principal));
   }
-  if (!session && !Header(request, "mcp-session-id").empty()) {
+  if (!session && !headers.session_id.empty()) {
     return Refuse(connection, request, principal->name(), 404, {},
                   Error(jsonrpc_code::kSessionNotFound, "Session not found"));
   }
   bool initialize = message.kind == Kind::kRequest && message.method == "initialize";
-  std::string version = Header(request, "mcp-protocol-version");
+  const std::string version(headers.protocol_version);
   if (!initialize && !version.empty() && !IsSupportedProtocolVersion(version)) {
     return Refuse(
         connection, request, principal->name(), 400, {},
@@ -501,6 +484,7 @@ void HttpServer::RoutePost(std::shared_ptr<HttpConnection> connection, Request r
 }
 
 void HttpServer::RouteStateless(std::shared_ptr<HttpConnection> connection, const Request& request,
+                                const RequestHeaders& headers,
                                 const jsonrpc::IncomingMessage& message,
                                 std::shared_ptr<Principal> principal) {
   if (message.kind == Kind::kResponse) {
@@ -514,7 +498,7 @@ void HttpServer::RouteStateless(std::shared_ptr<HttpConnection> connection, cons
   };
   // The order of these checks is the era's: the header must exist, the _meta must be
   // whole, then the two versions must agree, and only then is the version judged.
-  const std::string header_version = Header(request, "mcp-protocol-version");
+  const std::string header_version(headers.protocol_version);
   if (header_version.empty()) {
     return refuse(
         jsonrpc::MakeError(raw_id, jsonrpc_code::kHeaderMismatch,

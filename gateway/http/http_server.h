@@ -23,6 +23,7 @@
 #include "gateway/http/http_connection.h"
 #include "gateway/http/http_options.h"
 #include "gateway/http/idle_connections.h"
+#include "gateway/http/request_headers.h"
 #include "gateway/jsonrpc/message.h"
 #include "gateway/mcp/mcp_server.h"
 #include "gateway/principals/principal_registry.h"
@@ -73,20 +74,23 @@ class HttpServer {
  private:
   void Accept();
   // The route table: every path this server answers, in one place.
-  void Route(std::shared_ptr<HttpConnection> connection, Request request);
+  void Route(std::shared_ptr<HttpConnection> connection, const Request& request);
   void ServeHealth(const std::shared_ptr<HttpConnection>& connection, const Request& request);
   void ServeReady(const std::shared_ptr<HttpConnection>& connection);
-  void ServeMetrics(const std::shared_ptr<HttpConnection>& connection, const Request& request);
+  void ServeMetrics(const std::shared_ptr<HttpConnection>& connection, const Request& request,
+                    const RequestHeaders& headers);
   // Answers a request the server turns away before any dialect sees it, with its access line.
   void Refuse(const std::shared_ptr<HttpConnection>& connection, const Request& request,
               const std::string& principal, int status, HeaderList headers, std::string body);
-  void RefuseUnauthorized(const std::shared_ptr<HttpConnection>& connection,
-                          const Request& request);
-  void RouteMcp(std::shared_ptr<HttpConnection> connection, Request request);
-  void RoutePost(std::shared_ptr<HttpConnection> connection, Request request,
-                 std::shared_ptr<HttpSession> session, std::shared_ptr<Principal> principal);
+  void RefuseUnauthorized(const std::shared_ptr<HttpConnection>& connection, const Request& request,
+                          const RequestHeaders& headers);
+  void RouteMcp(std::shared_ptr<HttpConnection> connection, const Request& request,
+                const RequestHeaders& headers);
+  void RoutePost(std::shared_ptr<HttpConnection> connection, const Request& request,
+                 const RequestHeaders& headers, std::shared_ptr<HttpSession> session,
+                 std::shared_ptr<Principal> principal);
   void RouteStateless(std::shared_ptr<HttpConnection> connection, const Request& request,
-                      const jsonrpc::IncomingMessage& message,
+                      const RequestHeaders& headers, const jsonrpc::IncomingMessage& message,
                       std::shared_ptr<Principal> principal);
   std::shared_ptr<HttpSession> FindSession(const std::string& id) const;
   void ScheduleSweep();
