@@ -104,14 +104,32 @@ void HttpConnection::ReadRequest() {
   }
   served_any_ = true;
   header_done_ = false;
-  ArmTimerAt(header_deadline_);
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(options_->max_header_bytes));
   parser_->body_limit(options_->max_body_bytes);
+  // A request already whole in the buffer (the usual small one) is parsed here: an
+  // asynchronous read would hand back its header and then its body through the scheduler.
+  if (std::optional<boost::system::error_code> parsed = ParseBuffered()) {
+    header_done_ = parser_->is_header_done();
+    return OnRead(*parsed);
+  }
+  ArmTimerAt(header_deadline_);
   beast_http::async_read_header(
       socket_, buffer_, *parser_,
       asio::bind_executor(strand_, [self = shared_from_this()](boost::system::error_code ec,
                                                                size_t) { self->OnHeader(ec); }));
+}
+
+std::optional<boost::system::error_code> HttpConnection::ParseBuffered() {
+  boost::system::error_code ec;
+  while (buffer_.size() > 0) {
+    const size_t used = parser_->put(buffer_.data(), ec);
+    buffer_.consume(used);
+    if (ec == beast_http::error::need_more) return std::nullopt;
+    if (ec || parser_->is_done()) return ec;
+    if (used == 0) return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 void HttpConnection::OnHeader(boost::system::error_code ec) {
@@ -176,8 +194,10 @@ void HttpConnection::OnRead(boost::system::error_code ec) {
   response_headers_.clear();
   keep_alive_ = request.keep_alive();
   phase_ = Phase::kBusy;
-  ArmWatch();
   router_(shared_from_this(), std::move(request));
+  // Armed once the request is routed: a reply written at once has gone out before this
+  // read's first attempt, which then costs the client no time.
+  ArmWatch();
 }
 
 void HttpConnection::AddResponseHeaders(HeaderList headers) {
@@ -240,7 +260,7 @@ void HttpConnection::EndStream() {
 void HttpConnection::FinishResponse() {
   gone_ = nullptr;
   if (close_after_write_) {
-    phase_ = Phase::kBusy;  // nothing more is read
+    if (phase_ != Phase::kClosed) phase_ = Phase::kBusy;  // nothing more is read
     return;
   }
   WaitForRequest();
@@ -301,6 +321,14 @@ void HttpConnection::WriteNext() {
     write_buffers_.push_back(asio::buffer(piece.view()));
     total += piece.view().size();
   }
+  // Most replies fit in the socket's buffer: written here, they need no write timer and
+  // no trip through the reactor. What the socket does not take is written asynchronously.
+  if (WriteAtOnce(total)) {
+    writing_.clear();
+    queued_bytes_ = 0;
+    for (const Piece& pending : queue_) queued_bytes_ += pending.view().size();
+    return WriteNext();
+  }
   write_pending_ = true;
   const uint64_t generation = ++write_generation_;
   write_timer_.expires_after(options_->write_timeout);
@@ -328,6 +356,25 @@ void HttpConnection::WriteNext() {
                         self->queued_bytes_ += pending.view().size();
                       self->WriteNext();
                     }));
+}
+
+bool HttpConnection::WriteAtOnce(size_t& total) {
+  boost::system::error_code ec;
+  if (!socket_.non_blocking()) socket_.non_blocking(true, ec);
+  if (ec) return false;
+  size_t written = socket_.write_some(write_buffers_, ec);
+  if (ec) written = 0;  // would block, or an error the asynchronous write will report
+  if (written == total) return true;
+  // Drop what went out; the rest is written asynchronously.
+  total -= written;
+  auto first = write_buffers_.begin();
+  while (written > 0 && written >= first->size()) {
+    written -= first->size();
+    ++first;
+  }
+  write_buffers_.erase(write_buffers_.begin(), first);
+  if (written > 0) write_buffers_.front() += written;
+  return false;
 }
 
 void HttpConnection::ArmTimer(std::chrono::milliseconds after) {

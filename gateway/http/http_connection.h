@@ -85,6 +85,12 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   // Queues bytes to write; `body` (a response's body after its head) goes in the same write.
   void Enqueue(std::string data, MessageText body = {});
   void WriteNext();
+  // Feeds the buffered bytes to the parser: the read's outcome when they end the request (or
+  // break it), none when more must be read.
+  std::optional<boost::system::error_code> ParseBuffered();
+  // Writes write_buffers_ (`total` bytes) without waiting: true when all went out; otherwise
+  // they and `total` are left holding what remains.
+  bool WriteAtOnce(size_t& total);
   void ArmTimer(std::chrono::milliseconds after);
   void ArmTimerAt(std::chrono::steady_clock::time_point deadline);
   void DisarmTimer();
