@@ -104,29 +104,29 @@ void HttpConnection::ReadRequest() {
   }
   served_any_ = true;
   header_done_ = false;
-  parser_.emplace();
-  parser_->header_limit(static_cast<std::uint32_t>(options_->max_header_bytes));
-  parser_->body_limit(options_->max_body_bytes);
+  RequestParser& parser = parser_.emplace();
+  parser.header_limit(static_cast<std::uint32_t>(options_->max_header_bytes));
+  parser.body_limit(options_->max_body_bytes);
   // A request already whole in the buffer (the usual small one) is parsed here: an
   // asynchronous read would hand back its header and then its body through the scheduler.
-  if (std::optional<boost::system::error_code> parsed = ParseBuffered()) {
-    header_done_ = parser_->is_header_done();
+  if (std::optional<boost::system::error_code> parsed = ParseBuffered(parser)) {
+    header_done_ = parser.is_header_done();
     return OnRead(*parsed);
   }
   ArmTimerAt(header_deadline_);
   beast_http::async_read_header(
-      socket_, buffer_, *parser_,
+      socket_, buffer_, parser,
       asio::bind_executor(strand_, [self = shared_from_this()](boost::system::error_code ec,
                                                                size_t) { self->OnHeader(ec); }));
 }
 
-std::optional<boost::system::error_code> HttpConnection::ParseBuffered() {
+std::optional<boost::system::error_code> HttpConnection::ParseBuffered(RequestParser& parser) {
   boost::system::error_code ec;
   while (buffer_.size() > 0) {
-    const size_t used = parser_->put(buffer_.data(), ec);
+    const size_t used = parser.put(buffer_.data(), ec);
     buffer_.consume(used);
     if (ec == beast_http::error::need_more) return std::nullopt;
-    if (ec || parser_->is_done()) return ec;
+    if (ec || parser.is_done()) return ec;
     if (used == 0) return std::nullopt;
   }
   return std::nullopt;

@@ -68,6 +68,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
  private:
   enum class Phase { kIdle, kReading, kBusy, kStreaming, kClosed };
+  using RequestParser = boost::beast::http::request_parser<boost::beast::http::string_body>;
 
   void WaitForRequest();
   void ArmWatch();
@@ -87,7 +88,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   void WriteNext();
   // Feeds the buffered bytes to the parser: the read's outcome when they end the request (or
   // break it), none when more must be read.
-  std::optional<boost::system::error_code> ParseBuffered();
+  std::optional<boost::system::error_code> ParseBuffered(RequestParser& parser);
   // Writes write_buffers_ (`total` bytes) without waiting: true when all went out; otherwise
   // they and `total` are left holding what remains.
   bool WriteAtOnce(size_t& total);
@@ -112,7 +113,6 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
   Phase phase_ = Phase::kIdle;
   boost::beast::flat_buffer buffer_;
-  using RequestParser = boost::beast::http::request_parser<boost::beast::http::string_body>;
   std::optional<RequestParser> parser_;
   bool watch_pending_ = false;
   bool served_any_ = false;   // a request has begun on this connection

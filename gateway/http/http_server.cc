@@ -217,7 +217,7 @@ void HttpServer::Accept() {
           } else {
             auto connection = std::make_shared<HttpConnection>(
                 std::move(socket), context, options_, idle_,
-                [this, alive](std::shared_ptr<HttpConnection> connection, Request request) {
+                [this, alive](std::shared_ptr<HttpConnection> connection, const Request& request) {
                   if (!alive->load()) {
                     return connection->Respond(
                         503, {}, Error(jsonrpc_code::kInternalError, "server shutting down"), true);
