@@ -109,9 +109,16 @@ void HttpConnection::ReadRequest() {
   parser.body_limit(options_->max_body_bytes);
   // A request already whole in the buffer (the usual small one) is parsed here: an
   // asynchronous read would hand back its header and then its body through the scheduler.
-  if (std::optional<boost::system::error_code> parsed = ParseBuffered(parser)) {
-    header_done_ = parser.is_header_done();
-    return OnRead(*parsed);
+  // Pipelined requests answered at once nest (the answer waits for the next request), so
+  // after a few the asynchronous read, which returns through the scheduler, takes over.
+  if (inline_reads_ < kMaxInlineReads) {
+    if (std::optional<boost::system::error_code> parsed = ParseBuffered(parser)) {
+      header_done_ = parser.is_header_done();
+      ++inline_reads_;
+      OnRead(*parsed);
+      --inline_reads_;
+      return;
+    }
   }
   ArmTimerAt(header_deadline_);
   beast_http::async_read_header(

@@ -114,6 +114,10 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   Phase phase_ = Phase::kIdle;
   boost::beast::flat_buffer buffer_;
   std::optional<RequestParser> parser_;
+  // Requests being answered inside ReadRequest's own call (pipelined ones nest), at most
+  // kMaxInlineReads.
+  static constexpr int kMaxInlineReads = 8;
+  int inline_reads_ = 0;
   bool watch_pending_ = false;
   bool served_any_ = false;   // a request has begun on this connection
   bool header_done_ = false;  // the current request's header has been read

@@ -17,6 +17,7 @@
 #include <boost/beast/http/string_body.hpp>
 #include <chrono>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
@@ -323,6 +324,63 @@ TEST_F(HttpEdgesTest, KeepAliveAndPipelinedRequestsAreAnsweredInOrder) {
   auto fourth = client.Read();
   ASSERT_NE(fourth.result_int(), 0);
   EXPECT_EQ(fourth.result_int(), 200);
+}
+
+// Thousands of requests sent at once, read in large chunks: each is answered, in order, and
+// answering the buffered ones does not nest one call inside another's (the stack would run
+// out).
+TEST_F(HttpEdgesTest, ThousandsOfPipelinedRequestsAreAllAnsweredInOrder) {
+  StartServer();
+  Client client(port_);
+  // A large request first: the connection's read buffer grows, so later reads take in more
+  // requests at a time.
+  const std::string large(512 * 1024, 'x');
+  ASSERT_TRUE(client.Send("POST /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " +
+                          std::to_string(large.size()) + "\r\n\r\n" + large));
+  ASSERT_EQ(client.Read().result_int(), 404);
+  constexpr int kRequests = 4000;
+  std::string all;
+  for (int n = 0; n < kRequests; ++n) all += Get(n % 2 == 0 ? "/health" : "/nowhere");
+  // Sent by another thread while this one reads, so neither side's buffers fill up.
+  std::thread sender([&client, &all] { EXPECT_TRUE(client.Send(all)); });
+  int answered = 0;
+  for (; answered < kRequests; ++answered) {
+    auto reply = client.Read();
+    if (reply.result_int() != (answered % 2 == 0 ? 200 : 404)) {
+      ADD_FAILURE() << "request " << answered << " got " << reply.result_int();
+      break;
+    }
+  }
+  sender.join();
+  EXPECT_EQ(answered, kRequests);
+  // The server is still there for a new client.
+  Client next(port_);
+  ASSERT_TRUE(next.Send(Get("/health")));
+  EXPECT_EQ(next.Read().result_int(), 200);
+}
+
+// A reply larger than the socket takes at once (here the instructions in initialize's
+// answer): the server writes what it can at once and the rest as the client reads, and the
+// client gets all of it, in order, then its next reply.
+TEST_F(HttpEdgesTest, AReplyLargerThanTheSocketTakesArrivesWhole) {
+  std::string instructions(4 * 1024 * 1024, 'x');
+  for (size_t i = 0; i < instructions.size(); i += 4096) {
+    instructions[i] = static_cast<char>('a' + (i / 4096) % 26);
+  }
+  server_.config.instructions = instructions;
+  StartServer();
+  Client client(port_);
+  ASSERT_TRUE(client.Send(Initialize()));
+  // More than a new connection's socket buffers hold: the server meets a full socket before
+  // anything is read.
+  std::this_thread::sleep_for(100ms);
+  auto reply = client.Read();
+  ASSERT_EQ(reply.result_int(), 200);
+  const nlohmann::json answer = nlohmann::json::parse(reply.body(), nullptr, false);
+  ASSERT_TRUE(answer.is_object()) << reply.body().substr(0, 200);
+  EXPECT_EQ(answer["result"]["instructions"], instructions);
+  ASSERT_TRUE(client.Send(Get("/health")));
+  EXPECT_EQ(client.Read().result_int(), 200);
 }
 
 TEST_F(HttpEdgesTest, StatusLinesAndHeadersComeFromTheSerializer) {
